@@ -1,0 +1,195 @@
+"""Running a user's script in capture mode.
+
+``irc compile script.py`` runs the script as ``__main__`` (its own folder on
+``sys.path``, ``sys.argv`` set as if run directly) while a :class:`Capture`
+is active.  The frontends record into it: every dataset the script builds,
+every job it asks for (``Model.train``/``eval``/``predict``), and the context
+it sets.  In ``compile`` mode jobs are recorded and not executed; in ``run``
+mode they execute as well.
+
+Imports of ``mindspore...`` resolve to irc's modules while the script runs
+(:class:`MindSporeAlias`); irc never imports MindSpore itself.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import os
+import runpy
+import sys
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .diagnostics import UnsupportedError, UserError, display_path
+
+COMPILE = "compile"
+RUN = "run"
+
+
+@dataclass
+class Job:
+    """A ``Model.train/eval/predict`` call the script made."""
+    kind: str                    # "train" | "eval" | "predict"
+    model: Any
+    dataset: Any
+    kwargs: dict
+    source: Optional[str]        # FILE:LINE of the call
+
+
+@dataclass
+class Capture:
+    script: str
+    mode: str = COMPILE
+    datasets: list = field(default_factory=list)   # in creation order
+    jobs: list[Job] = field(default_factory=list)
+    context: dict = field(default_factory=dict)    # set_context(...) keywords
+    save_graphs: bool = False
+    options: dict = field(default_factory=dict)    # from the command line
+
+    @property
+    def executes(self) -> bool:
+        return self.mode == RUN
+
+    def terminal_datasets(self) -> list:
+        """Datasets no other dataset was built on: the pipelines' ends."""
+        children = {id(c) for ds in self.datasets for c in getattr(ds, "children", ())}
+        return [ds for ds in self.datasets if id(ds) not in children]
+
+
+_current: Optional[Capture] = None
+
+
+def current() -> Optional[Capture]:
+    """The active capture, or None when the script runs on its own."""
+    return _current
+
+
+# -----------------------------------------------------------------------------
+# mindspore -> irc import aliasing
+
+# MindSpore module paths whose irc module has another name.
+_RENAMES = {
+    "mindspore": "irc",
+    "mindspore.context": "irc",
+    "mindspore.train.callback": "irc.train.callback",
+    "mindspore.train.serialization": "irc.train.serialization",
+}
+
+
+def irc_module_for(fullname: str) -> str:
+    if fullname in _RENAMES:
+        return _RENAMES[fullname]
+    return "irc" + fullname[len("mindspore"):]
+
+
+class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Resolves ``import mindspore.X`` to ``irc.X`` while a script is captured."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "mindspore" and not fullname.startswith("mindspore."):
+            return None
+        return importlib.util.spec_from_loader(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        target = irc_module_for(spec.name)
+        try:
+            return importlib.import_module(target)
+        except ModuleNotFoundError as e:
+            if e.name and (target == e.name or target.startswith(e.name + ".")):
+                raise UnsupportedError(f"not supported by irc yet: {spec.name}",
+                                       where=_import_site(),
+                                       hint="irc provides the MindSpore APIs listed in README.md") from None
+            raise
+
+    def exec_module(self, module):
+        pass  # the irc module is already executed
+
+
+def _import_site() -> Optional[str]:
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith("<frozen") and "importlib" not in name and \
+                os.path.abspath(name) != os.path.abspath(__file__):
+            return f"{display_path(name)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+@contextmanager
+def mindspore_alias():
+    finder = MindSporeAlias()
+    saved = {k: v for k, v in sys.modules.items() if k == "mindspore" or k.startswith("mindspore.")}
+    for k in saved:
+        del sys.modules[k]
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for k in [k for k in sys.modules if k == "mindspore" or k.startswith("mindspore.")]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+# -----------------------------------------------------------------------------
+# running the script
+
+def _script_error(exc: BaseException, script: str) -> UserError:
+    """Turn an exception from the user's script into a located UserError."""
+    if isinstance(exc, UserError):
+        return exc
+    if isinstance(exc, SyntaxError):
+        where = f"{display_path(exc.filename or script)}:{exc.lineno or 0}"
+        return UserError(f"syntax error: {exc.msg}", where=where,
+                         hint="the script must run under plain Python first")
+    # The innermost frame that belongs to the user's code (not irc's).
+    where = None
+    tb = exc.__traceback__
+    script_abs = os.path.abspath(script)
+    for frame, lineno in traceback.walk_tb(tb):
+        fname = os.path.abspath(frame.f_code.co_filename)
+        if fname == script_abs or not _is_ours(fname):
+            where = f"{display_path(fname)}:{lineno}"
+    return UserError(f"the script raised {type(exc).__name__}: {exc}", where=where,
+                     hint="run with --traceback to see the whole stack")
+
+
+def _is_ours(path: str) -> bool:
+    from .diagnostics import _our_dirs
+    return path.startswith(_our_dirs()) or "importlib" in path or path.endswith("runpy.py") \
+        or path.startswith("<")
+
+
+def run_script(script: str, *, mode: str = COMPILE, argv: Optional[list[str]] = None,
+               options: Optional[dict] = None) -> Capture:
+    """Run ``script`` under a fresh capture and return what it recorded."""
+    global _current
+    if not os.path.isfile(script):
+        raise UserError(f"no such script: {script}",
+                        hint="give the path of a Python file, e.g. samples/lenet_sink.py")
+    cap = Capture(script=script, mode=mode, options=dict(options or {}))
+    previous, _current = _current, cap
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [script, *(argv or [])]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    try:
+        with mindspore_alias():
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise UserError(f"the script exited with status {e.code}",
+                            where=display_path(script)) from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 -- reported as the user's error
+        err = _script_error(e, script)
+        err.__cause__ = e
+        raise err from e
+    finally:
+        _current = previous
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    return cap

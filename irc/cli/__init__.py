@@ -1,0 +1,82 @@
+"""The ``irc`` command.  The only place that ties irc, passes, backends and
+viewer together.
+
+Exit codes: 0 success, 1 user error (one clear message with file:line and a
+hint; ``--traceback`` adds the stack), 2 usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+from .. import __version__
+from ..diagnostics import UserError
+
+EXIT_OK, EXIT_USER, EXIT_USAGE = 0, 1, 2
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--traceback", action="store_true",
+                   help="show the Python stack of an error (for reporting irc bugs)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="irc",
+        description="Compile MindSpore-shaped data pipelines and networks into one "
+                    "device graph (ONNX), and show every stage.")
+    parser.add_argument("--version", action="version", version=f"irc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from . import compile_cmd, opt_cmd
+    for mod in (compile_cmd, opt_cmd):
+        p = mod.add_parser(sub)
+        _add_common(p)
+        p.set_defaults(handler=mod.main)
+    for name in ("run_cmd", "view_cmd", "export_cmd"):
+        try:
+            mod = __import__(f"{__name__}.{name}", fromlist=[name])
+        except ModuleNotFoundError:
+            continue
+        p = mod.add_parser(sub)
+        _add_common(p)
+        p.set_defaults(handler=mod.main)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.handler(args) or EXIT_OK
+    except KeyboardInterrupt:
+        print("irc: interrupted", file=sys.stderr)
+        return 130
+    except UserError as e:
+        if args.traceback:
+            traceback.print_exception(e.__cause__ or e)
+        print(e.format(), file=sys.stderr)
+        return EXIT_USER
+    except Exception as e:  # noqa: BLE001
+        from irc.ir.text import ParseError
+        from passes import PassFailed
+        if args.traceback:
+            traceback.print_exc()
+        if isinstance(e, ParseError):
+            print(f"{e.file}:{e.line}:{e.col}: error: {e.message}", file=sys.stderr)
+        elif isinstance(e, PassFailed):
+            print(f"error: {e}", file=sys.stderr)
+            if not args.traceback:
+                print("  hint: run with --traceback to see where the pass failed", file=sys.stderr)
+        else:
+            print(f"irc: internal error: {type(e).__name__}: {e}\n"
+                  f"  hint: this is a bug in irc; run with --traceback and report it",
+                  file=sys.stderr)
+        return EXIT_USER
+
+
+if __name__ == "__main__":
+    sys.exit(main())

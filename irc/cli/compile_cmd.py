@@ -1,0 +1,133 @@
+"""``irc compile SCRIPT.py -o DIR``: capture, run the passes, dump every stage."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from ..diagnostics import UserError, display_path
+from ..ir.text import print_module
+
+
+def add_parser(sub):
+    p = sub.add_parser("compile", help="compile a script: IR dumps, pictures, ONNX bundle",
+                       description="Run SCRIPT.py in capture mode, compile what it builds "
+                                   "through the pass pipeline and write every stage to DIR.")
+    p.add_argument("script", help="the user's training or inference script")
+    p.add_argument("-o", "--output", default="out", metavar="DIR",
+                   help="output folder (default: out); only irc's own files in it are replaced")
+    add_pipeline_options(p)
+    p.add_argument("--remarks", action="store_true",
+                   help="print every optimisation remark (default: a one-line summary)")
+    p.add_argument("--no-render", action="store_true", help="write .dot files but draw no SVG")
+    return p
+
+
+def add_pipeline_options(p) -> None:
+    p.add_argument("-p", "--passes", metavar="P1,P2",
+                   help="run these passes instead of the default pipeline")
+    p.add_argument("--timing", action="store_true", help="print per-pass wall time")
+    p.add_argument("--stop-after", metavar="PASS", help="stop the pipeline after PASS")
+    p.add_argument("--print-ir-after", metavar="PASS", action="append", default=[],
+                   help="print the IR to stdout after PASS (repeatable)")
+
+
+def pass_names(args) -> list[str]:
+    import passes
+    if args.passes is None:
+        return passes.pipeline()
+    names = [n.strip() for n in args.passes.split(",") if n.strip()]
+    for n in names:
+        passes.get(n)  # unknown names fail before any work is done
+    return names
+
+
+def run_pipeline(module, args, names, on_stage=None, ctx=None):
+    """Run ``names`` on ``module`` honouring the --timing/--stop-after/--print-ir-after flags."""
+    import passes
+    for n in args.print_ir_after:
+        if n not in names:
+            raise UserError(f"--print-ir-after {n}: no such pass in the pipeline",
+                            hint=f"the pipeline is: {', '.join(names) or '(empty)'}")
+
+    def stage(index, name, mod):
+        if on_stage:
+            on_stage(index, name, mod)
+        if name in args.print_ir_after:
+            sys.stdout.write(f"// ----- IR after {name} -----\n{print_module(mod)}")
+
+    pm = passes.PassManager(names, ctx, on_stage=stage, stop_after=args.stop_after)
+    try:
+        pm.run(module)
+    finally:
+        if args.timing and pm.records:
+            print(pm.timing_table(), file=sys.stderr)
+    return pm
+
+
+def stage_file(index: int, name: str) -> str:
+    return f"{index:02d}_{name}.ir"
+
+
+def main(args) -> int:
+    from ..capture import run_script
+    from ..frontend import build_module
+    from ..output import OutputDir
+    from .. import __version__
+    import passes
+
+    names = pass_names(args)
+    started = time.perf_counter()
+    cap = run_script(args.script, mode="compile",
+                     options={"world_size": getattr(args, "world_size", None)})
+    module = build_module(cap)
+    module.meta = {"irc": __version__, "source": display_path(args.script), "stage": "capture"}
+    out = OutputDir(args.output)
+    stages: list[dict] = []
+
+    def dump(index, name, mod):
+        mod.meta["stage"] = f"after {name}" if index else "capture"
+        rel = stage_file(index, name)
+        out.write_text(rel, print_module(mod))
+        stages.append({"index": index, "pass": name, "file": rel})
+
+    ok = False
+    ctx = passes.PassContext(options={"auto_offload": cap.options.get("auto_offload")})
+    try:
+        dump(0, "capture", module)
+        pm = run_pipeline(module, args, names, on_stage=dump, ctx=ctx)
+        remarks = [r.to_json() for r in ctx.remarks]
+        out.write_text("remarks.json", json.dumps({"remarks": remarks}, indent=1) + "\n")
+        out.write_text("passes.json", json.dumps({
+            "passes": [{"index": r.index, "pass": r.name, "changed": r.changed,
+                        "seconds": r.seconds} for r in pm.records],
+            "stages": stages}, indent=1) + "\n")
+        ok = True
+    finally:
+        if ok:
+            dest = out.commit()
+        elif stages:
+            # Keep the complete dumps written before the failure.
+            dest = out.commit()
+            print(f"irc: the stages before the failure are in {display_path(str(dest))}/",
+                  file=sys.stderr)
+        else:
+            out.abort()
+    _print_remarks(ctx.remarks, args.remarks)
+    print(f"irc: compiled {display_path(args.script)} -> {display_path(str(dest))}/ "
+          f"({len(stages)} stage{'s' if len(stages) != 1 else ''}, "
+          f"{time.perf_counter() - started:.2f} s)", file=sys.stderr)
+    return 0
+
+
+def _print_remarks(remarks, verbose: bool) -> None:
+    if not remarks:
+        return
+    if verbose:
+        for r in remarks:
+            print(r.format(), file=sys.stderr)
+        return
+    passed = sum(r.kind == "passed" for r in remarks)
+    missed = sum(r.kind == "missed" for r in remarks)
+    print(f"irc: {passed} op(s) offloaded, {missed} kept on the host "
+          f"(--remarks for details, remarks.json for all)", file=sys.stderr)

@@ -1,0 +1,46 @@
+"""``irc opt IN.ir -p P1,P2 [-o OUT.ir]``: run passes on a text IR file, like mlir-opt."""
+from __future__ import annotations
+
+import sys
+
+from ..ir.text import parse_file, print_module
+from ..ir.verifier import verify
+from ..output import write_file_atomically
+from .compile_cmd import add_pipeline_options, pass_names, run_pipeline
+
+
+def add_parser(sub):
+    p = sub.add_parser("opt", help="run passes on a text IR file",
+                       description="Parse IN.ir, verify it, run the given passes and print the "
+                                   "result.  With no -p it re-prints the file unchanged.")
+    p.add_argument("input", help="an .ir file (as irc compile writes)")
+    p.add_argument("-o", "--output", metavar="OUT.ir", help="write here instead of stdout")
+    p.add_argument("--list-passes", action="store_true", help="list the known passes and exit")
+    add_pipeline_options(p)
+    return p
+
+
+def main(args) -> int:
+    import passes
+    if args.list_passes:
+        for name, info in sorted(passes.registered().items()):
+            print(f"{name:<22} {info.description}")
+        return 0
+    try:
+        module = parse_file(args.input)
+    except FileNotFoundError:
+        from ..diagnostics import UserError
+        raise UserError(f"no such file: {args.input}") from None
+    verify(module)
+    names = pass_names(args) if args.passes is not None else []
+    if names:
+        pm = run_pipeline(module, args, names)
+        last = [r.name for r in pm.records if r.changed]
+        if last:
+            module.meta["stage"] = f"after {last[-1]}"
+    text = print_module(module)
+    if args.output:
+        write_file_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0

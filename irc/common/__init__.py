@@ -1,0 +1,1 @@
+"""``mindspore.common``: dtypes, initializers, Tensor and Parameter."""

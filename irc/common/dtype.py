@@ -1,0 +1,61 @@
+"""``mindspore.common.dtype`` (``mstype``): dtype objects with MindSpore's names."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import MINDSPORE_NAMES, to_numpy_dtype
+
+
+class Type:
+    """A MindSpore-style dtype; ``.ir`` is irc's IR spelling (``i32``)."""
+    __slots__ = ("name", "ir")
+
+    def __init__(self, name: str, ir: str):
+        self.name, self.ir = name, ir
+
+    @property
+    def numpy(self) -> np.dtype:
+        return to_numpy_dtype(self.ir)
+
+    def __repr__(self) -> str:
+        return f"mindspore.{self.name.rstrip('_')}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Type) and other.ir == self.ir
+
+    def __hash__(self) -> int:
+        return hash(self.ir)
+
+
+_ALL = {name: Type(name, ir) for name, ir in MINDSPORE_NAMES.items()}
+bool_ = _ALL["bool_"]
+uint8, int8, uint16, int16 = _ALL["uint8"], _ALL["int8"], _ALL["uint16"], _ALL["int16"]
+uint32, int32, uint64, int64 = _ALL["uint32"], _ALL["int32"], _ALL["uint64"], _ALL["int64"]
+float16, float32, float64 = _ALL["float16"], _ALL["float32"], _ALL["float64"]
+half, single, double = float16, float32, float64
+int_, float_ = int32, float32
+
+
+def to_ir(dtype) -> str:
+    """Any dtype spelling users pass (mstype, numpy, 'int32', 'i32') -> IR dtype."""
+    from ..ir.types import from_numpy_dtype, is_dtype
+    if isinstance(dtype, Type):
+        return dtype.ir
+    if isinstance(dtype, str):
+        if is_dtype(dtype):
+            return dtype
+        if dtype in MINDSPORE_NAMES:
+            return MINDSPORE_NAMES[dtype]
+        if dtype + "_" in MINDSPORE_NAMES:
+            return MINDSPORE_NAMES[dtype + "_"]
+    try:
+        return from_numpy_dtype(dtype)
+    except (TypeError, ValueError):
+        raise TypeError(f"not a dtype: {dtype!r} (use e.g. mindspore.int32 or 'float32')") from None
+
+
+def from_ir(ir: str) -> Type:
+    for t in _ALL.values():
+        if t.ir == ir:
+            return t
+    raise KeyError(ir)

@@ -1,0 +1,33 @@
+"""``mindspore.context``: set_context / get_context and the execution modes."""
+from __future__ import annotations
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
+_context = {"mode": GRAPH_MODE, "device_target": "GPU", "save_graphs": False,
+            "save_graphs_path": ".", "device_id": 0}
+
+
+def set_context(**kwargs) -> None:
+    """Record execution settings.  ``save_graphs=True`` turns on the IR dumps
+    (as MindSpore does); ``device_target`` picks onnxruntime's provider
+    ("GPU"/"Ascend" -> CUDA when it works on this machine, else the CPU)."""
+    from .diagnostics import UserError, user_frame
+    for key, value in kwargs.items():
+        if key == "device_target" and value not in _DEVICE_TARGETS:
+            raise UserError(f"device_target must be one of {', '.join(_DEVICE_TARGETS)}, got {value!r}",
+                            where=user_frame())
+        if key == "save_graphs":
+            value = bool(value)
+        _context[key] = value
+    from .capture import current
+    cap = current()
+    if cap is not None:
+        cap.context.update(kwargs)
+        if kwargs.get("save_graphs"):
+            cap.save_graphs = True
+
+
+def get_context(key: str):
+    return _context.get(key)

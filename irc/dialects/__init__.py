@@ -1,0 +1,2 @@
+"""Op dialects: importing this package registers every op."""
+from . import core  # noqa: F401

@@ -1,0 +1,36 @@
+"""Builtin ops every graph uses: its inputs, parameters, constants and return."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.registry import IO, REQUIRED, define
+from ..ir.types import TensorType, to_numpy_dtype
+
+
+def _const_type(attrs, ins):
+    array = np.asarray(attrs["value"], dtype=to_numpy_dtype(attrs["dtype"]))
+    return [TensorType(attrs["dtype"], array.shape)]
+
+
+INPUT = define("input", kind=IO, family="io", num_inputs=0,
+               attrs={"index": REQUIRED},
+               doc="A graph input; its type is given, not inferred.")
+PARAM = define("param", kind=IO, family="param", num_inputs=0,
+               attrs={"name": REQUIRED, "init": None, "trainable": True},
+               doc="A parameter (weight); its value lives in Module.weights[name].")
+CONST = define("const", kind=IO, family="io", num_inputs=0,
+               attrs={"value": REQUIRED, "dtype": REQUIRED}, infer=_const_type,
+               doc="A small constant written inline.")
+RETURN = define("return", kind=IO, family="io", num_inputs=None,
+                attrs={"names": None}, infer=lambda attrs, ins: [],
+                doc="The graph's results; 'names' labels them (e.g. columns).")
+
+
+@CONST.host_sample
+def _const_host(inputs, attrs, draws):
+    return [np.asarray(attrs["value"], dtype=to_numpy_dtype(attrs["dtype"]))]
+
+
+@CONST.lower_onnx
+def _const_onnx(emit, inputs, attrs, draws):
+    return [emit.const(np.asarray(attrs["value"], dtype=to_numpy_dtype(attrs["dtype"])))]

@@ -1,0 +1,56 @@
+"""Frontends: from what a captured script built to an IR module.
+
+``build_module`` names the graphs by role: for the script's main job (its
+first ``Model.train``, else its first ``eval``/``predict``) ``host`` is the
+data pipeline and ``device`` the network; further jobs get ``eval.host``,
+``eval.device`` and so on; pipelines no job consumed get ``host``,
+``host.1`` ...
+"""
+from __future__ import annotations
+
+import os
+
+from ..capture import Capture
+from ..diagnostics import UserError
+from ..ir.graph import Module
+
+
+def module_name(script: str) -> str:
+    stem = os.path.splitext(os.path.basename(script))[0]
+    return "".join(c if c.isalnum() or c in "_." else "_" for c in stem) or "module"
+
+
+def build_module(cap: Capture) -> Module:
+    from .pipeline import lower_pipeline
+
+    module = Module(module_name(cap.script))
+    lowered: dict[int, str] = {}
+
+    def graph_name(base: str) -> str:
+        name, i = base, 1
+        while name in module.graphs:
+            name, i = f"{base}.{i}", i + 1
+        return name
+
+    for job in cap.jobs:
+        prefix = "" if not lowered else f"{job.kind}."
+        host = None
+        if job.dataset is not None and id(job.dataset) not in lowered:
+            host = graph_name(f"{prefix}host")
+            lower_pipeline(module, job.dataset, host)
+            lowered[id(job.dataset)] = host
+        elif job.dataset is not None:
+            host = lowered[id(job.dataset)]
+        from .network import lower_job
+        lower_job(module, job, host, graph_name(f"{prefix}device"))
+    for ds in cap.terminal_datasets():
+        if id(ds) not in lowered:
+            name = graph_name("host")
+            lower_pipeline(module, ds, name)
+            lowered[id(ds)] = name
+    if not module.graphs:
+        raise UserError("the script built no dataset pipeline and ran no model",
+                        where=cap.script,
+                        hint="irc compiles the pipelines a script builds with irc.dataset "
+                             "(or mindspore.dataset) and the networks it passes to Model")
+    return module

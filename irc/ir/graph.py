@@ -1,0 +1,280 @@
+"""Graphs, nodes and modules.
+
+A :class:`Graph` is a dataflow graph over ``networkx.MultiDiGraph``: each IR
+node is an nx node keyed by its unique name, with the :class:`Node` object in
+the ``"node"`` attribute; each use of a value is an nx edge
+``producer -> consumer`` whose key is the consumer's operand index and whose
+data records which result of the producer is used.  The edges are the single
+source of truth for operands; ``Graph.operands(node)`` reads them back in
+order.  Node insertion order is kept and is the tie-break of the
+deterministic topological order used by the printer.
+
+A :class:`Module` groups named graphs: the host pipeline graph(s), the
+device graph, and nested graphs such as a loop body (referenced from an op's
+attribute as ``@name``).
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Optional
+
+import networkx as nx
+
+from .types import TensorType
+
+HOST = "host"
+DEVICE = "device"
+PLACEMENTS = (HOST, DEVICE)
+
+
+@dataclass(frozen=True)
+class Loc:
+    """The user's source location of the call that made a node."""
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    @staticmethod
+    def parse(text: str) -> "Loc":
+        file, _, line = text.rpartition(":")
+        return Loc(file, int(line))
+
+
+@dataclass(frozen=True)
+class Value:
+    """Result ``index`` of the node called ``node``."""
+    node: str
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class GraphRef:
+    """An attribute value naming another graph of the module (``@body``)."""
+    name: str
+
+    def __str__(self) -> str:
+        return f"@{self.name}"
+
+
+@dataclass
+class Node:
+    name: str
+    op: str
+    attrs: dict[str, Any]
+    results: list[str]                 # SSA names of the results
+    out_types: list[TensorType]
+    in_types: list[TensorType] = field(default_factory=list)
+    placement: str = HOST
+    column: Optional[str] = None       # data ops: the column acted on
+    loc: Optional[Loc] = None
+    scope: Optional[str] = None        # network ops: the Cell path ("conv1")
+    prov: list[str] = field(default_factory=list)  # "pass:action" history
+
+    def out(self, index: int = 0) -> Value:
+        return Value(self.name, index)
+
+    @property
+    def outs(self) -> list[Value]:
+        return [Value(self.name, i) for i in range(len(self.results))]
+
+
+_NAME_SUFFIX = re.compile(r"^(.*?)(?:\.(\d+))?$")
+
+
+class Graph:
+    def __init__(self, name: str, placement: str = HOST):
+        self.name = name
+        self.placement = placement
+        self.nx = nx.MultiDiGraph()
+        self._order = itertools.count()
+        self._value_names: set[str] = set()
+
+    # -- construction ---------------------------------------------------------
+    def unique_name(self, hint: str) -> str:
+        """``hint`` if unused, else ``hint.1``, ``hint.2`` ..."""
+        hint = re.sub(r"[^A-Za-z0-9_.]", "_", hint) or "v"
+        if hint not in self._value_names and hint not in self.nx:
+            return hint
+        base = _NAME_SUFFIX.match(hint).group(1) or "v"
+        for i in itertools.count(1):
+            cand = f"{base}.{i}"
+            if cand not in self._value_names and cand not in self.nx:
+                return cand
+        raise AssertionError("unreachable")
+
+    def add(self, op: str, inputs: Iterable[Value] = (), attrs: Optional[dict] = None, *,
+            out_types: Optional[list[TensorType]] = None, names: Optional[list[str]] = None,
+            placement: Optional[str] = None, column: Optional[str] = None,
+            loc: Optional[Loc] = None, scope: Optional[str] = None,
+            prov: Iterable[str] = (), exact_names: bool = False) -> Node:
+        """Create a node.  Attributes are normalised against the op's signature
+        and result types inferred when not given."""
+        from .registry import get
+        opdef = get(op)
+        inputs = list(inputs)
+        attrs = opdef.normalize_attrs(attrs or {})
+        in_types = [self.type_of(v) for v in inputs]
+        if out_types is None:
+            if opdef.infer is None:
+                raise ValueError(f"{op}: result types must be given (op has no inference)")
+            out_types = list(opdef.infer(attrs, in_types))
+        if names is None:
+            names = [column or op.rsplit(".", 1)[-1].lower()] * len(out_types)
+        if len(names) != len(out_types):
+            raise ValueError(f"{op}: {len(names)} names for {len(out_types)} results")
+        results = []
+        for n in names:
+            name = n if exact_names else self.unique_name(n)
+            if name in self._value_names:
+                raise ValueError(f"value %{name} is defined twice")
+            self._value_names.add(name)
+            results.append(name)
+        node_name = results[0] if results else self.unique_name(op.rsplit(".", 1)[-1].lower())
+        if node_name in self.nx:
+            raise ValueError(f"node {node_name} is defined twice")
+        node = Node(name=node_name, op=op, attrs=attrs, results=results,
+                    out_types=list(out_types), in_types=in_types,
+                    placement=placement or self.placement, column=column, loc=loc,
+                    scope=scope, prov=list(prov))
+        self.nx.add_node(node_name, node=node, order=next(self._order))
+        for i, v in enumerate(inputs):
+            self._connect(v, node_name, i)
+        return node
+
+    def _connect(self, value: Value, consumer: str, index: int) -> None:
+        if value.node not in self.nx:
+            raise KeyError(f"operand refers to unknown node {value.node!r}")
+        self.nx.add_edge(value.node, consumer, key=index, out=value.index)
+
+    # -- queries ----------------------------------------------------------------
+    def __contains__(self, name: str) -> bool:
+        return name in self.nx
+
+    def __len__(self) -> int:
+        return self.nx.number_of_nodes()
+
+    def node(self, name: str) -> Node:
+        return self.nx.nodes[name]["node"]
+
+    def nodes(self) -> Iterator[Node]:
+        """Nodes in insertion order."""
+        for _, data in self.nx.nodes(data="node"):
+            yield data
+
+    def type_of(self, value: Value) -> TensorType:
+        return self.node(value.node).out_types[value.index]
+
+    def value_name(self, value: Value) -> str:
+        return self.node(value.node).results[value.index]
+
+    def operands(self, node: Node | str) -> list[Value]:
+        name = node if isinstance(node, str) else node.name
+        edges = sorted(self.nx.in_edges(name, keys=True, data="out"), key=lambda e: e[2])
+        return [Value(src, out) for src, _, _, out in edges]
+
+    def users(self, value: Value) -> list[tuple[Node, int]]:
+        """(consumer, operand index) for each use of ``value``, in order."""
+        uses = [(dst, key) for _, dst, key, out in
+                self.nx.out_edges(value.node, keys=True, data="out") if out == value.index]
+        return [(self.node(dst), key) for dst, key in sorted(uses, key=self._use_order)]
+
+    def _use_order(self, use):
+        return (self.nx.nodes[use[0]]["order"], use[1])
+
+    def find(self, op: str) -> list[Node]:
+        return [n for n in self.nodes() if n.op == op]
+
+    def topo_order(self) -> list[Node]:
+        """Deterministic topological order: insertion order breaks ties."""
+        order = self.nx.nodes(data="order")
+        keyed = {n: o for n, o in order}
+        names = nx.lexicographical_topological_sort(self.nx, key=keyed.__getitem__)
+        return [self.node(n) for n in names]
+
+    # -- mutation -------------------------------------------------------------------
+    def set_operand(self, node: Node, index: int, value: Value) -> None:
+        old = [(s, d, k) for s, d, k in self.nx.in_edges(node.name, keys=True) if k == index]
+        if not old:
+            raise IndexError(f"{node.name} has no operand {index}")
+        self.nx.remove_edge(*old[0])
+        self._connect(value, node.name, index)
+        node.in_types[index] = self.type_of(value)
+
+    def set_operands(self, node: Node, values: list[Value]) -> None:
+        for s, d, k in list(self.nx.in_edges(node.name, keys=True)):
+            self.nx.remove_edge(s, d, k)
+        for i, v in enumerate(values):
+            self._connect(v, node.name, i)
+        node.in_types = [self.type_of(v) for v in values]
+
+    def replace_uses(self, old: Value, new: Value) -> None:
+        for user, index in self.users(old):
+            self.set_operand(user, index, new)
+
+    def remove(self, node: Node | str) -> None:
+        """Remove a node that has no remaining users."""
+        name = node if isinstance(node, str) else node.name
+        n = self.node(name)
+        if self.nx.out_degree(name):
+            users = sorted({d for _, d in self.nx.out_edges(name)})
+            raise ValueError(f"cannot remove {name}: still used by {', '.join(users)}")
+        for r in n.results:
+            self._value_names.discard(r)
+        self.nx.remove_node(name)
+
+    def refresh_types(self, node: Node) -> None:
+        """Re-read operand types and re-infer result types after an edit."""
+        from .registry import get
+        node.in_types = [self.type_of(v) for v in self.operands(node)]
+        opdef = get(node.op)
+        if opdef.infer is not None:
+            node.out_types = list(opdef.infer(node.attrs, node.in_types))
+
+    def move_to_end(self, node: Node) -> None:
+        """Make ``node`` the newest node (for printing order among equals)."""
+        self.nx.nodes[node.name]["order"] = next(self._order)
+
+    def copy(self) -> "Graph":
+        import copy as _copy
+        g = Graph(self.name, self.placement)
+        g.nx = self.nx.copy()
+        for name in g.nx:
+            g.nx.nodes[name]["node"] = _copy.deepcopy(self.nx.nodes[name]["node"])
+        g._order = itertools.count(max((o for _, o in g.nx.nodes(data="order")), default=-1) + 1)
+        g._value_names = set(self._value_names)
+        return g
+
+
+@dataclass
+class Module:
+    name: str
+    graphs: dict[str, Graph] = field(default_factory=dict)
+    meta: dict[str, str] = field(default_factory=dict)   # printed as header comments
+    # Objects that do not live in the text form (weights, Python callables);
+    # keyed by the name an attribute refers to.
+    weights: dict[str, Any] = field(default_factory=dict)
+    objects: dict[str, Any] = field(default_factory=dict)
+
+    def add_graph(self, name: str, placement: str = HOST) -> Graph:
+        if name in self.graphs:
+            raise ValueError(f"graph @{name} exists already")
+        g = Graph(name, placement)
+        self.graphs[name] = g
+        return g
+
+    def graph(self, name: str) -> Graph:
+        try:
+            return self.graphs[name]
+        except KeyError:
+            raise KeyError(f"module has no graph @{name} "
+                           f"(has: {', '.join('@' + n for n in self.graphs)})") from None
+
+    def copy(self) -> "Module":
+        m = Module(self.name, {k: g.copy() for k, g in self.graphs.items()}, dict(self.meta))
+        m.weights = self.weights
+        m.objects = self.objects
+        return m

@@ -1,0 +1,429 @@
+"""The IR text form: a deterministic printer and a parser that round-trips it.
+
+Grammar (also in ARCHITECTURE.md)::
+
+    file    := header* 'module' SYMBOL '{' graph* '}'
+    header  := '#' KEY ':' TEXT NEWLINE
+    graph   := 'graph' SYMBOL 'on' ('host' | 'device') '{' node* '}'
+    node    := [results '='] OPNAME '(' [VALUE (',' VALUE)*] ')' [attrs]
+               ':' '(' [type (',' type)*] ')' '->' outtypes meta* ['#' LOC]
+    results := VALUE (',' VALUE)*
+    attrs   := '{' [IDENT '=' attr (',' IDENT '=' attr)*] '}'
+    attr    := INT | FLOAT | STRING | 'true' | 'false' | 'none' | SYMBOL
+             | '[' [attr (',' attr)*] ']' | attrs
+    outtypes:= type | '(' [type (',' type)*] ')'
+    type    := DTYPE '[' [dim (',' dim)*] ']'
+    dim     := INT | IDENT | '?'
+    meta    := '@' ('host' | 'device') | 'col' STRING | 'scope' STRING
+             | 'prov' STRING
+    VALUE   := '%' NAME        SYMBOL := '@' NAME       LOC := FILE ':' LINE
+
+One node per line.  The printer emits nodes in a stable topological order,
+attributes sorted by key, placement only where it differs from the graph's.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value
+from .types import TensorType, is_dtype
+
+# ----------------------------------------------------------------------------
+# printing
+
+
+def format_attr(v: Any) -> str:
+    if v is None:
+        return "none"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, GraphRef):
+        return str(v)
+    if hasattr(v, "item") and not isinstance(v, (list, tuple, dict, str)):
+        v = v.item()  # numpy scalar
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(format_attr(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return format_attrs(v)
+    raise TypeError(f"attribute value {v!r} of type {type(v).__name__} cannot be printed")
+
+
+def format_attrs(attrs: dict) -> str:
+    return "{" + ", ".join(f"{k} = {format_attr(attrs[k])}" for k in sorted(attrs)) + "}"
+
+
+def format_types(types: list[TensorType], *, bare_single: bool) -> str:
+    if bare_single and len(types) == 1:
+        return str(types[0])
+    return "(" + ", ".join(str(t) for t in types) + ")"
+
+
+def format_node(graph, node: Node) -> str:
+    operands = ", ".join("%" + graph.value_name(v) for v in graph.operands(node))
+    parts = []
+    if node.results:
+        parts.append(", ".join("%" + r for r in node.results) + " = ")
+    parts.append(f"{node.op}({operands})")
+    if node.attrs:
+        parts.append(" " + format_attrs(node.attrs))
+    parts.append(f" : {format_types(node.in_types, bare_single=False)} -> "
+                 f"{format_types(node.out_types, bare_single=True)}")
+    if node.placement != graph.placement:
+        parts.append(f" @{node.placement}")
+    if node.column is not None:
+        parts.append(f" col {json.dumps(node.column)}")
+    if node.scope is not None:
+        parts.append(f" scope {json.dumps(node.scope)}")
+    if node.prov:
+        parts.append(f" prov {json.dumps(','.join(node.prov))}")
+    if node.loc is not None:
+        parts.append(f"  # {node.loc}")
+    return "".join(parts)
+
+
+def print_module(module: Module) -> str:
+    lines = [f"# {k}: {v}" for k, v in module.meta.items()]
+    lines.append(f"module @{module.name} {{")
+    for i, graph in enumerate(module.graphs.values()):
+        if i:
+            lines.append("")
+        lines.append(f"  graph @{graph.name} on {graph.placement} {{")
+        for node in graph.topo_order():
+            lines.append("    " + format_node(graph, node))
+        lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def node_lines(module: Module) -> dict[tuple[str, str], int]:
+    """(graph, node) -> 1-based line number in ``print_module(module)``.
+    The viewer uses it to link a drawn node to its line of IR text."""
+    out = {}
+    line = len(module.meta) + 1
+    for i, graph in enumerate(module.graphs.values()):
+        line += 2 if i else 1
+        for node in graph.topo_order():
+            line += 1
+            out[(graph.name, node.name)] = line
+        line += 1
+    return out
+
+
+# ----------------------------------------------------------------------------
+# parsing
+
+class ParseError(Exception):
+    """A syntax or reference error at FILE:LINE:COL."""
+
+    def __init__(self, file: str, line: int, col: int, message: str):
+        super().__init__(f"{file}:{line}:{col}: {message}")
+        self.file, self.line, self.col, self.message = file, line, col, message
+
+
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t]+)
+  | (?P<comment>\#.*)
+  | (?P<value>%[A-Za-z0-9_.]+)
+  | (?P<symbol>@[A-Za-z0-9_.]+)
+  | (?P<string>"(?:[^"\\]|\\.)*")
+  | (?P<number>-?(?:inf|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z_]))
+  | (?P<arrow>->)
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*)
+  | (?P<punct>[(){}\[\],=:?])
+""", re.VERBOSE)
+
+
+@dataclass
+class _Tok:
+    kind: str
+    text: str
+    col: int
+
+
+class _Line:
+    """Tokens of one line with a cursor."""
+
+    def __init__(self, file: str, lineno: int, text: str):
+        self.file, self.lineno, self.text = file, lineno, text
+        self.toks: list[_Tok] = []
+        self.comment: str | None = None
+        pos = 0
+        while pos < len(text):
+            m = _TOKEN.match(text, pos)
+            if not m:
+                raise ParseError(file, lineno, pos + 1, f"unexpected character {text[pos]!r}")
+            kind = m.lastgroup
+            if kind == "comment":
+                self.comment = m.group()[1:].strip()
+                break
+            if kind != "ws":
+                self.toks.append(_Tok(kind, m.group(), pos + 1))
+            pos = m.end()
+        self.i = 0
+
+    def error(self, expected: str) -> ParseError:
+        if self.i < len(self.toks):
+            tok = self.toks[self.i]
+            return ParseError(self.file, self.lineno, tok.col,
+                              f"expected {expected}, found {tok.text!r}")
+        return ParseError(self.file, self.lineno, len(self.text.rstrip()) + 1,
+                          f"expected {expected}, found end of line")
+
+    def peek(self, text: str | None = None, kind: str | None = None) -> bool:
+        if self.i >= len(self.toks):
+            return False
+        tok = self.toks[self.i]
+        return (text is None or tok.text == text) and (kind is None or tok.kind == kind)
+
+    def take(self, text: str | None = None, kind: str | None = None, what: str | None = None) -> _Tok:
+        if not self.peek(text, kind):
+            raise self.error(what or repr(text) if text else what or kind)
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def accept(self, text: str) -> bool:
+        if self.peek(text):
+            self.i += 1
+            return True
+        return False
+
+    def at_end(self) -> bool:
+        return self.i >= len(self.toks)
+
+
+def _parse_attr(ln: _Line) -> Any:
+    if ln.peek(kind="number"):
+        text = ln.take().text
+        if text in ("inf", "-inf"):
+            return float(text)
+        return float(text) if any(c in text for c in ".eE") else int(text)
+    if ln.peek(kind="string"):
+        return json.loads(ln.take().text)
+    if ln.peek(kind="symbol"):
+        return GraphRef(ln.take().text[1:])
+    if ln.accept("true"):
+        return True
+    if ln.accept("false"):
+        return False
+    if ln.accept("none"):
+        return None
+    if ln.accept("nan"):
+        return float("nan")
+    if ln.accept("["):
+        items = []
+        if not ln.accept("]"):
+            while True:
+                items.append(_parse_attr(ln))
+                if ln.accept("]"):
+                    break
+                ln.take(",", what="',' or ']'")
+        return items
+    if ln.peek("{"):
+        return _parse_attrs(ln)
+    raise ln.error("an attribute value")
+
+
+def _parse_attrs(ln: _Line) -> dict:
+    ln.take("{")
+    out: dict = {}
+    if ln.accept("}"):
+        return out
+    while True:
+        key = ln.take(kind="ident", what="an attribute name")
+        if key.text in out:
+            raise ParseError(ln.file, ln.lineno, key.col, f"attribute {key.text!r} given twice")
+        ln.take("=", what="'='")
+        out[key.text] = _parse_attr(ln)
+        if ln.accept("}"):
+            return out
+        ln.take(",", what="',' or '}'")
+
+
+def _parse_type(ln: _Line) -> TensorType:
+    tok = ln.take(kind="ident", what="a type such as f32[N,3,32,32]")
+    if not is_dtype(tok.text):
+        raise ParseError(ln.file, ln.lineno, tok.col, f"unknown dtype {tok.text!r}")
+    ln.take("[", what="'['")
+    dims: list = []
+    if not ln.accept("]"):
+        while True:
+            if ln.peek(kind="number"):
+                d = ln.take()
+                if not d.text.isdigit():
+                    raise ParseError(ln.file, ln.lineno, d.col, "a dimension must be a whole number")
+                dims.append(int(d.text))
+            elif ln.peek(kind="ident"):
+                dims.append(ln.take().text)
+            elif ln.accept("?"):
+                dims.append("?")
+            else:
+                raise ln.error("a dimension (number, symbol or '?')")
+            if ln.accept("]"):
+                break
+            ln.take(",", what="',' or ']'")
+    return TensorType(tok.text, tuple(dims))
+
+
+def _parse_type_list(ln: _Line) -> list[TensorType]:
+    ln.take("(", what="'('")
+    types: list[TensorType] = []
+    if ln.accept(")"):
+        return types
+    while True:
+        types.append(_parse_type(ln))
+        if ln.accept(")"):
+            return types
+        ln.take(",", what="',' or ')'")
+
+
+def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
+    from .registry import lookup
+    results: list[_Tok] = []
+    if ln.peek(kind="value"):
+        while True:
+            results.append(ln.take(kind="value"))
+            if ln.accept("="):
+                break
+            ln.take(",", what="',' or '='")
+    op_tok = ln.take(kind="ident", what="an op name")
+    opdef = lookup(op_tok.text)
+    if opdef is None:
+        raise ParseError(ln.file, ln.lineno, op_tok.col, f"unknown op {op_tok.text!r}")
+    ln.take("(", what="'('")
+    operands: list[Value] = []
+    if not ln.accept(")"):
+        while True:
+            tok = ln.take(kind="value", what="an operand like %x")
+            if tok.text[1:] not in values:
+                raise ParseError(ln.file, ln.lineno, tok.col,
+                                 f"use of undefined value {tok.text} (values must be defined before use)")
+            operands.append(values[tok.text[1:]])
+            if ln.accept(")"):
+                break
+            ln.take(",", what="',' or ')'")
+    attrs = _parse_attrs(ln) if ln.peek("{") else {}
+    ln.take(":", what="':' and the op's type")
+    in_types = _parse_type_list(ln)
+    ln.take("->", what="'->'")
+    out_types = _parse_type_list(ln) if ln.peek("(") else [_parse_type(ln)]
+    if len(out_types) != len(results):
+        raise ParseError(ln.file, ln.lineno, op_tok.col,
+                         f"{len(results)} results but {len(out_types)} result types")
+    if len(in_types) != len(operands):
+        raise ParseError(ln.file, ln.lineno, op_tok.col,
+                         f"{len(operands)} operands but {len(in_types)} operand types")
+    placement, column, scope, prov = graph.placement, None, None, []
+    while not ln.at_end():
+        if ln.peek(kind="symbol"):
+            tok = ln.take()
+            if tok.text[1:] not in (HOST, DEVICE):
+                raise ParseError(ln.file, ln.lineno, tok.col, "placement must be @host or @device")
+            placement = tok.text[1:]
+        elif ln.accept("col"):
+            column = json.loads(ln.take(kind="string", what="a column name string").text)
+        elif ln.accept("scope"):
+            scope = json.loads(ln.take(kind="string", what="a scope string").text)
+        elif ln.accept("prov"):
+            prov = json.loads(ln.take(kind="string", what="a provenance string").text).split(",")
+        else:
+            raise ln.error("'@host', '@device', 'col', 'scope', 'prov' or '# file:line'")
+    loc = None
+    if ln.comment:
+        m = re.fullmatch(r"(.+):(\d+)", ln.comment)
+        if not m:
+            raise ParseError(ln.file, ln.lineno, ln.text.index("#") + 1,
+                             "expected '# FILE:LINE' after the node")
+        loc = Loc(m.group(1), int(m.group(2)))
+    try:
+        attrs = opdef.normalize_attrs(attrs)
+    except KeyError as e:
+        raise ParseError(ln.file, ln.lineno, op_tok.col, str(e.args[0])) from None
+    for tok in results:
+        if tok.text[1:] in values:
+            raise ParseError(ln.file, ln.lineno, tok.col, f"value {tok.text} is defined twice")
+    try:
+        node = graph.add(op_tok.text, operands, attrs, out_types=out_types,
+                         names=[t.text[1:] for t in results], placement=placement,
+                         column=column, loc=loc, scope=scope, prov=prov, exact_names=True)
+    except ValueError as e:
+        raise ParseError(ln.file, ln.lineno, op_tok.col, str(e)) from None
+    # Keep the operand types as written: the verifier compares them with the
+    # producers' result types.
+    node.in_types = in_types
+    for i, tok in enumerate(results):
+        values[tok.text[1:]] = Value(node.name, i)
+
+
+def parse_module(text: str, file: str = "<string>") -> Module:
+    module: Module | None = None
+    graph = None
+    values: dict[str, Value] = {}
+    meta: dict[str, str] = {}
+    closed = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        ln = _Line(file, lineno, raw)
+        if not ln.toks:
+            if module is None and ln.comment is not None:
+                key, sep, value = ln.comment.partition(": ")
+                if sep and re.fullmatch(r"[A-Za-z0-9_.-]+", key):
+                    meta[key] = value
+            continue
+        if closed:
+            raise ParseError(file, lineno, ln.toks[0].col, "text after the end of the module")
+        if module is None:
+            ln.take("module", what="'module @name {'")
+            name = ln.take(kind="symbol", what="the module's @name").text[1:]
+            ln.take("{", what="'{'")
+            module = Module(name, meta=meta)
+        elif graph is None:
+            if ln.accept("}"):
+                closed = True
+                continue
+            ln.take("graph", what="'graph @name on host|device {' or '}'")
+            sym = ln.take(kind="symbol", what="the graph's @name")
+            ln.take("on", what="'on'")
+            place = ln.take(kind="ident", what="'host' or 'device'")
+            if place.text not in (HOST, DEVICE):
+                raise ParseError(file, lineno, place.col, "expected 'host' or 'device'")
+            ln.take("{", what="'{'")
+            if sym.text[1:] in module.graphs:
+                raise ParseError(file, lineno, sym.col, f"graph {sym.text} is defined twice")
+            graph = module.add_graph(sym.text[1:], place.text)
+            values = {}
+        elif ln.accept("}"):
+            graph = None
+        else:
+            _parse_node(ln, graph, values)
+            if not ln.at_end():
+                raise ln.error("end of line")
+        if not ln.at_end():
+            raise ln.error("end of line")
+    if module is None:
+        raise ParseError(file, 1, 1, "expected 'module @name {', found an empty file")
+    if graph is not None or not closed:
+        last = len(text.splitlines())
+        raise ParseError(file, last, 1, "expected '}': the module is not closed")
+    return module
+
+
+def parse_file(path) -> Module:
+    from pathlib import Path
+    path = Path(path)
+    return parse_module(path.read_text(), str(path))

@@ -1,0 +1,16 @@
+"""Compiler passes, one module each; importing this package registers them.
+
+``DEFAULT_PIPELINE`` is the order ``irc compile`` runs them in.
+"""
+from .manager import PassContext, PassFailed, PassManager, get, register, registered  # noqa: F401
+from . import dce  # noqa: F401,E402
+
+DEFAULT_PIPELINE: list[str] = [
+    "dce",
+]
+
+
+def pipeline() -> list[str]:
+    """The default pipeline, limited to passes that are registered."""
+    known = registered()
+    return [p for p in DEFAULT_PIPELINE if p in known]
