@@ -52,6 +52,6 @@ def __getattr__(name: str):
             return getattr(module, name)
     if name.startswith("__"):
         raise AttributeError(name)
-    from .diagnostics import UnsupportedError, user_frame
-    raise UnsupportedError(f"not supported by irc yet: mindspore.{name}", where=user_frame(),
+    from .diagnostics import UnsupportedAttribute, user_frame
+    raise UnsupportedAttribute(f"not supported by irc yet: mindspore.{name}", where=user_frame(),
                            hint="irc provides the MindSpore APIs listed in README.md")

@@ -28,6 +28,11 @@ class UnsupportedError(UserError):
     """A MindSpore feature irc does not provide yet."""
 
 
+class UnsupportedAttribute(UnsupportedError, AttributeError):
+    """A missing ``mindspore.X`` name: also an AttributeError, so ``hasattr``
+    and ``from package import submodule`` keep working."""
+
+
 @dataclass
 class Remark:
     pass_name: str
@@ -53,8 +58,9 @@ def user_frame(skip_prefixes: tuple[str, ...] = ()) -> Optional[str]:
     ours = _our_dirs() + tuple(skip_prefixes)
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(ours) and not path.startswith("<frozen"):
+        name = frame.f_code.co_filename
+        path = os.path.abspath(name)
+        if not name.startswith("<") and not path.startswith(ours) and "importlib" not in path:
             return f"{display_path(path)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
