@@ -14,7 +14,7 @@ module @m {
   graph @device on device {
     %x = input() {index = 0} : () -> f32[N,3]
     %unused = const() {dtype = "f32", value = [1.0]} : () -> f32[1]
-    return(%x) {names = none} : (f32[N,3]) -> ()
+    return(%x) : (f32[N,3]) -> ()
   }
 }
 """

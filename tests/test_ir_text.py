@@ -27,7 +27,7 @@ module @m {
 
   graph @device on device {
     %x = input() {index = 0} : () -> f32[N,3]
-    return(%x) {names = none} : (f32[N,3]) -> ()
+    return(%x) : (f32[N,3]) -> ()
   }
 }
 """

@@ -13,8 +13,10 @@ def _const_type(attrs, ins):
 
 
 INPUT = define("input", kind=IO, family="io", num_inputs=0,
-               attrs={"index": REQUIRED},
-               doc="A graph input; its type is given, not inferred.")
+               attrs={"index": REQUIRED, "draws_for": None},
+               doc="A graph input; its type is given, not inferred.  'draws_for' "
+                   "names the random op whose per-sample draws ([N, k] uniform "
+                   "floats made on the host) this input carries.")
 PARAM = define("param", kind=IO, family="param", num_inputs=0,
                attrs={"name": REQUIRED, "init": None, "trainable": True},
                doc="A parameter (weight); its value lives in Module.weights[name].")

@@ -2,8 +2,8 @@
 
 ``build_module`` names the graphs by role: for the script's main job (its
 first ``Model.train``, else its first ``eval``/``predict``) ``host`` is the
-data pipeline and ``device`` the network; further jobs get ``eval.host``,
-``eval.device`` and so on; pipelines no job consumed get ``host``,
+data pipeline and ``network`` the traced network; further jobs get ``eval.host``,
+``eval.network`` and so on; pipelines no job consumed get ``host``,
 ``host.1`` ...
 """
 from __future__ import annotations
@@ -42,7 +42,7 @@ def build_module(cap: Capture) -> Module:
         elif job.dataset is not None:
             host = lowered[id(job.dataset)]
         from .network import lower_job
-        lower_job(module, job, host, graph_name(f"{prefix}device"))
+        lower_job(module, job, host, graph_name(f"{prefix}network"))
     for ds in cap.terminal_datasets():
         if id(ds) not in lowered:
             name = graph_name("host")

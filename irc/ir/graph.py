@@ -121,7 +121,7 @@ class Graph:
         if out_types is None:
             if opdef.infer is None:
                 raise ValueError(f"{op}: result types must be given (op has no inference)")
-            out_types = list(opdef.infer(attrs, in_types))
+            out_types = opdef.infer_types(attrs, in_types)
         if names is None:
             names = [column or op.rsplit(".", 1)[-1].lower()] * len(out_types)
         if len(names) != len(out_types):
@@ -232,7 +232,7 @@ class Graph:
         node.in_types = [self.type_of(v) for v in self.operands(node)]
         opdef = get(node.op)
         if opdef.infer is not None:
-            node.out_types = list(opdef.infer(node.attrs, node.in_types))
+            node.out_types = opdef.infer_types(node.attrs, node.in_types)
 
     def move_to_end(self, node: Node) -> None:
         """Make ``node`` the newest node (for printing order among equals)."""

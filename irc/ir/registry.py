@@ -106,6 +106,17 @@ class OpDef:
             return {**self.attrs, **MAP_ATTRS}
         return self.attrs
 
+    def takes_draws_operand(self, num_operands: int) -> bool:
+        """On the device a random op takes its draws as one extra operand."""
+        return (self.is_random and self.num_inputs is not None
+                and num_operands == self.num_inputs + 1)
+
+    def infer_types(self, attrs: dict, in_types: list[TensorType]) -> list[TensorType]:
+        """Result types, ignoring a draws operand."""
+        if self.takes_draws_operand(len(in_types)):
+            in_types = in_types[:-1]
+        return list(self.infer(attrs, in_types))
+
     def normalize_attrs(self, attrs: dict) -> dict:
         """Attributes with defaults filled in; raises on unknown or missing ones."""
         sig = self.signature

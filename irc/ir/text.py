@@ -74,14 +74,29 @@ def format_types(types: list[TensorType], *, bare_single: bool) -> str:
     return "(" + ", ".join(str(t) for t in types) + ")"
 
 
+def printed_attrs(node: Node) -> dict:
+    """The node's attributes less those equal to the op's default (the parser
+    fills defaults back in, so the round trip is exact)."""
+    from .registry import REQUIRED, lookup
+    opdef = lookup(node.op)
+    sig = opdef.signature if opdef else {}
+    return {k: v for k, v in node.attrs.items()
+            if k not in sig or sig[k] is REQUIRED or not _same(sig[k], v)}
+
+
+def _same(default, value) -> bool:
+    return type(default) is type(value) and default == value
+
+
 def format_node(graph, node: Node) -> str:
     operands = ", ".join("%" + graph.value_name(v) for v in graph.operands(node))
     parts = []
     if node.results:
         parts.append(", ".join("%" + r for r in node.results) + " = ")
     parts.append(f"{node.op}({operands})")
-    if node.attrs:
-        parts.append(" " + format_attrs(node.attrs))
+    attrs = printed_attrs(node)
+    if attrs:
+        parts.append(" " + format_attrs(attrs))
     parts.append(f" : {format_types(node.in_types, bare_single=False)} -> "
                  f"{format_types(node.out_types, bare_single=True)}")
     if node.placement != graph.placement:

@@ -59,7 +59,8 @@ def _verify_graph(module: Module, graph) -> list[str]:
         indices = sorted(k for _, _, k in graph.nx.in_edges(node.name, keys=True))
         if indices != list(range(len(indices))):
             problems.append(f"{where}: operand slots {indices} are not 0..{len(indices) - 1}")
-        if opdef.num_inputs is not None and len(operands) != opdef.num_inputs:
+        if opdef.num_inputs is not None and len(operands) != opdef.num_inputs and not (
+                node.placement == DEVICE and opdef.takes_draws_operand(len(operands))):
             problems.append(f"{where}: takes {opdef.num_inputs} operands, has {len(operands)}")
         if len(node.in_types) != len(operands):
             problems.append(f"{where}: {len(operands)} operands, {len(node.in_types)} operand types")
@@ -75,7 +76,7 @@ def _verify_graph(module: Module, graph) -> list[str]:
                                 f"the op expects {node.in_types[i]}")
         if opdef.infer is not None and len(node.in_types) == len(operands):
             try:
-                inferred = list(opdef.infer(node.attrs, node.in_types))
+                inferred = opdef.infer_types(node.attrs, node.in_types)
             except Exception as e:  # an op's own type rule rejects its operands
                 problems.append(f"{where}: type inference failed: {e}")
             else:

@@ -1,0 +1,192 @@
+"""offload-legality: decide which map operators may leave the host pipeline.
+
+The rules are MindSpore's (seeds 000/001, OPS.md "Offload legality"):
+
+* a map is a *candidate* when its ``offload`` is true, or when it is none and
+  ``set_auto_offload(True)`` is on; an explicit ``offload=False`` wins;
+* per column, walking the pipeline from its end backwards, the offloaded part
+  is the longest run of candidate, device-supported operators; shuffle,
+  batch, repeat and the like are transparent to that walk;
+* a map whose op list mixes supported and unsupported operators is split
+  after its last unsupported operator (each operator is its own node, so the
+  walk does this by itself);
+* a map that is not fully offloaded ends the run for its column; other
+  columns are unaffected;
+* refused outright: pipelines with concat or zip, maps whose output columns
+  differ from their input columns, maps over several input columns.
+
+The decision is written into the IR as the node's placement (``@device``) so
+``tail-extraction`` (and a reader of the dump) sees it; every map operator
+gets a remark with the rule that decided it.
+"""
+from __future__ import annotations
+
+from irc.ir.graph import DEVICE, HOST, Graph, Node, Value
+from irc.ir.registry import MAP, PIPELINE, lookup
+from irc.ir.types import BATCH
+
+from .manager import register
+from .pipeline_columns import returned_columns, value_columns
+
+_OPAQUE = ("dataset.concat", "dataset.zip")
+
+
+def short(op: str) -> str:
+    return op.rsplit(".", 1)[-1]
+
+
+def line_of(node: Node) -> str:
+    return f"line {node.loc.line}" if node.loc else node.name
+
+
+class _Decider:
+    def __init__(self, graph: Graph, auto: bool):
+        self.graph = graph
+        self.auto = auto
+        self.columns = value_columns(graph)
+        self.decisions: dict[str, tuple[bool, str]] = {}   # node -> (offloaded, reason)
+        self.refusal = self._pipeline_refusal()
+        self.has_batch = bool(graph.find("dataset.batch"))
+
+    def _pipeline_refusal(self) -> str | None:
+        for node in self.graph.topo_order():
+            if node.op in _OPAQUE:
+                where = f" ({line_of(node)})" if node.loc else ""
+                return (f"the pipeline uses {short(node.op)}{where}; offload does not support "
+                        f"concatenated or zipped datasets")
+        return None
+
+    def candidate(self, node: Node) -> bool:
+        flag = node.attrs.get("offload")
+        return bool(flag) if flag is not None else self.auto
+
+    def _map_nodes(self, node: Node) -> list[Node]:
+        mid = node.attrs.get("map")
+        return [n for n in self.graph.nodes() if lookup(n.op).kind == MAP and n.attrs.get("map") == mid]
+
+    def why_not(self, node: Node, value: Value) -> str | None:
+        """Why this operator cannot go to the device, or None if it can."""
+        g = self.graph
+        if not self.candidate(node):
+            flag = node.attrs.get("offload")
+            return ("offload=False was given for this map" if flag is False else
+                    "offload was not requested (map(..., offload=True) or "
+                    "config.set_auto_offload(True))")
+        if self.refusal:
+            return self.refusal
+        operands = g.operands(node)
+        in_cols = {self.columns.get(v) for n in self._map_nodes(node) for v in g.operands(n)}
+        if len(operands) != 1 or len(in_cols) > 1:
+            return "the map acts on several input columns"
+        if len(node.results) != 1:
+            return "the map has several output columns"
+        if self.columns.get(operands[0]) != node.column:
+            return (f"the map's output column '{node.column}' differs from its input column "
+                    f"'{self.columns.get(operands[0])}' (output_columns is not supported)")
+        opdef = lookup(node.op)
+        if not opdef.offloadable:
+            return f"{short(node.op)} is not supported on the device"
+        if not self.has_batch:
+            return "the pipeline has no batch: offloaded operators run on batches"
+        in_type = g.type_of(operands[0])
+        dims = in_type.shape[1:] if in_type.shape[:1] == (BATCH,) else in_type.shape
+        if any(not isinstance(d, int) for d in dims):
+            return f"its input's shape {in_type} is not known at batch time"
+        if len(g.users(value)) > 1:
+            return "its result is used by more than one operator"
+        return None
+
+    def walk_column(self, column: str, value: Value) -> None:
+        """From the column's returned value backwards to its source."""
+        g = self.graph
+        blocker: Node | None = None
+        cur = value
+        while True:
+            node = g.node(cur.node)
+            kind = lookup(node.op).kind
+            if kind == PIPELINE and node.op not in _OPAQUE:
+                cur = g.operands(node)[cur.index]
+                continue
+            if kind != MAP or node.name in self.decisions:
+                return
+            if blocker is not None:
+                self.decisions[node.name] = (False, self._blocked_reason(node, blocker))
+            else:
+                reason = self.why_not(node, cur)
+                self.decisions[node.name] = (reason is None, reason or "")
+                if reason is not None:
+                    blocker = node
+            operands = g.operands(node)
+            if len(operands) != 1:
+                return
+            cur = operands[0]
+
+    def _blocked_reason(self, node: Node, blocker: Node) -> str:
+        col = blocker.column or self.columns.get(blocker.out(0), "?")
+        if blocker.attrs.get("map") == node.attrs.get("map") and blocker.attrs.get("map") is not None:
+            return (f"a later operator of the same map ({short(blocker.op)}) stays on the host, "
+                    f"so the map is split after it")
+        return f"a later map on '{col}' ({line_of(blocker)}) is not offloaded"
+
+    def undecided_reason(self, node: Node) -> str:
+        """For map ops the column walks did not reach (dropped columns, ops
+        feeding a multi-column map ...)."""
+        g = self.graph
+        frontier = [u for v in node.outs for u, _ in g.users(v)]
+        seen = set()
+        while frontier:
+            n = frontier.pop(0)
+            if n.name in seen:
+                continue
+            seen.add(n.name)
+            if lookup(n.op).kind == MAP and not self.decisions.get(n.name, (False,))[0]:
+                return f"a later map on its column ({short(n.op)}, {line_of(n)}) is not offloaded"
+            frontier += [u for v in n.outs for u, _ in g.users(v)]
+        return "its column does not reach the end of the pipeline"
+
+
+@register("offload-legality", "decide which map operators move to the device (seeds 000/001)")
+def run(module, ctx) -> bool:
+    auto = bool(ctx.options.get("auto_offload"))
+    changed = False
+    for graph in module.graphs.values():
+        if graph.placement != HOST:
+            continue
+        maps = [n for n in graph.topo_order() if lookup(n.op).kind == MAP]
+        if not maps:
+            continue
+        d = _Decider(graph, auto)
+        for column, value in returned_columns(graph):
+            d.walk_column(column, value)
+        for node in maps:
+            offloaded, reason = d.decisions.get(node.name) or (False, None)
+            if reason is None and not offloaded:
+                reason = d.why_not(node, node.out(0)) if not d.candidate(node) else d.undecided_reason(node)
+            placement = DEVICE if offloaded else HOST
+            if node.placement != placement:
+                node.placement = placement
+                changed = True
+            col = node.column or d.columns.get(node.out(0)) if node.results else node.column
+            message = (f"{short(node.op)} on column '{col}' offloaded" if offloaded else
+                       f"{short(node.op)} on column '{col}' kept on host: {reason}")
+            ctx.remark("passed" if offloaded else "missed", short(node.op), message,
+                       reason=reason or "a supported operator at the end of its column's pipeline",
+                       column=col, source=str(node.loc) if node.loc else None)
+        _remark_splits(graph, maps, ctx)
+    return changed
+
+
+def _remark_splits(graph: Graph, maps: list[Node], ctx) -> None:
+    by_map: dict = {}
+    for node in maps:
+        by_map.setdefault(node.attrs.get("map"), []).append(node)
+    for mid, nodes in by_map.items():
+        moved = [n for n in nodes if n.placement == DEVICE]
+        if mid is None or not moved or len(moved) == len(nodes):
+            continue
+        last_kept = [n for n in nodes if n.placement == HOST][-1]
+        ctx.remark("analysis", "map",
+                   f"map split after {short(last_kept.op)}: {len(moved)} of {len(nodes)} operators "
+                   f"offloaded", reason="a map mixing supported and unsupported operators is split "
+                   "after its last unsupported one", column=moved[0].column,
+                   source=str(moved[0].loc) if moved[0].loc else None)

@@ -1,0 +1,83 @@
+"""Column bookkeeping over a pipeline graph, shared by the offload passes.
+
+In the pipeline IR every value is one column's stream.  Sources name their
+columns in ``columns``; a map op's single result is its ``col``; multi-result
+map ops name theirs in ``output_columns``; pipeline ops pass operand i through
+to result i (``rename`` renames, ``project`` keeps its operands' columns).
+"""
+from __future__ import annotations
+
+from irc.ir.graph import Graph, Node, Value
+from irc.ir.registry import MAP, PIPELINE, SOURCE, lookup
+
+
+def value_columns(graph: Graph) -> dict[Value, str]:
+    cols: dict[Value, str] = {}
+    for node in graph.topo_order():
+        kind = lookup(node.op).kind
+        operands = graph.operands(node)
+        for i, value in enumerate(node.outs):
+            cols[value] = _column_of(graph, node, kind, operands, i, cols)
+    return cols
+
+
+def _column_of(graph, node: Node, kind: str, operands, i: int, cols) -> str:
+    if kind == SOURCE:
+        names = node.attrs.get("columns") or node.results
+        return names[i]
+    if kind == MAP:
+        if len(node.results) == 1 and node.column is not None:
+            return node.column
+        outs = node.attrs.get("output_columns")
+        if outs:
+            return outs[i]
+        return node.results[i]
+    if kind == PIPELINE:
+        if node.op == "dataset.rename":
+            src = cols.get(operands[i]) if i < len(operands) else None
+            mapping = dict(zip(node.attrs.get("input_columns") or [],
+                               node.attrs.get("output_columns") or []))
+            return mapping.get(src, src)
+        if node.op in ("dataset.concat",) and i < len(node.attrs.get("columns") or []):
+            return node.attrs["columns"][i]
+        if i < len(operands):
+            return cols.get(operands[i], node.results[i])
+    return node.results[i]
+
+
+def returned_columns(graph: Graph) -> list[tuple[str, Value]]:
+    """(column, value) for each operand of the graph's ``return``."""
+    rets = graph.find("return")
+    if not rets:
+        return []
+    ret = rets[0]
+    names = ret.attrs.get("names")
+    cols = value_columns(graph)
+    operands = graph.operands(ret)
+    return [((names[i] if names and i < len(names) else cols.get(v, graph.value_name(v))), v)
+            for i, v in enumerate(operands)]
+
+
+def through_passthrough(graph: Graph, value: Value) -> list[Node]:
+    """The pipeline ops (shuffle, batch, repeat ...) a value flows through to
+    the return, in order, if its only path there is a chain of them."""
+    chain = []
+    while True:
+        users = graph.users(value)
+        if len(users) != 1:
+            return chain if not users else None
+        user, index = users[0]
+        if user.op == "return":
+            return chain
+        if lookup(user.op).kind != PIPELINE or user.op in ("dataset.concat", "dataset.zip"):
+            return None
+        chain.append(user)
+        value = user.out(index)
+
+
+def sibling_graph(host_name: str, role: str) -> str:
+    """``host`` -> ``offload``; ``eval.host`` -> ``eval.offload``."""
+    prefix, dot, last = host_name.rpartition(".")
+    if last != "host":
+        return f"{host_name}.{role}"
+    return f"{prefix}{dot}{role}"

@@ -1,0 +1,113 @@
+"""tail-extraction: move each column's offloaded tail into a device graph.
+
+The operators ``offload-legality`` placed ``@device`` leave the host graph
+``@host`` and become, per column and in pipeline order, the body of a new
+device graph ``@offload`` whose inputs are what the host now yields (one per
+returned column, batched: the host still forms batches) and whose results are
+what the network will see.  Random operators get their per-sample draws as an
+extra ``f32[N,k]`` input (``draws_for`` names the op), so the device graph
+holds no random state.  ``graph-sink`` later fuses ``@offload`` with the
+network.
+"""
+from __future__ import annotations
+
+from irc.ir.graph import DEVICE, Graph, Node, Value
+from irc.ir.registry import MAP, PIPELINE, get as get_op, lookup
+from irc.ir.types import TensorType
+
+from .manager import register
+from .pipeline_columns import returned_columns, sibling_graph
+
+_OPAQUE = ("dataset.concat", "dataset.zip")
+
+
+def column_tail(graph: Graph, value: Value) -> list[Node]:
+    """The device-placed map ops on the way from the column's source to the
+    returned ``value``, in pipeline order."""
+    tail: list[Node] = []
+    cur = value
+    while True:
+        node = graph.node(cur.node)
+        kind = lookup(node.op).kind
+        if kind == PIPELINE and node.op not in _OPAQUE:
+            cur = graph.operands(node)[cur.index]
+        elif kind == MAP and node.placement == DEVICE and len(node.results) == 1:
+            tail.append(node)
+            cur = graph.operands(node)[0]
+        else:
+            return tail[::-1]
+
+
+@register("tail-extraction", "move offloaded tails from the host pipeline into a device graph")
+def run(module, ctx) -> bool:
+    changed = False
+    for name in list(module.graphs):
+        graph = module.graphs[name]
+        if graph.placement == DEVICE or not any(
+                n.placement == DEVICE and lookup(n.op).kind == MAP for n in graph.nodes()):
+            continue
+        _extract(module, graph)
+        changed = True
+    return changed
+
+
+def _extract(module, host: Graph) -> None:
+    columns = returned_columns(host)
+    tails = [column_tail(host, v) for _, v in columns]
+    moved = {n.name for tail in tails for n in tail}
+    stray = [n for n in host.nodes() if n.placement == DEVICE and lookup(n.op).kind == MAP
+             and n.name not in moved]
+    if stray:
+        n = stray[0]
+        raise ValueError(f"%{n.name} ({n.op}) is placed @device but is not at the end of its "
+                         f"column's pipeline; run offload-legality first")
+    snapshots = {n.name: n for tail in tails for n in tail}
+    operand_types = {}
+    # Bypass and delete the tails: whatever consumed a tail's result now takes
+    # the value that entered it.
+    for tail in tails:
+        for node in reversed(tail):
+            src = host.operands(node)[0]
+            host.replace_uses(node.out(0), src)
+            host.remove(node)
+    for node in host.topo_order():
+        if lookup(node.op).kind in (PIPELINE, MAP) or node.op == "return":
+            host.refresh_types(node)
+    ret = host.find("return")[0]
+    operand_types = ret.in_types
+
+    device = module.add_graph(sibling_graph(host.name, "offload"), DEVICE)
+    inputs = []
+    for i, (column, _) in enumerate(columns):
+        inputs.append(device.add("input", [], {"index": i}, out_types=[operand_types[i]],
+                                 names=[column], column=column,
+                                 prov=["tail-extraction:created"]).out(0))
+    next_index = len(columns)
+    results = []
+    for (column, _), tail, value in zip(columns, tails, inputs):
+        for old in tail:
+            node = snapshots[old.name]
+            operands = [value]
+            opdef = get_op(node.op)
+            n_draws = opdef.num_draws(node.attrs)
+            if n_draws:
+                draws = device.add("input", [], {"index": next_index, "draws_for": node.name},
+                                   out_types=[TensorType("f32", (value_batch(device, value), n_draws))],
+                                   names=[f"{node.name}.draws"], column=column,
+                                   prov=["tail-extraction:created"])
+                next_index += 1
+                operands.append(draws.out(0))
+            in_types = [device.type_of(v) for v in operands]
+            out_types = opdef.infer(node.attrs, in_types[:1])
+            new = device.add(node.op, operands, node.attrs, out_types=out_types,
+                             names=[node.name], column=column, loc=node.loc, scope=node.scope,
+                             prov=[*node.prov, f"tail-extraction:moved from @{host.name}"],
+                             exact_names=True)
+            value = new.out(0)
+        results.append(value)
+    device.add("return", results, {"names": [c for c, _ in columns]})
+
+
+def value_batch(graph: Graph, value: Value):
+    shape = graph.type_of(value).shape
+    return shape[0] if shape else 1
