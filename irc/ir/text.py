@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value
@@ -157,46 +156,50 @@ _TOKEN = re.compile(r"""
   | (?P<value>%[A-Za-z0-9_.]+)
   | (?P<symbol>@[A-Za-z0-9_.]+)
   | (?P<string>"(?:[^"\\]|\\.)*")
+  | (?P<type>[a-z][a-z0-9]*\[[^\]\s#]*\]?)
   | (?P<number>-?(?:inf|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z_]))
   | (?P<arrow>->)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*)
   | (?P<punct>[(){}\[\],=:?])
 """, re.VERBOSE)
 
-
-@dataclass
-class _Tok:
-    kind: str
-    text: str
-    col: int
+# Tokens are (kind, text, column) tuples: the parser handles a few hundred
+# thousand of them for a large graph, so they stay as light as possible.
+KIND, TEXT, COL = 0, 1, 2
 
 
 class _Line:
     """Tokens of one line with a cursor."""
 
+    __slots__ = ("file", "lineno", "text", "toks", "comment", "i")
+
     def __init__(self, file: str, lineno: int, text: str):
         self.file, self.lineno, self.text = file, lineno, text
-        self.toks: list[_Tok] = []
         self.comment: str | None = None
+        toks = []
         pos = 0
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
-            if not m:
-                raise ParseError(file, lineno, pos + 1, f"unexpected character {text[pos]!r}")
+        for m in _TOKEN.finditer(text):
+            start = m.start()
+            if start != pos:
+                break
+            pos = m.end()
             kind = m.lastgroup
+            if kind == "ws":
+                continue
             if kind == "comment":
                 self.comment = m.group()[1:].strip()
+                pos = len(text)
                 break
-            if kind != "ws":
-                self.toks.append(_Tok(kind, m.group(), pos + 1))
-            pos = m.end()
+            toks.append((kind, m.group(), start + 1))
+        if pos != len(text):
+            raise ParseError(file, lineno, pos + 1, f"unexpected character {text[pos]!r}")
+        self.toks = toks
         self.i = 0
 
     def error(self, expected: str) -> ParseError:
         if self.i < len(self.toks):
-            tok = self.toks[self.i]
-            return ParseError(self.file, self.lineno, tok.col,
-                              f"expected {expected}, found {tok.text!r}")
+            kind, text, col = self.toks[self.i]
+            return ParseError(self.file, self.lineno, col, f"expected {expected}, found {text!r}")
         return ParseError(self.file, self.lineno, len(self.text.rstrip()) + 1,
                           f"expected {expected}, found end of line")
 
@@ -204,17 +207,19 @@ class _Line:
         if self.i >= len(self.toks):
             return False
         tok = self.toks[self.i]
-        return (text is None or tok.text == text) and (kind is None or tok.kind == kind)
+        return (text is None or tok[TEXT] == text) and (kind is None or tok[KIND] == kind)
 
-    def take(self, text: str | None = None, kind: str | None = None, what: str | None = None) -> _Tok:
-        if not self.peek(text, kind):
-            raise self.error(what or repr(text) if text else what or kind)
+    def take(self, text: str | None = None, kind: str | None = None, what: str | None = None):
+        if self.i >= len(self.toks):
+            raise self.error(what or (repr(text) if text else kind))
         tok = self.toks[self.i]
+        if (text is not None and tok[TEXT] != text) or (kind is not None and tok[KIND] != kind):
+            raise self.error(what or (repr(text) if text else kind))
         self.i += 1
         return tok
 
     def accept(self, text: str) -> bool:
-        if self.peek(text):
+        if self.i < len(self.toks) and self.toks[self.i][TEXT] == text:
             self.i += 1
             return True
         return False
@@ -225,14 +230,14 @@ class _Line:
 
 def _parse_attr(ln: _Line) -> Any:
     if ln.peek(kind="number"):
-        text = ln.take().text
+        text = ln.take()[TEXT]
         if text in ("inf", "-inf"):
             return float(text)
         return float(text) if any(c in text for c in ".eE") else int(text)
     if ln.peek(kind="string"):
-        return json.loads(ln.take().text)
+        return json.loads(ln.take()[TEXT])
     if ln.peek(kind="symbol"):
-        return GraphRef(ln.take().text[1:])
+        return GraphRef(ln.take()[TEXT][1:])
     if ln.accept("true"):
         return True
     if ln.accept("false"):
@@ -262,38 +267,35 @@ def _parse_attrs(ln: _Line) -> dict:
         return out
     while True:
         key = ln.take(kind="ident", what="an attribute name")
-        if key.text in out:
-            raise ParseError(ln.file, ln.lineno, key.col, f"attribute {key.text!r} given twice")
+        if key[TEXT] in out:
+            raise ParseError(ln.file, ln.lineno, key[COL], f"attribute {key[TEXT]!r} given twice")
         ln.take("=", what="'='")
-        out[key.text] = _parse_attr(ln)
+        out[key[TEXT]] = _parse_attr(ln)
         if ln.accept("}"):
             return out
         ln.take(",", what="',' or '}'")
 
 
+_DIM = re.compile(r"\d+|[A-Za-z_][A-Za-z0-9_]*|\?")
+
+
 def _parse_type(ln: _Line) -> TensorType:
-    tok = ln.take(kind="ident", what="a type such as f32[N,3,32,32]")
-    if not is_dtype(tok.text):
-        raise ParseError(ln.file, ln.lineno, tok.col, f"unknown dtype {tok.text!r}")
-    ln.take("[", what="'['")
+    kind, text, col = ln.take(kind="type", what="a type such as f32[N,3,32,32]")
+    dtype, _, rest = text.partition("[")
+    if not is_dtype(dtype):
+        raise ParseError(ln.file, ln.lineno, col, f"unknown dtype {dtype!r}")
+    if not rest.endswith("]"):
+        raise ParseError(ln.file, ln.lineno, col + len(text), "expected ',' or ']' to close the shape")
     dims: list = []
-    if not ln.accept("]"):
-        while True:
-            if ln.peek(kind="number"):
-                d = ln.take()
-                if not d.text.isdigit():
-                    raise ParseError(ln.file, ln.lineno, d.col, "a dimension must be a whole number")
-                dims.append(int(d.text))
-            elif ln.peek(kind="ident"):
-                dims.append(ln.take().text)
-            elif ln.accept("?"):
-                dims.append("?")
-            else:
-                raise ln.error("a dimension (number, symbol or '?')")
-            if ln.accept("]"):
-                break
-            ln.take(",", what="',' or ']'")
-    return TensorType(tok.text, tuple(dims))
+    offset = col + len(dtype) + 1
+    if rest != "]":
+        for part in rest[:-1].split(","):
+            if not _DIM.fullmatch(part):
+                raise ParseError(ln.file, ln.lineno, offset,
+                                 f"expected a dimension (number, symbol or '?'), found {part!r}")
+            dims.append(int(part) if part.isdigit() else part)
+            offset += len(part) + 1
+    return TensorType(dtype, tuple(dims))
 
 
 def _parse_type_list(ln: _Line) -> list[TensorType]:
@@ -310,7 +312,7 @@ def _parse_type_list(ln: _Line) -> list[TensorType]:
 
 def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
     from .registry import lookup
-    results: list[_Tok] = []
+    results: list[tuple] = []
     if ln.peek(kind="value"):
         while True:
             results.append(ln.take(kind="value"))
@@ -318,18 +320,18 @@ def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
                 break
             ln.take(",", what="',' or '='")
     op_tok = ln.take(kind="ident", what="an op name")
-    opdef = lookup(op_tok.text)
+    opdef = lookup(op_tok[TEXT])
     if opdef is None:
-        raise ParseError(ln.file, ln.lineno, op_tok.col, f"unknown op {op_tok.text!r}")
+        raise ParseError(ln.file, ln.lineno, op_tok[COL], f"unknown op {op_tok[TEXT]!r}")
     ln.take("(", what="'('")
     operands: list[Value] = []
     if not ln.accept(")"):
         while True:
             tok = ln.take(kind="value", what="an operand like %x")
-            if tok.text[1:] not in values:
-                raise ParseError(ln.file, ln.lineno, tok.col,
-                                 f"use of undefined value {tok.text} (values must be defined before use)")
-            operands.append(values[tok.text[1:]])
+            if tok[TEXT][1:] not in values:
+                raise ParseError(ln.file, ln.lineno, tok[COL],
+                                 f"use of undefined value {tok[TEXT]} (values must be defined before use)")
+            operands.append(values[tok[TEXT][1:]])
             if ln.accept(")"):
                 break
             ln.take(",", what="',' or ')'")
@@ -339,24 +341,24 @@ def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
     ln.take("->", what="'->'")
     out_types = _parse_type_list(ln) if ln.peek("(") else [_parse_type(ln)]
     if len(out_types) != len(results):
-        raise ParseError(ln.file, ln.lineno, op_tok.col,
+        raise ParseError(ln.file, ln.lineno, op_tok[COL],
                          f"{len(results)} results but {len(out_types)} result types")
     if len(in_types) != len(operands):
-        raise ParseError(ln.file, ln.lineno, op_tok.col,
+        raise ParseError(ln.file, ln.lineno, op_tok[COL],
                          f"{len(operands)} operands but {len(in_types)} operand types")
     placement, column, scope, prov = graph.placement, None, None, []
     while not ln.at_end():
         if ln.peek(kind="symbol"):
             tok = ln.take()
-            if tok.text[1:] not in (HOST, DEVICE):
-                raise ParseError(ln.file, ln.lineno, tok.col, "placement must be @host or @device")
-            placement = tok.text[1:]
+            if tok[TEXT][1:] not in (HOST, DEVICE):
+                raise ParseError(ln.file, ln.lineno, tok[COL], "placement must be @host or @device")
+            placement = tok[TEXT][1:]
         elif ln.accept("col"):
-            column = json.loads(ln.take(kind="string", what="a column name string").text)
+            column = json.loads(ln.take(kind="string", what="a column name string")[TEXT])
         elif ln.accept("scope"):
-            scope = json.loads(ln.take(kind="string", what="a scope string").text)
+            scope = json.loads(ln.take(kind="string", what="a scope string")[TEXT])
         elif ln.accept("prov"):
-            prov = json.loads(ln.take(kind="string", what="a provenance string").text).split(",")
+            prov = json.loads(ln.take(kind="string", what="a provenance string")[TEXT]).split(",")
         else:
             raise ln.error("'@host', '@device', 'col', 'scope', 'prov' or '# file:line'")
     loc = None
@@ -369,21 +371,21 @@ def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
     try:
         attrs = opdef.normalize_attrs(attrs)
     except KeyError as e:
-        raise ParseError(ln.file, ln.lineno, op_tok.col, str(e.args[0])) from None
+        raise ParseError(ln.file, ln.lineno, op_tok[COL], str(e.args[0])) from None
     for tok in results:
-        if tok.text[1:] in values:
-            raise ParseError(ln.file, ln.lineno, tok.col, f"value {tok.text} is defined twice")
+        if tok[TEXT][1:] in values:
+            raise ParseError(ln.file, ln.lineno, tok[COL], f"value {tok[TEXT]} is defined twice")
     try:
-        node = graph.add(op_tok.text, operands, attrs, out_types=out_types,
-                         names=[t.text[1:] for t in results], placement=placement,
+        node = graph.add(op_tok[TEXT], operands, attrs, out_types=out_types,
+                         names=[t[TEXT][1:] for t in results], placement=placement,
                          column=column, loc=loc, scope=scope, prov=prov, exact_names=True)
     except ValueError as e:
-        raise ParseError(ln.file, ln.lineno, op_tok.col, str(e)) from None
+        raise ParseError(ln.file, ln.lineno, op_tok[COL], str(e)) from None
     # Keep the operand types as written: the verifier compares them with the
     # producers' result types.
     node.in_types = in_types
     for i, tok in enumerate(results):
-        values[tok.text[1:]] = Value(node.name, i)
+        values[tok[TEXT][1:]] = Value(node.name, i)
 
 
 def parse_module(text: str, file: str = "<string>") -> Module:
@@ -401,10 +403,10 @@ def parse_module(text: str, file: str = "<string>") -> Module:
                     meta[key] = value
             continue
         if closed:
-            raise ParseError(file, lineno, ln.toks[0].col, "text after the end of the module")
+            raise ParseError(file, lineno, ln.toks[0][COL], "text after the end of the module")
         if module is None:
             ln.take("module", what="'module @name {'")
-            name = ln.take(kind="symbol", what="the module's @name").text[1:]
+            name = ln.take(kind="symbol", what="the module's @name")[TEXT][1:]
             ln.take("{", what="'{'")
             module = Module(name, meta=meta)
         elif graph is None:
@@ -415,12 +417,12 @@ def parse_module(text: str, file: str = "<string>") -> Module:
             sym = ln.take(kind="symbol", what="the graph's @name")
             ln.take("on", what="'on'")
             place = ln.take(kind="ident", what="'host' or 'device'")
-            if place.text not in (HOST, DEVICE):
-                raise ParseError(file, lineno, place.col, "expected 'host' or 'device'")
+            if place[TEXT] not in (HOST, DEVICE):
+                raise ParseError(file, lineno, place[COL], "expected 'host' or 'device'")
             ln.take("{", what="'{'")
-            if sym.text[1:] in module.graphs:
-                raise ParseError(file, lineno, sym.col, f"graph {sym.text} is defined twice")
-            graph = module.add_graph(sym.text[1:], place.text)
+            if sym[TEXT][1:] in module.graphs:
+                raise ParseError(file, lineno, sym[COL], f"graph {sym[TEXT]} is defined twice")
+            graph = module.add_graph(sym[TEXT][1:], place[TEXT])
             values = {}
         elif ln.accept("}"):
             graph = None
