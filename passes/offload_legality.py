@@ -147,7 +147,11 @@ class _Decider:
 
 @register("offload-legality", "decide which map operators move to the device (seeds 000/001)")
 def run(module, ctx) -> bool:
-    auto = bool(ctx.options.get("auto_offload"))
+    # config.set_auto_offload(True) in the script is recorded in the module
+    # header, so `irc opt` on a dump decides as the compile did.
+    auto = ctx.options.get("auto_offload")
+    if auto is None:
+        auto = module.meta.get("auto_offload") == "true"
     changed = False
     for graph in module.graphs.values():
         if graph.placement != HOST:

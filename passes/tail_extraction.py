@@ -77,14 +77,12 @@ def _extract(module, host: Graph) -> None:
     operand_types = ret.in_types
 
     device = module.add_graph(sibling_graph(host.name, "offload"), DEVICE)
-    inputs = []
-    for i, (column, _) in enumerate(columns):
-        inputs.append(device.add("input", [], {"index": i}, out_types=[operand_types[i]],
-                                 names=[column], column=column,
-                                 prov=["tail-extraction:created"]).out(0))
-    next_index = len(columns)
+    next_index = len(columns)          # draws inputs come after the data inputs
     results = []
-    for (column, _), tail, value in zip(columns, tails, inputs):
+    for i, ((column, _), tail) in enumerate(zip(columns, tails)):
+        value = device.add("input", [], {"index": i}, out_types=[operand_types[i]],
+                           names=[column], column=column,
+                           prov=["tail-extraction:created"]).out(0)
         for old in tail:
             node = snapshots[old.name]
             operands = [value]
@@ -97,8 +95,7 @@ def _extract(module, host: Graph) -> None:
                                    prov=["tail-extraction:created"])
                 next_index += 1
                 operands.append(draws.out(0))
-            in_types = [device.type_of(v) for v in operands]
-            out_types = opdef.infer(node.attrs, in_types[:1])
+            out_types = opdef.infer_types(node.attrs, [device.type_of(v) for v in operands])
             new = device.add(node.op, operands, node.attrs, out_types=out_types,
                              names=[node.name], column=column, loc=node.loc, scope=node.scope,
                              prov=[*node.prov, f"tail-extraction:moved from @{host.name}"],

@@ -11,6 +11,7 @@ the input module::
     // REMARK: Rescale on column 'image' offloaded     a remark contains this
     // UNCHANGED                        the passes report no change
     // ERROR: text                      running the passes fails with this message
+    // any other text                   a comment
     module @m { ... }
     // EXPECT
     module @m { ... }                   the exact output (optional)
@@ -66,8 +67,9 @@ def load_case(path: Path) -> Case:
                 case.error = value
             elif key == "EXPECT":
                 expect = []
-            elif not key.startswith(" ") and key:
+            elif key.isupper() and " " not in key:
                 raise ValueError(f"{path}:{lineno}: unknown directive {key!r}")
+            # anything else on a // line is a comment
             continue
         if expect is not None:
             expect.append(line)
@@ -132,7 +134,7 @@ def filecheck(text: str, checks: list[tuple[str, str]]) -> None:
             idx = next((i for i in range(pos, len(lines)) if pattern in lines[i]), None)
             assert idx is not None, f"CHECK: {pattern!r} not found after line {pos}:\n{text}"
         for bad in pending_not:
-            for i in range(max(last, 0), idx):
+            for i in range(last + 1, idx):
                 assert bad not in lines[i], f"CHECK-NOT: {bad!r} found on line {i + 1}: {lines[i]}"
         pending_not = []
         last, pos = idx, idx + 1

@@ -65,6 +65,16 @@ def run_pipeline(module, args, names, on_stage=None, ctx=None):
     return pm
 
 
+def capture_meta(cap) -> dict:
+    """Script-wide settings the passes read, kept in the module header so a
+    dump re-run through `irc opt` decides the same way."""
+    from ..dataset import config
+    meta = {}
+    if config.get_auto_offload():
+        meta["auto_offload"] = "true"
+    return meta
+
+
 def stage_file(index: int, name: str) -> str:
     return f"{index:02d}_{name}.ir"
 
@@ -81,7 +91,8 @@ def main(args) -> int:
     cap = run_script(args.script, mode="compile",
                      options={"world_size": getattr(args, "world_size", None)})
     module = build_module(cap)
-    module.meta = {"irc": __version__, "source": display_path(args.script), "stage": "capture"}
+    module.meta = {"irc": __version__, "source": display_path(args.script), "stage": "capture",
+                   **capture_meta(cap)}
     out = OutputDir(args.output)
     stages: list[dict] = []
 
@@ -92,7 +103,7 @@ def main(args) -> int:
         stages.append({"index": index, "pass": name, "file": rel})
 
     ok = False
-    ctx = passes.PassContext(options={"auto_offload": cap.options.get("auto_offload")})
+    ctx = passes.PassContext()
     try:
         dump(0, "capture", module)
         pm = run_pipeline(module, args, names, on_stage=dump, ctx=ctx)

@@ -1,0 +1,62 @@
+"""``mindspore.communication``: rank and world size of this process.
+
+irc runs ranks as processes (``irc run --world-size N``); each learns its
+place from ``init(rank=..., group_size=...)`` or the environment variables
+MindSpore's launchers set (``RANK_ID``/``RANK_SIZE``, also ``RANK``/``WORLD_SIZE``).
+"""
+from __future__ import annotations
+
+import os
+
+from ..diagnostics import UserError, user_frame
+
+_state = {"initialized": False, "rank": 0, "size": 1}
+
+HCCL_WORLD_COMM_GROUP = "hccl_world_group"
+NCCL_WORLD_COMM_GROUP = "nccl_world_group"
+GlobalComm = type("GlobalComm", (), {"WORLD_COMM_GROUP": HCCL_WORLD_COMM_GROUP})
+
+
+def _env_int(*names: str, default: int) -> int:
+    for name in names:
+        raw = os.environ.get(name)
+        if raw is not None:
+            try:
+                return int(raw)
+            except ValueError:
+                raise UserError(f"environment variable {name}={raw!r} is not a whole number") from None
+    return default
+
+
+def init(backend_name: str | None = None, *, rank: int | None = None, group_size: int | None = None) -> None:
+    size = group_size if group_size is not None else _env_int("RANK_SIZE", "WORLD_SIZE", default=1)
+    me = rank if rank is not None else _env_int("RANK_ID", "RANK", default=0)
+    if size < 1:
+        raise UserError(f"the world size must be at least 1, got {size}", where=user_frame())
+    if not 0 <= me < size:
+        raise UserError(f"rank {me} is outside the world of {size} rank(s) (valid: 0..{size - 1})",
+                        where=user_frame(), hint="check RANK_ID and RANK_SIZE")
+    _state.update(initialized=True, rank=me, size=size)
+
+
+def _ensure_init() -> None:
+    if not _state["initialized"]:
+        init()
+
+
+def get_rank(group: str | None = None) -> int:
+    _ensure_init()
+    return _state["rank"]
+
+
+def get_group_size(group: str | None = None) -> int:
+    _ensure_init()
+    return _state["size"]
+
+
+def get_local_rank(group: str | None = None) -> int:
+    return get_rank(group)
+
+
+def release() -> None:
+    _state.update(initialized=False, rank=0, size=1)
