@@ -164,14 +164,30 @@ def _is_ours(path: str) -> bool:
         or path.startswith("<")
 
 
+def fresh_process_state() -> None:
+    """Reset irc's global settings, as a new Python process would have them,
+    so that scripts run one after another (ranks, tests) do not leak state."""
+    from . import communication, context, parallel
+    from .dataset import config
+    config.set_seed(config.DEFAULT_SEED)
+    config.set_auto_offload(False)
+    parallel.reset_auto_parallel_context()
+    communication.release()
+    context.reset_context()
+
+
 def run_script(script: str, *, mode: str = COMPILE, argv: Optional[list[str]] = None,
-               options: Optional[dict] = None) -> Capture:
-    """Run ``script`` under a fresh capture and return what it recorded."""
+               options: Optional[dict] = None, env: Optional[dict] = None) -> Capture:
+    """Run ``script`` under a fresh capture and return what it recorded.
+    ``env`` sets environment variables for the run (e.g. RANK_ID/RANK_SIZE)."""
     global _current
     if not os.path.isfile(script):
         raise UserError(f"no such script: {script}",
                         hint="give the path of a Python file, e.g. samples/lenet_sink.py")
     cap = Capture(script=script, mode=mode, options=dict(options or {}))
+    fresh_process_state()
+    saved_env = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update({k: str(v) for k, v in (env or {}).items()})
     previous, _current = _current, cap
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [script, *(argv or [])]
@@ -192,4 +208,9 @@ def run_script(script: str, *, mode: str = COMPILE, argv: Optional[list[str]] = 
     finally:
         _current = previous
         sys.argv, sys.path[:] = saved_argv, saved_path
+        for k, v in saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return cap

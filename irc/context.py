@@ -5,8 +5,14 @@ GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
 _DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
-_context = {"mode": GRAPH_MODE, "device_target": "GPU", "save_graphs": False,
-            "save_graphs_path": ".", "device_id": 0}
+_DEFAULTS = {"mode": GRAPH_MODE, "device_target": "GPU", "save_graphs": False,
+             "save_graphs_path": ".", "device_id": 0}
+_context = dict(_DEFAULTS)
+
+
+def reset_context() -> None:
+    _context.clear()
+    _context.update(_DEFAULTS)
 
 
 def set_context(**kwargs) -> None:

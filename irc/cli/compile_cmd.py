@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import dataclass
 
 from ..diagnostics import UserError, display_path
 from ..ir.text import print_module
@@ -20,6 +21,9 @@ def add_parser(sub):
     p.add_argument("--remarks", action="store_true",
                    help="print every optimisation remark (default: a one-line summary)")
     p.add_argument("--no-render", action="store_true", help="write .dot files but draw no SVG")
+    p.add_argument("--world-size", type=positive_int, metavar="N",
+                   help="compile once per rank 0..N-1 (distributed training, seed 004); "
+                        "each rank's stages go to DIR/rankR/")
     return p
 
 
@@ -79,54 +83,100 @@ def stage_file(index: int, name: str) -> str:
     return f"{index:02d}_{name}.ir"
 
 
-def main(args) -> int:
+def positive_int(text: str) -> int:
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+@dataclass
+class CompileResult:
+    module: object
+    stages: list
+    remarks: list
+    records: list
+    capture: object
+
+
+def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None) -> CompileResult:
+    """Capture ``args.script``, run the passes and write the stages under
+    ``out/prefix``.  With a rank, the script runs as that rank of ``world``."""
     from ..capture import run_script
     from ..frontend import build_module
-    from ..output import OutputDir
     from .. import __version__
     import passes
 
-    names = pass_names(args)
-    started = time.perf_counter()
-    cap = run_script(args.script, mode="compile",
-                     options={"world_size": getattr(args, "world_size", None)})
+    env = {"RANK_ID": rank, "RANK_SIZE": world} if rank is not None else None
+    cap = run_script(args.script, mode="compile", env=env)
     module = build_module(cap)
     module.meta = {"irc": __version__, "source": display_path(args.script), "stage": "capture",
                    **capture_meta(cap)}
-    out = OutputDir(args.output)
+    if rank is not None:
+        module.meta.update(rank=str(rank), world_size=str(world))
     stages: list[dict] = []
+    snapshots: list = []
 
     def dump(index, name, mod):
         mod.meta["stage"] = f"after {name}" if index else "capture"
-        rel = stage_file(index, name)
+        rel = prefix + stage_file(index, name)
         out.write_text(rel, print_module(mod))
         stages.append({"index": index, "pass": name, "file": rel})
+        snapshots.append(mod.copy())
 
-    ok = False
     ctx = passes.PassContext()
+    dump(0, "capture", module)
     try:
-        dump(0, "capture", module)
         pm = run_pipeline(module, args, names, on_stage=dump, ctx=ctx)
-        remarks = [r.to_json() for r in ctx.remarks]
-        out.write_text("remarks.json", json.dumps({"remarks": remarks}, indent=1) + "\n")
-        out.write_text("passes.json", json.dumps({
-            "passes": [{"index": r.index, "pass": r.name, "changed": r.changed,
-                        "seconds": r.seconds} for r in pm.records],
-            "stages": stages}, indent=1) + "\n")
-        ok = True
-    finally:
-        if ok:
-            dest = out.commit()
-        elif stages:
+    except BaseException:
+        out.partial = True
+        raise
+    remarks = [r.to_json() for r in ctx.remarks]
+    out.write_text(prefix + "remarks.json", json.dumps({"remarks": remarks}, indent=1) + "\n")
+    out.write_text(prefix + "passes.json", json.dumps({
+        "passes": [{"index": r.index, "pass": r.name, "changed": r.changed,
+                    "seconds": r.seconds} for r in pm.records],
+        "stages": stages}, indent=1) + "\n")
+    return CompileResult(module, list(zip(stages, snapshots)), ctx.remarks, pm.records, cap)
+
+
+def main(args) -> int:
+    from ..output import OutputDir
+
+    names = pass_names(args)
+    started = time.perf_counter()
+    world = getattr(args, "world_size", None)
+    out = OutputDir(args.output)
+    out.partial = False
+    results = []
+    try:
+        if world:
+            for rank in range(world):
+                results.append(compile_script(args, out, names, prefix=f"rank{rank}/",
+                                              rank=rank, world=world))
+        else:
+            results.append(compile_script(args, out, names))
+    except BaseException:
+        if out.partial and out.files:
             # Keep the complete dumps written before the failure.
             dest = out.commit()
             print(f"irc: the stages before the failure are in {display_path(str(dest))}/",
                   file=sys.stderr)
         else:
             out.abort()
-    _print_remarks(ctx.remarks, args.remarks)
+        raise
+    dest = out.commit()
+    for i, result in enumerate(results):
+        if world:
+            print(f"irc: rank {i} of {world}:", file=sys.stderr)
+        _print_remarks(result.remarks, args.remarks)
+    n = sum(len(r.stages) for r in results)
     print(f"irc: compiled {display_path(args.script)} -> {display_path(str(dest))}/ "
-          f"({len(stages)} stage{'s' if len(stages) != 1 else ''}, "
+          f"({n} stage{'s' if n != 1 else ''}{f', {world} ranks' if world else ''}, "
           f"{time.perf_counter() - started:.2f} s)", file=sys.stderr)
     return 0
 

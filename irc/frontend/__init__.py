@@ -48,9 +48,29 @@ def build_module(cap: Capture) -> Module:
             name = graph_name("host")
             lower_pipeline(module, ds, name)
             lowered[id(ds)] = name
+    _annotate_dataset_strategy(module)
     if not module.graphs:
         raise UserError("the script built no dataset pipeline and ran no model",
                         where=cap.script,
                         hint="irc compiles the pipelines a script builds with irc.dataset "
                              "(or mindspore.dataset) and the networks it passes to Model")
     return module
+
+
+def _annotate_dataset_strategy(module: Module) -> None:
+    """set_auto_parallel_context(dataset_strategy=(...)) applies to every
+    pipeline's outputs: record it as a node the dataset-strategy pass checks."""
+    from .. import parallel
+    strategy = parallel.get_auto_parallel_context("dataset_strategy")
+    if isinstance(strategy, str):
+        return  # "data_parallel"/"full_batch": nothing to slice
+    where = parallel.source_of("dataset_strategy")
+    from ..ir.graph import HOST, Loc
+    loc = Loc.parse(where) if where else None
+    for graph in list(module.graphs.values()):
+        rets = graph.find("return")
+        if graph.placement != HOST or not rets:
+            continue
+        graph.add("parallel.dataset_strategy", graph.operands(rets[0]),
+                  {"strategy": [list(e) for e in strategy],
+                   "mode": parallel.get_auto_parallel_context("parallel_mode")}, loc=loc)
