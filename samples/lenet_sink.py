@@ -130,7 +130,7 @@ if __name__ == "__main__":
     model = ms.Model(network, net_loss, net_opt, metrics={"accuracy"})
 
     print("============== Starting Training ==============")
-    model.train(epoch=10, train_dataset=ds_train, callbacks=[ms.LossMonitor()], dataset_sink_mode=True, sink_size=100)
+    model.train(epoch=25, train_dataset=ds_train, callbacks=[ms.LossMonitor()], dataset_sink_mode=True, sink_size=40)
 
     ds_test = create_dataset(os.path.join(HERE, "data", "mnist", "test"), 32)
     print("============== Starting Testing ==============")

@@ -1,0 +1,216 @@
+"""``mindspore.dataset.vision.transforms``: the image transforms.
+
+Each class checks its parameters at construction (a clear ``ValueError`` /
+``TypeError`` pointing at the user's line) and describes one op of the
+``vision`` dialect (``irc/dialects/vision.py``), where the semantics live.
+"""
+from __future__ import annotations
+
+from .._ops import (TensorOperation, arg_error, check_bool, check_enum, check_fill, check_int,
+                    check_number, check_padding, check_prob, check_range, check_seq, check_size_hw)
+from ...dialects.vision import INTERPOLATIONS, PADDING_MODES, SLICE_MODES
+from .utils import Border, Inter, SliceMode
+
+__all__ = [
+    "CenterCrop", "Decode", "HWC2CHW", "Normalize", "Pad", "RandomColorAdjust", "RandomCrop",
+    "RandomCropDecodeResize", "RandomHorizontalFlip", "RandomResizedCrop", "RandomSharpness",
+    "RandomVerticalFlip", "Rescale", "Resize", "SlicePatches",
+]
+
+
+def _inter(op: str, interpolation) -> str:
+    return check_enum(op, "interpolation", interpolation, Inter, INTERPOLATIONS)
+
+
+def _border(op: str, padding_mode) -> str:
+    return check_enum(op, "padding_mode", padding_mode, Border, PADDING_MODES)
+
+
+class _ImageOp(TensorOperation):
+    accepts_hw = True
+
+
+# --- the offloadable eight (with TypeCast in dataset.transforms) ---------------------
+
+class Rescale(_ImageOp):
+    """``float32(x) * rescale + shift``."""
+    op_name = "vision.Rescale"
+
+    def __init__(self, rescale, shift):
+        super().__init__(rescale=check_number("Rescale", "rescale", rescale),
+                         shift=check_number("Rescale", "shift", shift))
+
+
+class Normalize(_ImageOp):
+    """``(float32(x) - mean) / std`` per channel; ``is_hwc=False`` for CHW input."""
+    op_name = "vision.Normalize"
+
+    def __init__(self, mean, std, is_hwc=True):
+        op = "Normalize"
+        mean = check_seq(op, "mean", mean, range(1, 1 << 16))
+        std = check_seq(op, "std", std, range(1, 1 << 16))
+        if len(mean) != len(std):
+            raise arg_error(ValueError, f"{op}: mean has {len(mean)} values but std has {len(std)}")
+        mean = [check_number(op, f"mean[{i}]", m, 0.0, 255.0) for i, m in enumerate(mean)]
+        std = [check_number(op, f"std[{i}]", s, 0.0, 255.0, lo_open=True) for i, s in enumerate(std)]
+        super().__init__(mean=mean, std=std, is_hwc=check_bool(op, "is_hwc", is_hwc))
+
+
+class HWC2CHW(_ImageOp):
+    """Transpose HWC -> CHW."""
+    op_name = "vision.HWC2CHW"
+    squeeze_hw = False
+
+    def __init__(self):
+        super().__init__()
+
+
+class RandomHorizontalFlip(_ImageOp):
+    """Reverse the width axis with probability ``prob``."""
+    op_name = "vision.RandomHorizontalFlip"
+
+    def __init__(self, prob=0.5):
+        super().__init__(prob=check_prob("RandomHorizontalFlip", prob))
+
+
+class RandomVerticalFlip(_ImageOp):
+    """Reverse the height axis with probability ``prob``."""
+    op_name = "vision.RandomVerticalFlip"
+
+    def __init__(self, prob=0.5):
+        super().__init__(prob=check_prob("RandomVerticalFlip", prob))
+
+
+def _factor_range(op: str, name: str, value) -> list[float]:
+    return check_range(op, name, value, 0.0, None, scalar=lambda b: [max(0.0, 1.0 - b), 1.0 + b])
+
+
+class RandomColorAdjust(TensorOperation):
+    """Random brightness, contrast, saturation and hue, in that order (RGB uint8).
+
+    A scalar ``b`` means the range ``[max(0, 1 - b), 1 + b]``; a scalar hue
+    ``h`` (at most 0.5) means ``[-h, h]``."""
+    op_name = "vision.RandomColorAdjust"
+
+    def __init__(self, brightness=(1, 1), contrast=(1, 1), saturation=(1, 1), hue=(0, 0)):
+        op = "RandomColorAdjust"
+        super().__init__(
+            brightness=_factor_range(op, "brightness", brightness),
+            contrast=_factor_range(op, "contrast", contrast),
+            saturation=_factor_range(op, "saturation", saturation),
+            hue=check_range(op, "hue", hue, -0.5, 0.5, scalar=lambda h: [-h, h],
+                            scalar_lo=0.0, scalar_hi=0.5))
+
+
+class RandomSharpness(TensorOperation):
+    """Blend with a 3x3 smoothed copy by a random factor in ``degrees`` (uint8).
+
+    A scalar ``d`` means the range ``[max(0, 1 - d), 1 + d]``."""
+    op_name = "vision.RandomSharpness"
+    accepts_hw = True
+
+    def __init__(self, degrees=(0.1, 1.9)):
+        super().__init__(degrees=_factor_range("RandomSharpness", "degrees", degrees))
+
+
+# --- host-only image operators ---------------------------------------------------------
+
+class Decode(TensorOperation):
+    """Encoded image bytes (JPEG, PNG, BMP, ...) -> RGB uint8 HWC."""
+    op_name = "vision.Decode"
+
+    def __init__(self, to_pil=False):
+        if check_bool("Decode", "to_pil", to_pil):
+            raise arg_error(ValueError, "Decode: to_pil=True is not supported by irc "
+                                        "(images stay numpy arrays)")
+        super().__init__()
+
+
+class Resize(_ImageOp):
+    """Resize to ``size`` ((height, width), or an int for the shorter side)."""
+    op_name = "vision.Resize"
+
+    def __init__(self, size, interpolation=Inter.LINEAR):
+        op = "Resize"
+        if isinstance(size, (list, tuple)) and len(size) == 1:
+            size = size[0]
+        if isinstance(size, (list, tuple)):
+            size = check_size_hw(op, size)
+        else:
+            size = check_int(op, "size", size, 1)
+        super().__init__(size=size, interpolation=_inter(op, interpolation))
+
+
+class CenterCrop(_ImageOp):
+    """The centre window of ``size`` (int: square); zero-padded where the image is smaller."""
+    op_name = "vision.CenterCrop"
+
+    def __init__(self, size):
+        super().__init__(size=check_size_hw("CenterCrop", size))
+
+
+class Pad(_ImageOp):
+    """Pad by ``padding``: int, (left/right, top/bottom) or (left, top, right, bottom)."""
+    op_name = "vision.Pad"
+
+    def __init__(self, padding, fill_value=0, padding_mode=Border.CONSTANT):
+        op = "Pad"
+        super().__init__(padding=check_padding(op, padding), fill_value=check_fill(op, fill_value),
+                         padding_mode=_border(op, padding_mode))
+
+
+class RandomCrop(_ImageOp):
+    """A uniformly placed window of ``size`` after optional padding."""
+    op_name = "vision.RandomCrop"
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill_value=0,
+                 padding_mode=Border.CONSTANT):
+        op = "RandomCrop"
+        super().__init__(size=check_size_hw(op, size),
+                         padding=None if padding is None else check_padding(op, padding),
+                         pad_if_needed=check_bool(op, "pad_if_needed", pad_if_needed),
+                         fill_value=check_fill(op, fill_value),
+                         padding_mode=_border(op, padding_mode))
+
+
+def _rrc_attrs(op, size, scale, ratio, interpolation, max_attempts) -> dict:
+    scale = check_range(op, "scale", scale, 0.0, None)
+    ratio = check_range(op, "ratio", ratio, 0.0, None)
+    if ratio[0] <= 0:
+        raise arg_error(ValueError, f"{op}: ratio must be positive, got {tuple(ratio)}")
+    if scale[1] <= 0:
+        raise arg_error(ValueError, f"{op}: scale must allow a non-empty window, got {tuple(scale)}")
+    return dict(size=check_size_hw(op, size), scale=scale, ratio=ratio,
+                interpolation=_inter(op, interpolation),
+                max_attempts=check_int(op, "max_attempts", max_attempts, 1))
+
+
+class RandomResizedCrop(_ImageOp):
+    """A random window (area fraction in ``scale``, aspect in ``ratio``) resized to ``size``."""
+    op_name = "vision.RandomResizedCrop"
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.),
+                 interpolation=Inter.BILINEAR, max_attempts=10):
+        super().__init__(**_rrc_attrs("RandomResizedCrop", size, scale, ratio, interpolation, max_attempts))
+
+
+class RandomCropDecodeResize(TensorOperation):
+    """Decode, then RandomResizedCrop."""
+    op_name = "vision.RandomCropDecodeResize"
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.),
+                 interpolation=Inter.BILINEAR, max_attempts=10):
+        super().__init__(**_rrc_attrs("RandomCropDecodeResize", size, scale, ratio, interpolation,
+                                      max_attempts))
+
+
+class SlicePatches(TensorOperation):
+    """Cut one image into ``num_height * num_width`` patches, row-major."""
+    op_name = "vision.SlicePatches"
+
+    def __init__(self, num_height=1, num_width=1, slice_mode=SliceMode.PAD, fill_value=0):
+        op = "SlicePatches"
+        super().__init__(num_height=check_int(op, "num_height", num_height, 1, 2 ** 31 - 1),
+                         num_width=check_int(op, "num_width", num_width, 1, 2 ** 31 - 1),
+                         slice_mode=check_enum(op, "slice_mode", slice_mode, SliceMode, SLICE_MODES),
+                         fill_value=check_int(op, "fill_value", fill_value, 0, 255))

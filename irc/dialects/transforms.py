@@ -1,0 +1,113 @@
+"""The ``transforms`` dialect: generic tensor transforms of
+``mindspore.dataset.transforms`` (``TypeCast``, ``OneHot``, ``Duplicate``).
+
+``transforms.Compose`` is not an op: the API flattens it into its list.
+"""
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from ..ir.registry import MAP, REQUIRED, define
+from ..ir.types import TensorType, is_dtype, to_numpy_dtype
+
+FAMILY = "transforms"
+
+
+# --- TypeCast ------------------------------------------------------------------
+
+def _infer_typecast(attrs, ins):
+    dtype = attrs["dtype"]
+    if not is_dtype(dtype) or dtype == "bytes":
+        raise ValueError(f"TypeCast: {dtype!r} is not a numeric dtype")
+    if ins[0].dtype == "bytes":
+        raise TypeError(f"TypeCast: cannot cast encoded bytes {ins[0]} (add vision.Decode() first)")
+    return [ins[0].with_dtype(dtype)]
+
+
+TYPECAST = define("transforms.TypeCast", kind=MAP, family=FAMILY,
+                  attrs={"dtype": REQUIRED}, offloadable=True, infer=_infer_typecast,
+                  doc="x.astype(dtype) (float -> int truncates toward zero); dtype is the IR spelling")
+
+
+def _typecast(x, attrs):
+    x = np.asarray(x)
+    if x.dtype.kind in "OSU":
+        raise TypeError(f"TypeCast: cannot cast an array of dtype {x.dtype}")
+    return x.astype(to_numpy_dtype(attrs["dtype"]))
+
+
+@TYPECAST.host_sample
+def _typecast_sample(inputs, attrs, draws):
+    return [_typecast(inputs[0], attrs)]
+
+
+@TYPECAST.host_batch
+def _typecast_batch(inputs, attrs, draws):
+    return [_typecast(inputs[0], attrs)]
+
+
+@TYPECAST.lower_onnx
+def _typecast_onnx(emit, inputs, attrs, draws):
+    to = helper.np_dtype_to_tensor_dtype(to_numpy_dtype(attrs["dtype"]))
+    return [emit.op("Cast", [inputs[0]], to=to)]
+
+
+# --- OneHot ----------------------------------------------------------------------
+
+def _infer_onehot(attrs, ins):
+    t = ins[0]
+    if t.dtype in ("bytes", "bool") or t.dtype.startswith("f"):
+        raise TypeError(f"OneHot: expected integer labels, got {t}")
+    dtype = "f32" if attrs["smoothing_rate"] else t.dtype
+    return [TensorType(dtype, (*t.shape, int(attrs["num_classes"])))]
+
+
+ONEHOT = define("transforms.OneHot", kind=MAP, family=FAMILY,
+                attrs={"num_classes": REQUIRED, "smoothing_rate": 0.0}, infer=_infer_onehot,
+                doc="labels -> one-hot vectors (shape + [num_classes]); dtype kept, "
+                    "float32 (1-s)*onehot + s/num_classes when smoothing_rate s > 0")
+
+
+def one_hot(x, attrs) -> np.ndarray:
+    x = np.asarray(x)
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"OneHot: expected integer labels, got an array of dtype {x.dtype}")
+    n = int(attrs["num_classes"])
+    if x.size and (x.min() < 0 or x.max() >= n):
+        raise ValueError(f"OneHot: label {int(x.min() if x.min() < 0 else x.max())} "
+                         f"is outside [0, {n - 1}] (num_classes={n})")
+    s = float(attrs["smoothing_rate"])
+    hot = (x[..., None] == np.arange(n)).astype(np.float32 if s else x.dtype)
+    if s:
+        hot = hot * np.float32(1.0 - s) + np.float32(s / n)
+    return hot
+
+
+@ONEHOT.host_sample
+def _onehot_sample(inputs, attrs, draws):
+    return [one_hot(inputs[0], attrs)]
+
+
+@ONEHOT.host_batch
+def _onehot_batch(inputs, attrs, draws):
+    return [one_hot(inputs[0], attrs)]
+
+
+# --- Duplicate ---------------------------------------------------------------------
+
+DUPLICATE = define("transforms.Duplicate", kind=MAP, family=FAMILY, attrs={},
+                   infer=lambda attrs, ins: [ins[0], ins[0]],
+                   doc="one column -> two copies")
+
+
+@DUPLICATE.host_sample
+def _duplicate_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    return [x, x.copy()]
+
+
+@DUPLICATE.host_batch
+def _duplicate_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    return [x, x.copy()]

@@ -1,0 +1,1135 @@
+"""The ``vision`` dialect: image transforms of ``mindspore.dataset.vision``.
+
+Every operator of ``shared/OPS.md`` that acts on images is declared here once,
+with its type inference, its numpy implementations (``host_sample`` on one
+HWC image, ``host_batch`` on an NHWC batch where it vectorises) and, for the
+eight offloadable operators, its ONNX lowering on a batched NHWC tensor.
+
+Layout is decided by rank: rank 3 is one image (HWC), rank 4 a batch (NHWC).
+Operators that come after ``HWC2CHW`` see CHW / NCHW and treat it by the same
+rank rule (``Normalize(is_hwc=False)`` is the one operator that knows).
+
+Draw conventions (``num_draws`` uniform [0, 1) numbers per sample; the host
+and the device get the same numbers, the device as float32):
+
+* every op first rounds its draws to float32 and clamps them below 1.0
+  (:func:`uniforms`), exactly as the device graph does, so the decisions
+  agree bit for bit;
+* ``RandomHorizontalFlip`` / ``RandomVerticalFlip``: 1 draw ``u``; flip iff
+  ``u < prob`` (compared in float32);
+* ``RandomColorAdjust``: 4 draws, always, in the order brightness, contrast,
+  saturation, hue; factor ``lo + u * (hi - lo)`` in float32; a component whose
+  range is the identity ((1, 1), or (0, 0) for hue) is skipped;
+* ``RandomSharpness``: 1 draw, factor ``lo + u * (hi - lo)``;
+* ``RandomCrop``: 2 draws, ``top = floor(u0 * (H - h + 1))``,
+  ``left = floor(u1 * (W - w + 1))``;
+* ``RandomResizedCrop`` / ``RandomCropDecodeResize``: ``2 * max_attempts + 2``
+  draws: for attempt ``i`` the pair ``(u[2i], u[2i+1])`` gives the area
+  fraction ``s = smin + u * (smax - smin)`` and the aspect ratio
+  ``exp(log(rmin) + u * (log(rmax) - log(rmin)))``; the last two draws place
+  the accepted window (top, then left) as RandomCrop does.  If no attempt
+  fits, the MindSpore fallback (centre crop, aspect ratio clamped) is used
+  and the last two draws go unused.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import math
+
+import numpy as np
+from onnx import TensorProto
+
+from ..ir.registry import MAP, REQUIRED, define
+from ..ir.types import UNKNOWN, TensorType
+
+FAMILY = "vision"
+
+# The largest float32 below 1: draws are clamped to it so that a float64 draw
+# that rounds up to 1.0 in float32 cannot make ``u < 1.0`` false.
+ONE_BELOW = np.float32(np.nextafter(np.float32(1.0), np.float32(0.0)))
+INTERPOLATIONS = ("linear", "nearest", "bicubic")
+PADDING_MODES = ("constant", "edge", "reflect", "symmetric")
+SLICE_MODES = ("pad", "drop")
+_INT64_MIN = np.iinfo(np.int64).min
+
+
+# =============================================================================
+# shared helpers
+# =============================================================================
+
+def uniforms(draws, k: int | None = None) -> np.ndarray:
+    """Draws as the device sees them: float32, clamped to [0, ONE_BELOW]."""
+    if draws is None:
+        raise ValueError(f"a random op needs {k or 'its'} uniform draws per sample, got none")
+    u = np.minimum(np.asarray(draws, dtype=np.float32), ONE_BELOW)
+    if k is not None and u.shape[-1] < k:
+        raise ValueError(f"expected {k} draws per sample, got {u.shape[-1]}")
+    return u
+
+
+def factor(u, lo: float, hi: float):
+    """``lo + u * (hi - lo)`` in float32 (the same expression on the device)."""
+    return np.float32(lo) + u * np.float32(hi - lo)
+
+
+def _fmt(t: TensorType) -> str:
+    return str(t)
+
+
+def image_dims(op: str, t: TensorType, *, dtypes=None, channels=None):
+    """(batched, H, W, C) of an HWC (rank 3) or NHWC (rank 4) type."""
+    if t.dtype == "bytes":
+        raise TypeError(f"{op}: expected a decoded image, got encoded bytes {_fmt(t)} (add vision.Decode() first)")
+    if t.rank not in (3, 4):
+        raise ValueError(f"{op}: expected an image of rank 3 (HWC) or a batch of rank 4 (NHWC), "
+                         f"got {_fmt(t)}")
+    if dtypes is not None and t.dtype not in dtypes:
+        raise TypeError(f"{op}: expected an image of dtype {' or '.join(dtypes)}, got {_fmt(t)}")
+    batched = t.rank == 4
+    h, w, c = t.shape[-3:]
+    if channels is not None and isinstance(c, int) and c not in channels:
+        raise ValueError(f"{op}: expected {' or '.join(map(str, channels))} channels, got {c} in {_fmt(t)}")
+    return batched, h, w, c
+
+
+def _image_type(t: TensorType, h, w, c=None, dtype=None) -> TensorType:
+    lead = t.shape[:-3]
+    return TensorType(dtype or t.dtype, (*lead, h, w, t.shape[-1] if c is None else c))
+
+
+def _numeric(op: str, t: TensorType):
+    if t.dtype == "bytes":
+        raise TypeError(f"{op}: expected a numeric tensor, got encoded bytes {_fmt(t)} (add vision.Decode() first)")
+
+
+def _check_image_array(op: str, x: np.ndarray, batched: bool = False):
+    want = 4 if batched else 3
+    if x.ndim != want:
+        kind = "an NHWC batch" if batched else "an HWC image"
+        raise ValueError(f"{op}: expected {kind} of rank {want}, got an array of shape {x.shape}")
+
+
+def _draw_column(emit, draws: str, k: int) -> str:
+    """Column k of the [N, num_draws] draws input, clamped below 1: [N, 1]."""
+    col = emit.op("Slice", [draws, emit.const(np.array([k], np.int64)),
+                            emit.const(np.array([k + 1], np.int64)),
+                            emit.const(np.array([1], np.int64))])
+    return emit.op("Min", [col, emit.const(ONE_BELOW)])
+
+
+def _per_sample(emit, col: str) -> str:
+    """[N, 1] -> [N, 1, 1, 1], to broadcast over an NHWC batch."""
+    return emit.op("Reshape", [col, emit.const(np.array([-1, 1, 1, 1], np.int64))])
+
+
+def _onnx_factor(emit, draws: str, k: int, lo: float, hi: float) -> str:
+    u = _draw_column(emit, draws, k)
+    f = emit.op("Add", [emit.op("Mul", [u, emit.const(np.float32(hi - lo))]),
+                        emit.const(np.float32(lo))])
+    return _per_sample(emit, f)
+
+
+def _onnx_clip255(emit, x: str) -> str:
+    return emit.op("Clip", [x, emit.const(np.float32(0.0)), emit.const(np.float32(255.0))])
+
+
+def _round_clip_u8(x: np.ndarray) -> np.ndarray:
+    return np.clip(np.rint(x), 0, 255).astype(np.uint8)
+
+
+# =============================================================================
+# the eight offloadable operators
+# =============================================================================
+
+# --- Rescale -----------------------------------------------------------------
+
+def _infer_rescale(attrs, ins):
+    _numeric("Rescale", ins[0])
+    return [ins[0].with_dtype("f32")]
+
+
+RESCALE = define("vision.Rescale", kind=MAP, family=FAMILY,
+                 attrs={"rescale": REQUIRED, "shift": 0.0}, offloadable=True,
+                 infer=_infer_rescale,
+                 doc="float32(x) * rescale + shift")
+
+
+def _rescale(x, attrs):
+    x = np.asarray(x)
+    return x.astype(np.float32) * np.float32(attrs["rescale"]) + np.float32(attrs["shift"])
+
+
+@RESCALE.host_sample
+def _rescale_sample(inputs, attrs, draws):
+    return [_rescale(inputs[0], attrs)]
+
+
+@RESCALE.host_batch
+def _rescale_batch(inputs, attrs, draws):
+    return [_rescale(inputs[0], attrs)]
+
+
+@RESCALE.lower_onnx
+def _rescale_onnx(emit, inputs, attrs, draws):
+    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
+    y = emit.op("Mul", [x, emit.const(np.float32(attrs["rescale"]))])
+    return [emit.op("Add", [y, emit.const(np.float32(attrs["shift"]))])]
+
+
+# --- Normalize ---------------------------------------------------------------
+
+def _infer_normalize(attrs, ins):
+    t = ins[0]
+    _numeric("Normalize", t)
+    if t.rank not in (3, 4):
+        raise ValueError(f"Normalize: expected an image of rank 3 or a batch of rank 4, got {_fmt(t)}")
+    n = len(attrs["mean"])
+    axis = -1 if attrs["is_hwc"] else t.rank - 3
+    c = t.shape[axis]
+    if isinstance(c, int) and n != 1 and c != n:
+        layout = "HWC" if attrs["is_hwc"] else "CHW"
+        raise ValueError(f"Normalize: mean/std have {n} values but the {layout} image {_fmt(t)} "
+                         f"has {c} channels")
+    return [t.with_dtype("f32")]
+
+
+NORMALIZE = define("vision.Normalize", kind=MAP, family=FAMILY,
+                   attrs={"mean": REQUIRED, "std": REQUIRED, "is_hwc": True},
+                   offloadable=True, infer=_infer_normalize,
+                   doc="(float32(x) - mean) / std per channel; is_hwc=False: CHW input")
+
+
+def _norm_consts(attrs):
+    mean = np.asarray(attrs["mean"], np.float32)
+    std = np.asarray(attrs["std"], np.float32)
+    if not attrs["is_hwc"]:   # channel axis rank-3: [C, 1, 1]
+        mean, std = mean.reshape(-1, 1, 1), std.reshape(-1, 1, 1)
+    return mean, std
+
+
+def _normalize(x, attrs):
+    x = np.asarray(x)
+    mean, std = _norm_consts(attrs)
+    return (x.astype(np.float32) - mean) / std
+
+
+@NORMALIZE.host_sample
+def _normalize_sample(inputs, attrs, draws):
+    return [_normalize(inputs[0], attrs)]
+
+
+@NORMALIZE.host_batch
+def _normalize_batch(inputs, attrs, draws):
+    return [_normalize(inputs[0], attrs)]
+
+
+@NORMALIZE.lower_onnx
+def _normalize_onnx(emit, inputs, attrs, draws):
+    mean, std = _norm_consts(attrs)
+    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
+    y = emit.op("Sub", [x, emit.const(mean)])
+    return [emit.op("Div", [y, emit.const(std)])]
+
+
+# --- HWC2CHW -----------------------------------------------------------------
+
+def _infer_hwc2chw(attrs, ins):
+    t = ins[0]
+    if t.rank not in (3, 4):
+        raise ValueError(f"HWC2CHW: expected an image of rank 3 (HWC) or a batch of rank 4 (NHWC), got {_fmt(t)}")
+    s = t.shape
+    return [t.with_shape((*s[:-3], s[-1], s[-3], s[-2]))]
+
+
+HWC2CHW = define("vision.HWC2CHW", kind=MAP, family=FAMILY, attrs={},
+                 offloadable=True, infer=_infer_hwc2chw,
+                 doc="transpose HWC -> CHW (NHWC -> NCHW on a batch); dtype kept")
+
+
+@HWC2CHW.host_sample
+def _hwc2chw_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("HWC2CHW", x)
+    return [np.ascontiguousarray(x.transpose(2, 0, 1))]
+
+
+@HWC2CHW.host_batch
+def _hwc2chw_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("HWC2CHW", x, batched=True)
+    return [np.ascontiguousarray(x.transpose(0, 3, 1, 2))]
+
+
+@HWC2CHW.lower_onnx
+def _hwc2chw_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Transpose", [inputs[0]], perm=[0, 3, 1, 2])]
+
+
+# --- RandomHorizontalFlip / RandomVerticalFlip -----------------------------------
+
+def _infer_flip(name):
+    def infer(attrs, ins):
+        image_dims(name, ins[0])
+        return [ins[0]]
+    return infer
+
+
+HFLIP = define("vision.RandomHorizontalFlip", kind=MAP, family=FAMILY,
+               attrs={"prob": 0.5}, offloadable=True,
+               infer=_infer_flip("RandomHorizontalFlip"), num_draws=lambda attrs: 1,
+               doc="reverse W iff u < prob (1 draw)")
+VFLIP = define("vision.RandomVerticalFlip", kind=MAP, family=FAMILY,
+               attrs={"prob": 0.5}, offloadable=True,
+               infer=_infer_flip("RandomVerticalFlip"), num_draws=lambda attrs: 1,
+               doc="reverse H iff u < prob (1 draw)")
+
+
+def _flip_mask(draws, prob) -> np.ndarray:
+    return uniforms(draws)[..., 0] < np.float32(prob)
+
+
+def _attach_flip(op, axis: int):   # axis in the HWC image: 1 = W, 0 = H
+    name = op.name.split(".")[1]
+
+    @op.host_sample
+    def _sample(inputs, attrs, draws):
+        x = np.asarray(inputs[0])
+        _check_image_array(name, x)
+        if _flip_mask(draws, attrs["prob"]):
+            return [np.ascontiguousarray(np.flip(x, axis))]
+        return [x]
+
+    @op.host_batch
+    def _batch(inputs, attrs, draws):
+        x = np.asarray(inputs[0])
+        _check_image_array(name, x, batched=True)
+        mask = _flip_mask(draws, attrs["prob"])
+        out = x.copy()
+        out[mask] = np.flip(x[mask], axis + 1)
+        return [out]
+
+    @op.lower_onnx
+    def _onnx(emit, inputs, attrs, draws):
+        x = inputs[0]
+        cond = emit.op("Less", [_draw_column(emit, draws, 0), emit.const(np.float32(attrs["prob"]))])
+        cond = _per_sample(emit, cond)
+        flipped = emit.op("Slice", [x, emit.const(np.array([-1], np.int64)),
+                                    emit.const(np.array([_INT64_MIN], np.int64)),
+                                    emit.const(np.array([axis + 1], np.int64)),
+                                    emit.const(np.array([-1], np.int64))])
+        return [emit.op("Where", [cond, flipped, x])]
+
+
+_attach_flip(HFLIP, 1)
+_attach_flip(VFLIP, 0)
+
+
+# --- RandomColorAdjust ---------------------------------------------------------
+
+def _infer_color(attrs, ins):
+    image_dims("RandomColorAdjust", ins[0], dtypes=("u8",), channels=(3,))
+    return [ins[0]]
+
+
+COLOR = define("vision.RandomColorAdjust", kind=MAP, family=FAMILY,
+               attrs={"brightness": [1.0, 1.0], "contrast": [1.0, 1.0],
+                      "saturation": [1.0, 1.0], "hue": [0.0, 0.0]},
+               offloadable=True, infer=_infer_color, num_draws=lambda attrs: 4,
+               doc="brightness, contrast, saturation, hue in that order (4 draws); RGB uint8")
+
+_COLOR_KEYS = (("brightness", (1.0, 1.0)), ("contrast", (1.0, 1.0)),
+               ("saturation", (1.0, 1.0)), ("hue", (0.0, 0.0)))
+_GRAY = (np.float32(0.299), np.float32(0.587), np.float32(0.114))
+
+
+def _color_steps(attrs):
+    """[(component, draw index, lo, hi)] of the enabled components, in order."""
+    steps = []
+    for k, (key, identity) in enumerate(_COLOR_KEYS):
+        lo, hi = (float(v) for v in attrs[key])
+        if (lo, hi) != identity:
+            steps.append((key, k, lo, hi))
+    return steps
+
+
+def _gray(y):
+    return y[..., 0:1] * _GRAY[0] + y[..., 1:2] * _GRAY[1] + y[..., 2:3] * _GRAY[2]
+
+
+def _hue_shift(y, h):
+    """RGB -> HSV, H = (H + h) mod 1, HSV -> RGB, float32 (colorsys's maths)."""
+    r, g, b = y[..., 0:1], y[..., 1:2], y[..., 2:3]
+    maxc = np.maximum(np.maximum(r, g), b)
+    minc = np.minimum(np.minimum(r, g), b)
+    delta = maxc - minc
+    safe = np.where(delta > 0, delta, np.float32(1.0))
+    rc = (maxc - r) / safe
+    gc = (maxc - g) / safe
+    bc = (maxc - b) / safe
+    hh = np.where(r == maxc, bc - gc,
+                  np.where(g == maxc, np.float32(2.0) + rc - bc, np.float32(4.0) + gc - rc))
+    hh = hh / np.float32(6.0)
+    hh = hh - np.floor(hh)
+    hh = hh + h
+    hh = hh - np.floor(hh)
+    h6 = hh * np.float32(6.0)
+    out = []
+    for n in (5.0, 3.0, 1.0):
+        k = h6 + np.float32(n)
+        k = k - np.float32(6.0) * np.floor(k / np.float32(6.0))
+        w = np.clip(np.minimum(k, np.float32(4.0) - k), np.float32(0.0), np.float32(1.0))
+        out.append(maxc - delta * w)
+    return np.concatenate(out, axis=-1)
+
+
+def color_adjust(x: np.ndarray, attrs: dict, u: np.ndarray, round_each: bool = True) -> np.ndarray:
+    """The colour maths on an NHWC batch with per-sample draws ``u`` [N, 4].
+
+    ``round_each=True`` is the host (uint8 after every component);
+    ``False`` keeps float32 throughout, as the device does."""
+    y = x.astype(np.float32)
+    rnd = (lambda v: np.rint(v)) if round_each else (lambda v: v)
+    for key, k, lo, hi in _color_steps(attrs):
+        f = factor(u[:, k], lo, hi).reshape(-1, 1, 1, 1)
+        if key == "brightness":
+            y = rnd(np.clip(y * f, 0, 255))
+        elif key == "contrast":
+            m = _gray(y).mean(axis=(1, 2, 3), keepdims=True, dtype=np.float64)
+            m = np.floor(m + 0.5).astype(np.float32)
+            y = rnd(np.clip(m + f * (y - m), 0, 255))
+        elif key == "saturation":
+            gray = _gray(y)
+            y = rnd(np.clip(gray + f * (y - gray), 0, 255))
+        else:
+            y = rnd(np.clip(_hue_shift(y, f), 0, 255))
+    return _round_clip_u8(y)
+
+
+@COLOR.host_sample
+def _color_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("RandomColorAdjust", x)
+    return [color_adjust(x[None], attrs, uniforms(draws, 4).reshape(1, -1))[0]]
+
+
+@COLOR.host_batch
+def _color_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("RandomColorAdjust", x, batched=True)
+    return [color_adjust(x, attrs, uniforms(draws, 4))]
+
+
+def _onnx_gray(emit, rgb):
+    r, g, b = rgb
+    t = emit.op("Add", [emit.op("Mul", [r, emit.const(_GRAY[0])]),
+                        emit.op("Mul", [g, emit.const(_GRAY[1])])])
+    return emit.op("Add", [t, emit.op("Mul", [b, emit.const(_GRAY[2])])])
+
+
+def _onnx_split3(emit, y):
+    return emit.op("Split", [y], outputs=3, axis=3, num_outputs=3)
+
+
+def _onnx_floor_frac(emit, v):
+    return emit.op("Sub", [v, emit.op("Floor", [v])])
+
+
+def _onnx_hue(emit, y, h):
+    c = lambda v: emit.const(np.float32(v))  # noqa: E731
+    r, g, b = _onnx_split3(emit, y)
+    axes = emit.const(np.array([3], np.int64))
+    maxc = emit.op("ReduceMax", [y, axes], keepdims=1)
+    minc = emit.op("ReduceMin", [y, axes], keepdims=1)
+    delta = emit.op("Sub", [maxc, minc])
+    safe = emit.op("Where", [emit.op("Greater", [delta, c(0.0)]), delta, c(1.0)])
+    rc = emit.op("Div", [emit.op("Sub", [maxc, r]), safe])
+    gc = emit.op("Div", [emit.op("Sub", [maxc, g]), safe])
+    bc = emit.op("Div", [emit.op("Sub", [maxc, b]), safe])
+    h_r = emit.op("Sub", [bc, gc])
+    h_g = emit.op("Sub", [emit.op("Add", [c(2.0), rc]), bc])
+    h_b = emit.op("Sub", [emit.op("Add", [c(4.0), gc]), rc])
+    hh = emit.op("Where", [emit.op("Equal", [g, maxc]), h_g, h_b])
+    hh = emit.op("Where", [emit.op("Equal", [r, maxc]), h_r, hh])
+    hh = _onnx_floor_frac(emit, emit.op("Div", [hh, c(6.0)]))
+    hh = _onnx_floor_frac(emit, emit.op("Add", [hh, h]))
+    h6 = emit.op("Mul", [hh, c(6.0)])
+    outs = []
+    for n in (5.0, 3.0, 1.0):
+        k = emit.op("Add", [h6, c(n)])
+        k = emit.op("Sub", [k, emit.op("Mul", [c(6.0), emit.op("Floor", [emit.op("Div", [k, c(6.0)])])])])
+        w = emit.op("Min", [k, emit.op("Sub", [c(4.0), k])])
+        w = emit.op("Clip", [w, c(0.0), c(1.0)])
+        outs.append(emit.op("Sub", [maxc, emit.op("Mul", [delta, w])]))
+    return emit.op("Concat", outs, axis=3)
+
+
+@COLOR.lower_onnx
+def _color_onnx(emit, inputs, attrs, draws):
+    y = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
+    for key, k, lo, hi in _color_steps(attrs):
+        f = _onnx_factor(emit, draws, k, lo, hi)
+        if key == "brightness":
+            y = _onnx_clip255(emit, emit.op("Mul", [y, f]))
+        elif key == "contrast":
+            gray = _onnx_gray(emit, _onnx_split3(emit, y))
+            m = emit.op("ReduceMean", [gray, emit.const(np.array([1, 2, 3], np.int64))], keepdims=1)
+            m = emit.op("Floor", [emit.op("Add", [m, emit.const(np.float32(0.5))])])
+            d = emit.op("Mul", [f, emit.op("Sub", [y, m])])
+            y = _onnx_clip255(emit, emit.op("Add", [m, d]))
+        elif key == "saturation":
+            gray = _onnx_gray(emit, _onnx_split3(emit, y))
+            d = emit.op("Mul", [f, emit.op("Sub", [y, gray])])
+            y = _onnx_clip255(emit, emit.op("Add", [gray, d]))
+        else:
+            y = _onnx_clip255(emit, _onnx_hue(emit, y, f))
+    y = _onnx_clip255(emit, emit.op("Round", [y]))
+    return [emit.op("Cast", [y], to=TensorProto.UINT8)]
+
+
+# --- RandomSharpness -----------------------------------------------------------
+
+def _infer_sharpness(attrs, ins):
+    image_dims("RandomSharpness", ins[0], dtypes=("u8",))
+    return [ins[0]]
+
+
+SHARPNESS = define("vision.RandomSharpness", kind=MAP, family=FAMILY,
+                   attrs={"degrees": [0.1, 1.9]}, offloadable=True,
+                   infer=_infer_sharpness, num_draws=lambda attrs: 1,
+                   doc="blur + f * (x - blur), blur = 3x3 [[1,1,1],[1,5,1],[1,1,1]]/13 per channel, "
+                       "outer ring unchanged (1 draw)")
+
+_SMOOTH = np.array([[1, 1, 1], [1, 5, 1], [1, 1, 1]], np.float32) / np.float32(13.0)
+
+
+def sharpness(x: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Sharpness on an NHWC uint8 batch with per-sample factors ``f`` [N]."""
+    y = x.astype(np.float32)
+    n, h, w, c = x.shape
+    if h < 3 or w < 3:
+        return x.copy()
+    xi = x.astype(np.int32)
+    s = (xi[:, :-2, :-2] + xi[:, :-2, 1:-1] + xi[:, :-2, 2:]
+         + xi[:, 1:-1, :-2] + 5 * xi[:, 1:-1, 1:-1] + xi[:, 1:-1, 2:]
+         + xi[:, 2:, :-2] + xi[:, 2:, 1:-1] + xi[:, 2:, 2:])
+    blur = y.copy()
+    blur[:, 1:-1, 1:-1] = s.astype(np.float32) / np.float32(13.0)
+    f = np.asarray(f, np.float32).reshape(-1, 1, 1, 1)
+    return _round_clip_u8(blur + f * (y - blur))
+
+
+@SHARPNESS.host_sample
+def _sharpness_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("RandomSharpness", x)
+    lo, hi = attrs["degrees"]
+    return [sharpness(x[None], factor(uniforms(draws, 1)[:1], lo, hi))[0]]
+
+
+@SHARPNESS.host_batch
+def _sharpness_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("RandomSharpness", x, batched=True)
+    lo, hi = attrs["degrees"]
+    return [sharpness(x, factor(uniforms(draws, 1)[:, 0], lo, hi))]
+
+
+@SHARPNESS.lower_onnx
+def _sharpness_onnx(emit, inputs, attrs, draws):
+    # Depthwise: every (sample, channel) plane is convolved on its own with the
+    # one 3x3 kernel ([N, C, H, W] -> [N*C, 1, H, W]); this needs no static C.
+    lo, hi = attrs["degrees"]
+    i64 = lambda v: emit.const(np.array(v, np.int64))  # noqa: E731
+    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
+    xt = emit.op("Transpose", [x], perm=[0, 3, 1, 2])                  # N C H W
+    planes = emit.op("Reshape", [xt, i64([-1, 1, 0, 0])])               # NC 1 H W
+    conv = emit.op("Conv", [planes, emit.const(_SMOOTH.reshape(1, 1, 3, 3))],
+                   kernel_shape=[3, 3])                                 # NC 1 H-2 W-2
+    inner = emit.op("Slice", [planes, i64([1, 1]), i64([-1, -1]), i64([2, 3])])
+    diff = emit.op("Pad", [emit.op("Sub", [conv, inner]), i64([0, 0, 1, 1, 0, 0, 1, 1])])
+    blur = emit.op("Add", [planes, diff])                               # ring: x + 0
+    blur = emit.op("Reshape", [blur, emit.op("Shape", [xt])])           # N C H W
+    blur = emit.op("Transpose", [blur], perm=[0, 2, 3, 1])              # N H W C
+    f = _onnx_factor(emit, draws, 0, lo, hi)
+    y = emit.op("Add", [blur, emit.op("Mul", [f, emit.op("Sub", [x, blur])])])
+    y = _onnx_clip255(emit, emit.op("Round", [y]))
+    return [emit.op("Cast", [y], to=TensorProto.UINT8)]
+
+
+# =============================================================================
+# host-only operators
+# =============================================================================
+
+# --- Decode --------------------------------------------------------------------
+
+def _infer_decode(attrs, ins):
+    t = ins[0]
+    if t.dtype == "bytes" and t.rank == 0:
+        return [TensorType("u8", (UNKNOWN, UNKNOWN, 3))]
+    if t.dtype == "bytes" and t.rank == 1:
+        return [TensorType("u8", (t.shape[0], UNKNOWN, UNKNOWN, 3))]
+    if t.dtype == "u8" and t.rank == 1:   # MindSpore's form: the file's bytes as uint8[L]
+        return [TensorType("u8", (UNKNOWN, UNKNOWN, 3))]
+    raise TypeError(f"Decode: expected encoded image bytes (bytes[] or u8[L]), got {_fmt(t)}")
+
+
+DECODE = define("vision.Decode", kind=MAP, family=FAMILY, attrs={}, infer=_infer_decode,
+                doc="JPEG/PNG/BMP/... bytes -> RGB uint8 HWC (Pillow)")
+
+
+def _as_bytes(x) -> bytes:
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        return bytes(x)
+    a = np.asarray(x)
+    if a.dtype.kind in "SO" and a.ndim == 0:
+        v = a.item()
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            return bytes(v)
+        if isinstance(v, np.ndarray):
+            return _as_bytes(v)
+        raise TypeError(f"Decode: expected encoded image bytes, got {type(v).__name__}")
+    if a.dtype == np.uint8 and a.ndim == 1:
+        return a.tobytes()
+    raise TypeError(f"Decode: expected encoded image bytes, got an array of dtype {a.dtype} "
+                    f"and shape {a.shape}")
+
+
+def decode(data) -> np.ndarray:
+    from PIL import Image, UnidentifiedImageError
+    raw = _as_bytes(data)
+    try:
+        with Image.open(io.BytesIO(raw)) as im:
+            return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
+    except (UnidentifiedImageError, OSError) as e:
+        raise ValueError(f"Decode: cannot decode the image ({len(raw)} bytes): {e}") from None
+
+
+@DECODE.host_sample
+def _decode_sample(inputs, attrs, draws):
+    return [decode(inputs[0])]
+
+
+# --- Resize ----------------------------------------------------------------------
+
+def resize_output_size(size, h: int, w: int) -> tuple[int, int]:
+    """(out_h, out_w): ``size`` is [h, w] or an int for the shorter side
+    (the longer side scaled as MindSpore does, in float32, floored)."""
+    if isinstance(size, (list, tuple)):
+        if len(size) == 1:
+            size = size[0]
+        else:
+            return int(size[0]), int(size[1])
+    s = int(size)
+    if h < w:
+        return s, int(math.floor(np.float32(w) / np.float32(h) * np.float32(s)))
+    return int(math.floor(np.float32(h) / np.float32(w) * np.float32(s))), s
+
+
+def _sized(op: str, t: TensorType, size):
+    """Output (h, w) dims for ``size`` given the input type's dims."""
+    _, h, w, _ = image_dims(op, t)
+    if isinstance(size, (list, tuple)) and len(size) == 2:
+        return int(size[0]), int(size[1])
+    if isinstance(h, int) and isinstance(w, int):
+        return resize_output_size(size, h, w)
+    return UNKNOWN, UNKNOWN
+
+
+def _infer_resize(attrs, ins):
+    h, w = _sized("Resize", ins[0], attrs["size"])
+    return [_image_type(ins[0], h, w)]
+
+
+RESIZE = define("vision.Resize", kind=MAP, family=FAMILY,
+                attrs={"size": REQUIRED, "interpolation": "linear"}, infer=_infer_resize,
+                doc="OpenCV-exact resize: linear = INTER_LINEAR (half-pixel, no antialias), "
+                    "nearest = INTER_NEAREST, bicubic = INTER_CUBIC; size int = shorter side")
+
+# Below this row length (W*C) the horizontal pass is one small dense matmul
+# (the fastest numpy form); above it, two gathers.
+_MATMUL_MAX = 512
+_COEF_BITS = 11
+_COEF_SCALE = 1 << _COEF_BITS   # 2048, OpenCV's INTER_RESIZE_COEF_SCALE
+
+
+def _src_pos(sin: int, sout: int):
+    """OpenCV's source coordinates: float32((d + 0.5) * scale - 0.5), floor, frac."""
+    scale = 1.0 / (sout / sin)
+    f = ((np.arange(sout, dtype=np.float64) + 0.5) * scale - 0.5).astype(np.float32)
+    s = np.floor(f).astype(np.int64)
+    return s, (f - s.astype(np.float32)).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=512)
+def linear_table(sin: int, sout: int, axis: str):
+    """Taps (i0, i1), float weights (w0, w1) and OpenCV's 11-bit fixed-point
+    weights (a0, a1) of INTER_LINEAR along one axis.  OpenCV clamps the
+    coordinate on the x axis (fx = 0 at the borders) but not on the y axis,
+    where it clamps the rows fetched instead; both are reproduced."""
+    s, f = _src_pos(sin, sout)
+    if axis == "x":
+        low = s < 0
+        f[low], s[low] = 0, 0
+        high = s >= sin - 1
+        f[high], s[high] = 0, sin - 1
+    w0 = (np.float32(1.0) - f).astype(np.float32)
+    w1 = f
+    a0 = np.rint(w0 * np.float32(_COEF_SCALE)).astype(np.int32)
+    a1 = np.rint(w1 * np.float32(_COEF_SCALE)).astype(np.int32)
+    i0 = np.clip(s, 0, sin - 1)
+    i1 = np.clip(s + 1, 0, sin - 1)
+    out = (i0, i1, w0, w1, a0, a1)
+    for a in out:
+        a.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _linear_matrix(sin: int, sout: int, channels: int) -> np.ndarray:
+    """INTER_LINEAR's fixed-point x weights as a [sin*C, sout*C] float32
+    matrix acting on rows whose channels are interleaved."""
+    i0, i1, _, _, a0, a1 = linear_table(sin, sout, "x")
+    m = np.zeros((sin, sout), np.float32)
+    cols = np.arange(sout)
+    np.add.at(m, (i0, cols), a0.astype(np.float32))
+    np.add.at(m, (i1, cols), a1.astype(np.float32))
+    m = np.kron(m, np.eye(channels, dtype=np.float32)) if channels > 1 else m
+    m.setflags(write=False)
+    return m
+
+
+def _cubic_coeffs(x: np.ndarray) -> np.ndarray:
+    a = np.float32(-0.75)
+    x = x.astype(np.float32)
+    one = np.float32(1.0)
+    c0 = ((a * (x + one) - np.float32(5.0) * a) * (x + one) + np.float32(8.0) * a) * (x + one) - np.float32(4.0) * a
+    c1 = ((a + np.float32(2.0)) * x - (a + np.float32(3.0))) * x * x + one
+    c2 = ((a + np.float32(2.0)) * (one - x) - (a + np.float32(3.0))) * (one - x) * (one - x) + one
+    c3 = one - c0 - c1 - c2
+    return np.stack([c0, c1, c2, c3], axis=1).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=256)
+def cubic_table(sin: int, sout: int):
+    """Taps [sout, 4], float weights [sout, 4], fixed-point weights (INTER_CUBIC, A=-0.75)."""
+    s, f = _src_pos(sin, sout)
+    idx = np.clip(s[:, None] + np.arange(-1, 3)[None, :], 0, sin - 1)
+    w = _cubic_coeffs(f)
+    a = np.rint(w * np.float32(_COEF_SCALE)).astype(np.int64)
+    for arr in (idx, w, a):
+        arr.setflags(write=False)
+    return idx, w, a
+
+
+@functools.lru_cache(maxsize=256)
+def nearest_table(sin: int, sout: int):
+    """OpenCV INTER_NEAREST: src = min(floor(d * sin / sout), sin - 1)."""
+    scale = 1.0 / (sout / sin)
+    idx = np.minimum(np.floor(np.arange(sout) * scale).astype(np.int64), sin - 1)
+    idx.setflags(write=False)
+    return idx
+
+
+def _saturate(y: np.ndarray, dtype) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return y.astype(dtype)
+    info = np.iinfo(dtype)
+    return np.clip(np.rint(y), info.min, info.max).astype(dtype)
+
+
+def resize_batch(x: np.ndarray, out_h: int, out_w: int, interpolation: str = "linear") -> np.ndarray:
+    """Resize an NHWC batch (all images of one size) to (out_h, out_w)."""
+    n, h, w, c = x.shape
+    if (h, w) == (out_h, out_w):
+        return x.copy()
+    if h == 0 or w == 0:
+        raise ValueError(f"Resize: cannot resize an empty image of shape {x.shape[1:]}")
+    if out_h <= 0 or out_w <= 0:
+        raise ValueError(f"Resize: output size must be positive, got ({out_h}, {out_w})")
+    if interpolation == "nearest":
+        return np.ascontiguousarray(x[:, nearest_table(h, out_h)][:, :, nearest_table(w, out_w)])
+    if interpolation == "bicubic":
+        return _resize_cubic(x, out_h, out_w)
+    if interpolation != "linear":
+        raise ValueError(f"Resize: unknown interpolation {interpolation!r}")
+    yi0, yi1, yw0, yw1, yb0, yb1 = linear_table(h, out_h, "y")
+    xi0, xi1, xw0, xw1, xa0, xa1 = linear_table(w, out_w, "x")
+    if x.dtype == np.uint8:
+        # OpenCV's fixed point: a horizontal pass in int32 (weights * 2048),
+        # then the vertical pass exactly as its (SIMD) VResizeLinearVec_32s8u
+        # rounds: ((S0 >> 4) * b0 >> 16) + ((S1 >> 4) * b1 >> 16), + 2 >> 2.
+        # The horizontal pass is a matmul with the [W, ow] weight matrix: all
+        # partial sums are integers below 2**24, so float32 is exact.
+        if w * c <= _MATMUL_MAX:
+            # Channels stay interleaved: [W*C] -> [ow*C] with kron(weights, I_C).
+            amat = _linear_matrix(w, out_w, c)
+            rows = np.matmul(x.reshape(n, h, w * c).astype(np.float32), amat)
+            rows = rows.astype(np.int32).reshape(n, h, out_w, c)         # N H ow C
+        else:
+            xs = x.astype(np.int32)
+            rows = xs[:, :, xi0] * xa0[:, None] + xs[:, :, xi1] * xa1[:, None]
+        rows >>= 4
+        s0 = rows[:, yi0]
+        s0 *= yb0[:, None, None]
+        s0 >>= 16
+        s1 = rows[:, yi1]
+        s1 *= yb1[:, None, None]
+        s1 >>= 16
+        s0 += s1
+        s0 += 2
+        s0 >>= 2          # in [0, 255]: the weights are >= 0 and sum to 2048
+        return s0.astype(np.uint8)
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    xf = x.astype(work)
+    rows = xf[:, :, xi0] * xw0[:, None].astype(work) + xf[:, :, xi1] * xw1[:, None].astype(work)
+    y = rows[:, yi0] * yw0[:, None, None].astype(work) + rows[:, yi1] * yw1[:, None, None].astype(work)
+    return _saturate(y, x.dtype)
+
+
+def _resize_cubic(x, out_h, out_w):
+    n, h, w, c = x.shape
+    yi, yw, ya = cubic_table(h, out_h)
+    xi, xw, xa = cubic_table(w, out_w)
+    if x.dtype == np.uint8:
+        # OpenCV (without IPP): an int horizontal pass (weights * 2048), then
+        # its VResizeCubicVec_32s8u: float32 S0*b0 + (S1*b1 + (S2*b2 + S3*b3))
+        # with b = beta / 2048**2, rounded half to even.
+        xs = x.astype(np.int32)
+        rows = sum(xs[:, :, xi[:, k]] * xa[:, k][:, None].astype(np.int32) for k in range(4))
+        scale = np.float32(1.0 / (_COEF_SCALE * _COEF_SCALE))
+        acc = None
+        for k in (3, 2, 1, 0):
+            b = (ya[:, k].astype(np.float32) * scale)[:, None, None]
+            term = rows[:, yi[:, k]].astype(np.float32) * b
+            acc = term if acc is None else term + acc
+        return np.clip(np.rint(acc), 0, 255).astype(np.uint8)
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    xf = x.astype(work)
+    rows = sum(xf[:, :, xi[:, k]] * xw[:, k][:, None].astype(work) for k in range(4))
+    y = sum(rows[:, yi[:, k]] * yw[:, k][:, None, None].astype(work) for k in range(4))
+    return _saturate(y, x.dtype)
+
+
+def _resize_attrs_size(attrs, h, w):
+    return resize_output_size(attrs["size"], h, w)
+
+
+@RESIZE.host_sample
+def _resize_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("Resize", x)
+    oh, ow = _resize_attrs_size(attrs, x.shape[0], x.shape[1])
+    return [resize_batch(x[None], oh, ow, attrs["interpolation"])[0]]
+
+
+@RESIZE.host_batch
+def _resize_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("Resize", x, batched=True)
+    oh, ow = _resize_attrs_size(attrs, x.shape[1], x.shape[2])
+    return [resize_batch(x, oh, ow, attrs["interpolation"])]
+
+
+# --- Pad / CenterCrop / RandomCrop ---------------------------------------------
+
+def pad_batch(x: np.ndarray, padding, fill_value=0, mode: str = "constant") -> np.ndarray:
+    """Pad an NHWC batch by padding = [left, top, right, bottom]."""
+    left, top, right, bottom = (int(p) for p in padding)
+    if not (left or top or right or bottom):
+        return x
+    n, h, w, c = x.shape
+    if mode == "constant":
+        fill = np.asarray(fill_value).reshape(-1)
+        if fill.size not in (1, c):
+            raise ValueError(f"fill_value has {fill.size} values but the image has {c} channels")
+        out = np.empty((n, h + top + bottom, w + left + right, c), x.dtype)
+        out[...] = fill[0] if fill.size == 1 else fill
+        out[:, top:top + h, left:left + w] = x
+        return out
+    return np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), mode=mode)
+
+
+def _pad_infer_dims(t: TensorType, padding):
+    _, h, w, _ = image_dims("Pad", t)
+    left, top, right, bottom = padding
+    nh = h + top + bottom if isinstance(h, int) else UNKNOWN
+    nw = w + left + right if isinstance(w, int) else UNKNOWN
+    return nh, nw
+
+
+def _infer_pad(attrs, ins):
+    h, w = _pad_infer_dims(ins[0], attrs["padding"])
+    return [_image_type(ins[0], h, w)]
+
+
+PAD = define("vision.Pad", kind=MAP, family=FAMILY,
+             attrs={"padding": REQUIRED, "fill_value": 0, "padding_mode": "constant"},
+             infer=_infer_pad, doc="pad by [left, top, right, bottom]")
+
+
+@PAD.host_sample
+def _pad_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("Pad", x)
+    return [pad_batch(x[None], attrs["padding"], attrs["fill_value"], attrs["padding_mode"])[0]]
+
+
+@PAD.host_batch
+def _pad_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("Pad", x, batched=True)
+    return [pad_batch(x, attrs["padding"], attrs["fill_value"], attrs["padding_mode"])]
+
+
+def _infer_center_crop(attrs, ins):
+    image_dims("CenterCrop", ins[0])
+    h, w = attrs["size"]
+    return [_image_type(ins[0], h, w)]
+
+
+CENTER_CROP = define("vision.CenterCrop", kind=MAP, family=FAMILY,
+                     attrs={"size": REQUIRED}, infer=_infer_center_crop,
+                     doc="centre window of size [h, w] (top = (H - h) // 2); "
+                         "zero-padded first where the image is smaller")
+
+
+def center_crop_batch(x: np.ndarray, size) -> np.ndarray:
+    ch, cw = int(size[0]), int(size[1])
+    n, h, w, c = x.shape
+    ph, pw = max(ch - h, 0), max(cw - w, 0)
+    if ph or pw:
+        x = pad_batch(x, [pw // 2, ph // 2, pw - pw // 2, ph - ph // 2], 0)
+        h, w = x.shape[1:3]
+    top, left = (h - ch) // 2, (w - cw) // 2
+    return np.ascontiguousarray(x[:, top:top + ch, left:left + cw])
+
+
+@CENTER_CROP.host_sample
+def _center_crop_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("CenterCrop", x)
+    return [center_crop_batch(x[None], attrs["size"])[0]]
+
+
+@CENTER_CROP.host_batch
+def _center_crop_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("CenterCrop", x, batched=True)
+    return [center_crop_batch(x, attrs["size"])]
+
+
+def _infer_random_crop(attrs, ins):
+    _, ih, iw, _ = image_dims("RandomCrop", ins[0])
+    h, w = attrs["size"]
+    left, top, right, bottom = attrs["padding"] or (0, 0, 0, 0)
+    if isinstance(ih, int) and isinstance(iw, int) and not attrs["pad_if_needed"]:
+        ph, pw = ih + top + bottom, iw + left + right
+        if ph < h or pw < w:
+            raise ValueError(f"RandomCrop: crop size ({h}, {w}) is larger than the (padded) image "
+                             f"({ph}, {pw}); use pad_if_needed=True or a smaller size")
+    return [_image_type(ins[0], h, w)]
+
+
+RANDOM_CROP = define("vision.RandomCrop", kind=MAP, family=FAMILY,
+                     attrs={"size": REQUIRED, "padding": None, "pad_if_needed": False,
+                            "fill_value": 0, "padding_mode": "constant"},
+                     infer=_infer_random_crop, num_draws=lambda attrs: 2,
+                     doc="pad, then a uniform window: top = floor(u0*(H-h+1)), left = floor(u1*(W-w+1))")
+
+
+def _crop_pad(x: np.ndarray, attrs) -> np.ndarray:
+    """RandomCrop's padding: explicit padding, then pad_if_needed (both sides)."""
+    if attrs["padding"] is not None:
+        x = pad_batch(x, attrs["padding"], attrs["fill_value"], attrs["padding_mode"])
+    ch, cw = attrs["size"]
+    h, w = x.shape[1:3]
+    if attrs["pad_if_needed"] and (h < ch or w < cw):
+        dh, dw = max(ch - h, 0), max(cw - w, 0)
+        x = pad_batch(x, [dw, dh, dw, dh], attrs["fill_value"], attrs["padding_mode"])
+        h, w = x.shape[1:3]
+    if h < ch or w < cw:
+        raise ValueError(f"RandomCrop: crop size ({ch}, {cw}) is larger than the (padded) image "
+                         f"({h}, {w}); use pad_if_needed=True or a smaller size")
+    return x
+
+
+def window_offset(u, room: int):
+    """floor(u * (room + 1)) clamped to [0, room] (u float32 from :func:`uniforms`)."""
+    off = np.floor(np.asarray(u, np.float64) * (room + 1)).astype(np.int64)
+    return np.clip(off, 0, room)
+
+
+@RANDOM_CROP.host_sample
+def _random_crop_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("RandomCrop", x)
+    xp = _crop_pad(x[None], attrs)[0]
+    ch, cw = attrs["size"]
+    u = uniforms(draws, 2)
+    top = int(window_offset(u[0], xp.shape[0] - ch))
+    left = int(window_offset(u[1], xp.shape[1] - cw))
+    return [np.ascontiguousarray(xp[top:top + ch, left:left + cw])]
+
+
+@RANDOM_CROP.host_batch
+def _random_crop_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("RandomCrop", x, batched=True)
+    xp = _crop_pad(x, attrs)
+    ch, cw = attrs["size"]
+    u = uniforms(draws, 2)
+    top = window_offset(u[:, 0], xp.shape[1] - ch)
+    left = window_offset(u[:, 1], xp.shape[2] - cw)
+    rows = (top[:, None] + np.arange(ch))[:, :, None]
+    cols = (left[:, None] + np.arange(cw))[:, None, :]
+    return [xp[np.arange(len(xp))[:, None, None], rows, cols]]
+
+
+# --- RandomResizedCrop / RandomCropDecodeResize ----------------------------------
+
+def _rrc_draws(attrs) -> int:
+    return 2 * int(attrs["max_attempts"]) + 2
+
+
+def crop_box(h: int, w: int, attrs, draws) -> tuple[int, int, int, int]:
+    """(top, left, crop_h, crop_w) of MindSpore's RandomCropAndResize, driven by draws."""
+    u = uniforms(draws, _rrc_draws(attrs)).astype(np.float64)
+    smin, smax = (float(v) for v in attrs["scale"])
+    rmin, rmax = (float(v) for v in attrs["ratio"])
+    lrmin, lrmax = math.log(rmin), math.log(rmax)
+    area = float(h * w)
+    for i in range(int(attrs["max_attempts"])):
+        s = smin + u[2 * i] * (smax - smin)
+        aspect = math.exp(lrmin + u[2 * i + 1] * (lrmax - lrmin))
+        cw = max(int(round(math.sqrt(area * s * aspect))), 1)
+        ch = max(int(round(cw / aspect)), 1)
+        if cw <= w and ch <= h:
+            top = int(window_offset(np.float32(u[-2]), h - ch))
+            left = int(window_offset(np.float32(u[-1]), w - cw))
+            return top, left, ch, cw
+    img_aspect = w / h
+    if img_aspect < rmin:
+        cw, ch = w, int(round(w / rmin))
+    elif img_aspect > rmax:
+        ch, cw = h, int(round(h * rmax))
+    else:
+        ch, cw = h, w
+    ch, cw = max(min(ch, h), 1), max(min(cw, w), 1)
+    return int(round((h - ch) / 2.0)), int(round((w - cw) / 2.0)), ch, cw
+
+
+def _random_resized_crop(x: np.ndarray, attrs, draws) -> np.ndarray:
+    h, w = x.shape[:2]
+    if h == 0 or w == 0:
+        raise ValueError(f"RandomResizedCrop: empty image of shape {x.shape}")
+    top, left, ch, cw = crop_box(h, w, attrs, draws)
+    window = x[top:top + ch, left:left + cw]
+    oh, ow = attrs["size"]
+    return resize_batch(window[None], int(oh), int(ow), attrs["interpolation"])[0]
+
+
+_RRC_ATTRS = {"size": REQUIRED, "scale": [0.08, 1.0], "ratio": [3.0 / 4.0, 4.0 / 3.0],
+              "interpolation": "linear", "max_attempts": 10}
+
+
+def _infer_rrc(attrs, ins):
+    image_dims("RandomResizedCrop", ins[0])
+    h, w = attrs["size"]
+    return [_image_type(ins[0], h, w)]
+
+
+RANDOM_RESIZED_CROP = define(
+    "vision.RandomResizedCrop", kind=MAP, family=FAMILY, attrs=dict(_RRC_ATTRS),
+    infer=_infer_rrc, num_draws=_rrc_draws,
+    doc="random area/aspect window (2*max_attempts + 2 draws), resized to size")
+
+
+@RANDOM_RESIZED_CROP.host_sample
+def _rrc_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("RandomResizedCrop", x)
+    return [_random_resized_crop(x, attrs, draws)]
+
+
+def _infer_rcdr(attrs, ins):
+    (t,) = _infer_decode(attrs, ins)
+    h, w = attrs["size"]
+    return [_image_type(t, h, w)]
+
+
+RANDOM_CROP_DECODE_RESIZE = define(
+    "vision.RandomCropDecodeResize", kind=MAP, family=FAMILY, attrs=dict(_RRC_ATTRS),
+    infer=_infer_rcdr, num_draws=_rrc_draws,
+    doc="Decode, then RandomResizedCrop (2*max_attempts + 2 draws)")
+
+
+@RANDOM_CROP_DECODE_RESIZE.host_sample
+def _rcdr_sample(inputs, attrs, draws):
+    return [_random_resized_crop(decode(inputs[0]), attrs, draws)]
+
+
+# --- SlicePatches ------------------------------------------------------------------
+
+def _patch_size(op, side, n, mode):
+    if isinstance(side, int):
+        if n > side:
+            raise ValueError(f"{op}: cannot cut {side} pixels into {n} patches")
+        return -(-side // n) if mode == "pad" else side // n
+    return UNKNOWN
+
+
+def _infer_slice(attrs, ins):
+    t = ins[0]
+    if t.rank == 2:   # HW
+        h, w = t.shape
+        lead = ()
+    else:
+        _, h, w, _ = image_dims("SlicePatches", t)
+        lead = None
+    nh, nw, mode = attrs["num_height"], attrs["num_width"], attrs["slice_mode"]
+    ph = _patch_size("SlicePatches", h, nh, mode)
+    pw = _patch_size("SlicePatches", w, nw, mode)
+    out = TensorType(t.dtype, (ph, pw)) if lead == () else _image_type(t, ph, pw)
+    return [out] * (nh * nw)
+
+
+SLICE_PATCHES = define("vision.SlicePatches", kind=MAP, family=FAMILY,
+                       attrs={"num_height": 1, "num_width": 1, "slice_mode": "pad",
+                              "fill_value": 0},
+                       infer=_infer_slice,
+                       doc="num_height*num_width patches, row-major; pad: ceil sizes, "
+                           "bottom/right filled; drop: floor sizes, the rest dropped")
+
+
+def slice_patches(x: np.ndarray, attrs, batched: bool) -> list[np.ndarray]:
+    nh, nw = int(attrs["num_height"]), int(attrs["num_width"])
+    hax = 1 if batched else 0
+    h, w = x.shape[hax], x.shape[hax + 1]
+    ph = _patch_size("SlicePatches", h, nh, attrs["slice_mode"])
+    pw = _patch_size("SlicePatches", w, nw, attrs["slice_mode"])
+    if attrs["slice_mode"] == "pad" and (ph * nh != h or pw * nw != w):
+        shape = list(x.shape)
+        shape[hax], shape[hax + 1] = ph * nh, pw * nw
+        padded = np.full(shape, attrs["fill_value"], dtype=x.dtype)
+        padded[(slice(None),) * hax + (slice(0, h), slice(0, w))] = x
+        x = padded
+    lead = (slice(None),) * hax
+    return [np.ascontiguousarray(x[lead + (slice(i * ph, (i + 1) * ph), slice(j * pw, (j + 1) * pw))])
+            for i in range(nh) for j in range(nw)]
+
+
+@SLICE_PATCHES.host_sample
+def _slice_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    if x.ndim not in (2, 3):
+        raise ValueError(f"SlicePatches: expected an HW or HWC image, got an array of shape {x.shape}")
+    return slice_patches(x, attrs, batched=False)
+
+
+@SLICE_PATCHES.host_batch
+def _slice_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("SlicePatches", x, batched=True)
+    return slice_patches(x, attrs, batched=True)
