@@ -110,7 +110,10 @@ class _Decider:
             if kind != MAP or node.name in self.decisions:
                 return
             if blocker is not None:
-                self.decisions[node.name] = (False, self._blocked_reason(node, blocker))
+                # A map nobody asked to offload says so; a candidate names its blocker.
+                reason = (self.why_not(node, cur) if not self.candidate(node)
+                          else self._blocked_reason(node, blocker))
+                self.decisions[node.name] = (False, reason)
             else:
                 reason = self.why_not(node, cur)
                 self.decisions[node.name] = (reason is None, reason or "")
