@@ -1,0 +1,655 @@
+"""The host engine: executes a pipeline graph (the IR, not the Python objects).
+
+Design
+------
+* **Plan.**  The graph is cut at its stream nodes (sources and pipeline
+  operators).  The map nodes between a stream node S and the next pipeline
+  operator P form a *segment*: P's operands computed from S's results.  Each
+  stream node becomes an executor from ``backends/host_stream.py``; each
+  segment a :class:`SegmentExec`.  Only map nodes whose results are used
+  run.
+* **Chunks (micro-batching).**  Rows flow in chunks of consecutive rows
+  (a few hundred for array sources, 32 for image files).  A map op runs once
+  per chunk through its ``host_batch`` implementation when it has one and
+  its inputs are stacked arrays (static shapes); otherwise once per row
+  through ``host_sample``, writing rows with a static result type straight
+  into a preallocated array.  Map ops are per-sample, so running them on
+  chunks gives the same rows as running them one by one; the chunk is taken
+  *before* shuffle and batch, in stream order, so no reordering question
+  arises and the trick cannot change results.
+* **Draws.**  A random op's numbers for a sample depend only on
+  ``(seed, op node name, epoch, the sample's position in the op's input
+  stream)`` (``irc.dataset.draws``), so results do not depend on chunk
+  sizes, worker count or thread timing.  Sources and shuffle buffers draw
+  from generators seeded with ``(seed, node name, epoch, pass)``.
+* **Parallelism.**  A segment with ``workers > 1`` runs its chunks on a
+  thread pool, in order, with ``2 * workers`` chunks in flight; segments
+  with row-by-row ops (Decode, Python functions ...) cut chunks into pieces
+  so every worker gets rows.  Threads, not processes: Pillow's decoding and
+  numpy's large array ops release the GIL, threads share the arrays where
+  processes would pickle every chunk both ways, and on this project's
+  2-core machine processes measured no faster (``benchmarks/pipeline.py``,
+  last table).  File sources read their rows inside the worker too (lazy
+  chunks).  BLAS is held to one thread while a run is active (see
+  :class:`_SingleThreadedBlas`).
+* **Prefetch.**  One producer thread runs the executors and puts finished
+  chunks into a bounded queue (``config.get_prefetch_size()`` rows); the
+  consumer turns them into row dicts.  Closing the run (or dropping it)
+  stops the producer, closes every generator and shuts the pools down.
+
+Seam for the device step: :meth:`EngineRun.next_chunk` yields the final
+chunks with their hidden ``#pos:NODE`` columns when the engine is built with
+``keep_positions=True``: what an offloaded random op needs to draw the same
+numbers on the device.
+"""
+from __future__ import annotations
+
+import math
+import queue
+import threading
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Optional
+
+import numpy as np
+
+from irc.dataset import draws as draws_mod
+from irc.dialects.dataset import PyFuncError, to_user
+from irc.diagnostics import UserError
+from irc.ir.graph import Graph, Module, Value
+from irc.ir.registry import MAP, PIPELINE, SOURCE, get
+from irc.ir.types import to_numpy_dtype
+
+from .host_stream import (BatchExec, Chunk, ConcatExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
+                          SourceExec, TakeExec, ZipExec, col_row, column_name, located, pos_key)
+
+EPOCH_END = object()
+DONE = object()
+
+
+def _where(node) -> Optional[str]:
+    return str(node.loc) if node.loc is not None else None
+
+
+def _default_workers() -> int:
+    from irc.dataset import config
+    return config.get_num_parallel_workers()
+
+
+# =============================================================================
+# map segments
+# =============================================================================
+
+class _Collector:
+    """Per-row results of one output, stacked into a preallocated array while
+    the rows match the op's static result type, else kept as a list."""
+    __slots__ = ("n", "shape", "dtype", "array", "items")
+
+    def __init__(self, n: int, out_type):
+        self.n, self.array, self.items = n, None, None
+        static = out_type.is_static and out_type.dtype != "bytes"
+        self.shape = tuple(out_type.shape) if static else None
+        self.dtype = to_numpy_dtype(out_type.dtype) if static else None
+
+    def put(self, i: int, value) -> None:
+        if self.items is None:
+            if self.shape is not None and isinstance(value, np.ndarray) and \
+                    value.shape == self.shape and value.dtype == self.dtype:
+                if self.array is None:
+                    self.array = np.empty((self.n, *self.shape), self.dtype)
+                self.array[i] = value
+                return
+            self.items = [self.array[r, ...] for r in range(i)] if self.array is not None else [None] * i
+            self.array = None
+        self.items.append(value)
+
+    def result(self):
+        return self.array if self.items is None else self.items
+
+
+class Step:
+    """One map node, ready to run on chunks."""
+
+    def __init__(self, graph: Graph, module: Module, node, stream_name: str):
+        self.node, self.name = node, node.name
+        self.opdef = get(node.op)
+        self.attrs = dict(node.attrs)
+        for key in self.opdef.extra.get("objects", ()):
+            self.attrs[key] = module.objects.get(self.attrs[key], self.attrs[key])
+        self.ins = graph.operands(node)
+        self.outs = node.outs
+        self.k = int(self.opdef.num_draws(node.attrs))
+        self.pos = pos_key(stream_name)
+        self.where = _where(node)
+        self.batched_input = bool(node.in_types) and node.in_types[0].rank > 0 and \
+            node.in_types[0].shape[0] == "N"
+        self.short = node.op.split(".", 1)[1]
+        self.columns = [column_name(graph.value_name(v)) for v in self.ins]
+
+    # -- execution ---------------------------------------------------------------
+    def run(self, inputs: list, chunk: Chunk, state) -> list:
+        batch_fn = self.opdef.host_batch_fn
+        if self.batched_input and batch_fn is not None:
+            return self.run_rows(inputs, chunk, None, per_batch=True, state=state)
+        draws = None
+        if self.k:
+            draws = draws_mod.draws(state.seed, self.name, state.epoch, chunk.extra[self.pos], self.k)
+        if batch_fn is not None and all(isinstance(c, np.ndarray) and c.dtype != object for c in inputs):
+            try:
+                outs = batch_fn(inputs, self.attrs, draws)
+            except Exception as e:
+                self.run_rows(inputs, chunk, draws)   # re-raises with the failing row's file
+                raise self.error(e, chunk, None) from e
+            return list(outs)
+        return self.run_rows(inputs, chunk, draws)
+
+    def run_rows(self, inputs, chunk, draws, per_batch: bool = False, state=None) -> list:
+        fn = self.opdef.host_batch_fn if per_batch else self.opdef.host_sample_fn
+        collectors = [_Collector(chunk.n, t) for t in self.node.out_types]
+        for i in range(chunk.n):
+            row = [col_row(c, i) for c in inputs]
+            d = None if draws is None else draws[i]
+            if per_batch and self.k:   # a map after batch: one draw row per sample of the batch
+                m = len(row[0]) if len(row) else 0
+                d = draws_mod.generator(state.seed, self.name, state.epoch,
+                                        int(chunk.extra[self.pos][i])).random((m, self.k))
+            try:
+                res = fn(row, self.attrs, d)
+            except Exception as e:
+                raise self.error(e, chunk, i) from e
+            if len(res) != len(collectors):
+                raise UserError(f"map: {self.short} returned {len(res)} column(s), expected "
+                                f"{len(collectors)}", where=self.where)
+            for c, r in zip(collectors, res):
+                c.put(i, r)
+        return [c.result() for c in collectors]
+
+    def error(self, e: Exception, chunk: Chunk, i: Optional[int]) -> UserError:
+        origin = None
+        if i is not None:
+            origins = chunk.extra.get("#origin")
+            origin = origins[i] if origins is not None else None
+        of = f" of {origin}" if isinstance(origin, str) else ""
+        cols = ", ".join(repr(c) for c in self.columns)
+        if isinstance(e, PyFuncError):
+            return UserError(f"map: {e.message} (column {cols}{of})", where=self.where, hint=e.hint)
+        msg = e.message if isinstance(e, UserError) else f"{type(e).__name__}: {e}"
+        hint = e.hint if isinstance(e, UserError) else None
+        return UserError(f"map: {self.short} failed on column {cols}{of}: {msg}",
+                         where=self.where, hint=hint)
+
+
+class SegmentExec:
+    """The map nodes between a stream node and its consumer: computes the
+    consumer's operands (``out_values``) from the stream's rows."""
+
+    def __init__(self, child, in_values: list[Value], steps: list[Step], out_values: list[Value],
+                 workers: int):
+        self.child, self.steps, self.workers = child, steps, max(1, workers)
+        self.in_values, self.out_values = in_values, out_values
+        index = {v: i for i, v in enumerate(in_values)}
+        # without map nodes the segment only picks columns (and may stay lazy)
+        self.pick = [index[v] for v in out_values] if not steps else None
+        # ops without host_batch run row by row: hand the workers small pieces
+        self.per_row = any(s.opdef.host_batch_fn is None for s in steps)
+
+    def apply(self, chunk: Chunk, state) -> Chunk:
+        env = dict(zip(self.in_values, chunk.data()))
+        for step in self.steps:
+            outs = step.run([env[v] for v in step.ins], chunk, state)
+            env.update(zip(step.outs, outs))
+        return Chunk([env[v] for v in self.out_values], chunk.n, chunk.extra)
+
+    def iterate(self, state):
+        source = self.child.iterate(state)
+        try:
+            if self.pick is not None:
+                for chunk in source:
+                    yield chunk.pick(self.pick)
+            elif self.workers == 1:
+                for chunk in source:
+                    yield self.apply(chunk, state)
+            else:
+                yield from self._parallel(source, state)
+        finally:
+            source.close()
+
+    def _pieces(self, source):
+        """Chunks cut so that every worker gets rows (row-by-row ops only)."""
+        for chunk in source:
+            step = max(2, -(-chunk.n // (2 * self.workers))) if self.per_row else chunk.n
+            for a in range(0, chunk.n, step):
+                yield chunk if step >= chunk.n else chunk.slice(a, min(a + step, chunk.n))
+
+    def _parallel(self, source, state):
+        pool = state.pool(self)
+        pending: list = []
+        window = 2 * self.workers
+        try:
+            for chunk in self._pieces(source):
+                pending.append(pool.submit(self.apply, chunk, state))
+                while len(pending) >= window or (pending and pending[0].done()):
+                    yield pending.pop(0).result()
+            while pending:
+                yield pending.pop(0).result()
+        finally:
+            for f in pending:
+                f.cancel()
+
+
+# =============================================================================
+# plan
+# =============================================================================
+
+def _is_stream(graph: Graph, value: Value) -> bool:
+    return get(graph.node(value.node).op).kind in (SOURCE, PIPELINE)
+
+
+class Plan:
+    """Executors for one pipeline graph."""
+
+    def __init__(self, module: Module, graph: Graph, keep_positions: bool = False):
+        self.module, self.graph = module, graph
+        self.keep_positions = keep_positions
+        self.pos_needed: set[str] = set()
+        returns = graph.find("return")
+        if len(returns) != 1:
+            raise ValueError(f"@{graph.name} has {len(returns)} return ops (the engine needs one)")
+        self.ret = returns[0]
+        self.names = list(self.ret.attrs.get("names") or
+                          [column_name(graph.value_name(v)) for v in graph.operands(self.ret)])
+        self.root = self.segment(graph.operands(self.ret))
+
+    def stream_of(self, value: Value):
+        """The stream node a value is computed from (through map nodes)."""
+        g = self.graph
+        seen = set()
+        todo = [value]
+        streams = set()
+        while todo:
+            v = todo.pop()
+            if v.node in seen:
+                continue
+            seen.add(v.node)
+            if _is_stream(g, v):
+                streams.add(v.node)
+            else:
+                todo.extend(g.operands(g.node(v.node)))
+        if len(streams) != 1:
+            raise ValueError(f"value %{g.value_name(value)} mixes rows of several streams "
+                             f"({', '.join(sorted(streams)) or 'none'})")
+        return g.node(streams.pop())
+
+    def segment(self, values: list[Value]) -> SegmentExec:
+        g = self.graph
+        if not values:
+            raise ValueError(f"@{g.name}: a pipeline operator without columns")
+        stream = self.stream_of(values[0])
+        needed: set[str] = set()
+        todo = list(values)
+        while todo:
+            v = todo.pop()
+            if v.node == stream.name or v.node in needed:
+                continue
+            node = g.node(v.node)
+            if get(node.op).kind != MAP:
+                raise ValueError(f"{node.op} (%{node.name}) cannot run inside a map segment")
+            needed.add(v.node)
+            todo.extend(g.operands(node))
+        steps = [Step(g, self.module, n, stream.name) for n in g.topo_order() if n.name in needed]
+        if any(s.k for s in steps):
+            self.pos_needed.add(stream.name)
+        workers = max((s.node.attrs.get("workers") or _default_workers() for s in steps), default=1)
+        return SegmentExec(self.executor(stream), stream.outs, steps, values, int(workers))
+
+    def executor(self, node):
+        opdef = get(node.op)
+        where = _where(node)
+        if opdef.kind == SOURCE:
+            attrs = dict(node.attrs)
+            for key in opdef.extra.get("objects", ()):
+                if attrs[key] not in self.module.objects:
+                    raise UserError(f"{node.op}: its data ({attrs[key]!r}) is not in the module "
+                                    f"(an IR module parsed from text holds no Python objects)", where=where)
+                attrs[key] = self.module.objects[attrs[key]]
+            return SourceExec(node, attrs, opdef.extra["reader"], where)
+        operands = self.graph.operands(node)
+        op = node.op
+        if op in ("dataset.concat", "dataset.zip"):
+            return (ConcatExec if op == "dataset.concat" else ZipExec)(node, [
+                self.segment(group) for group in self.groups(node, operands)])
+        child = self.segment(operands)
+        if op == "dataset.shuffle":
+            return ShuffleExec(node, child)
+        if op == "dataset.batch":
+            return BatchExec(node, child, where)
+        if op == "dataset.repeat":
+            return RepeatExec(node, child)
+        if op == "dataset.take":
+            return TakeExec(node, child)
+        if op == "dataset.skip":
+            return SkipExec(node, child)
+        if op in ("dataset.project", "dataset.rename"):
+            return PassExec(node, child)
+        raise UserError(f"the host engine cannot run {op}", where=where)
+
+    def groups(self, node, operands: list[Value]) -> list[list[Value]]:
+        """The operands of concat (whole groups of its columns) or zip (runs
+        from one stream) split per child."""
+        if node.op == "dataset.concat":
+            k = len(node.attrs["columns"])
+            return [operands[i:i + k] for i in range(0, len(operands), k)]
+        groups, last = [], None
+        for v in operands:
+            s = self.stream_of(v).name
+            if s != last:
+                groups.append([])
+                last = s
+            groups[-1].append(v)
+        return groups
+
+
+# =============================================================================
+# run state and the producer thread
+# =============================================================================
+
+class RunState:
+    """What one run's executors share: seed, epoch, counters, readers, pools."""
+
+    def __init__(self, plan: Plan, seed: int):
+        self.plan, self.seed = plan, int(seed)
+        self.epoch = 0
+        self.readers: dict = {}
+        self.positions: dict[str, int] = {}
+        self.passes: dict[str, int] = {}
+        self.pools: dict[int, ThreadPoolExecutor] = {}
+
+    def start_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+        self.positions.clear()
+        self.passes.clear()
+
+    def new_pass(self, name: str) -> int:
+        n = self.passes.get(name, 0)
+        self.passes[name] = n + 1
+        return n
+
+    def tag(self, name: str, chunk: Chunk) -> Chunk:
+        """Record the rows' positions in ``name``'s output stream when needed."""
+        if name not in self.plan.pos_needed and not self.plan.keep_positions:
+            return chunk
+        start = self.positions.get(name, 0)
+        self.positions[name] = start + chunk.n
+        return chunk.with_extra(pos_key(name), np.arange(start, start + chunk.n, dtype=np.int64))
+
+    def pool(self, segment) -> ThreadPoolExecutor:
+        key = id(segment)
+        if key not in self.pools:
+            self.pools[key] = ThreadPoolExecutor(segment.workers, thread_name_prefix="irc-map")
+        return self.pools[key]
+
+    def shutdown(self) -> None:
+        for pool in self.pools.values():
+            pool.shutdown(wait=True, cancel_futures=True)
+        self.pools.clear()
+
+
+class _SingleThreadedBlas:
+    """While any pipeline runs, BLAS uses one thread.  The engine's workers are
+    the pipeline's parallelism; a multi-threaded BLAS under them (numpy's
+    OpenBLAS spins its threads) made the small matmuls of per-image resizes
+    5-40x slower on two busy cores (measured in benchmarks/pipeline.py).
+    The setting is process-wide, so it is reference-counted across runs and
+    restored when the last one ends.  Without threadpoolctl it is a no-op."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.active = 0
+        self.limiter = None
+
+    def enter(self) -> None:
+        with self.lock:
+            self.active += 1
+            if self.active == 1:
+                try:
+                    from threadpoolctl import threadpool_limits
+                    self.limiter = threadpool_limits(limits=1, user_api="blas")
+                except Exception:   # not installed, or no BLAS it knows
+                    self.limiter = None
+
+    def exit(self) -> None:
+        with self.lock:
+            self.active -= 1
+            if self.active == 0 and self.limiter is not None:
+                self.limiter.restore_original_limits()
+                self.limiter = None
+
+
+_BLAS = _SingleThreadedBlas()
+
+
+def _put(q: queue.Queue, item, stop: threading.Event) -> bool:
+    while not stop.is_set():
+        try:
+            q.put(item, timeout=0.05)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def _produce(plan: Plan, state: RunState, q: queue.Queue, stop: threading.Event, num_epochs: int) -> None:
+    """The producer thread: every epoch's chunks, then DONE (or the error)."""
+    gen = None
+    _BLAS.enter()
+    try:
+        epoch = 0
+        while num_epochs < 0 or epoch < num_epochs:
+            state.start_epoch(epoch)
+            gen = plan.root.iterate(state)
+            for chunk in gen:
+                if stop.is_set():
+                    return
+                chunk.data()
+                if chunk.n and not _put(q, chunk, stop):
+                    return
+            gen = None
+            if not _put(q, EPOCH_END, stop):
+                return
+            epoch += 1
+        _put(q, DONE, stop)
+    except BaseException as e:  # noqa: BLE001 -- handed to the consumer
+        _put(q, e, stop)
+    finally:
+        if gen is not None:
+            gen.close()
+        state.shutdown()
+        _BLAS.exit()
+
+
+class EngineRun:
+    """A running pipeline: rows (``next_row``) or chunks (``next_chunk``) of
+    ``num_epochs`` epochs (-1: forever), epoch ends marked."""
+
+    def __init__(self, plan: Plan, *, num_epochs: int = 1, seed: int = 0, prefetch: int = 16):
+        self.plan, self.names = plan, plan.names
+        self._chunk: Optional[Chunk] = None
+        self._i = 0
+        self.finished = False
+        rows_per_chunk = 64
+        self._q: queue.Queue = queue.Queue(maxsize=max(2, math.ceil(prefetch / rows_per_chunk) + 1))
+        self._stop = threading.Event()
+        state = RunState(plan, seed)
+        self._thread = threading.Thread(target=_produce, name="irc-pipeline", daemon=True,
+                                        args=(plan, state, self._q, self._stop, num_epochs))
+        self._thread.start()
+        self._finalizer = weakref.finalize(self, _stop_thread, self._stop, self._q, self._thread)
+
+    def _get(self):
+        while True:
+            try:
+                return self._q.get(timeout=0.1)
+            except queue.Empty:
+                if not self._thread.is_alive() and self._q.empty():
+                    return DONE
+
+    def next_chunk(self):
+        """The next Chunk, EPOCH_END or DONE (errors are raised)."""
+        if self.finished:
+            return DONE
+        item = self._get()
+        if item is DONE:
+            self.finished = True
+            self.close()
+        elif isinstance(item, BaseException):
+            self.finished = True
+            self.close()
+            raise item
+        return item
+
+    def next_row(self) -> dict:
+        """The next row as {column: ndarray}; StopIteration at the end of
+        each epoch (the next call starts the next epoch) and after the last."""
+        while self._chunk is None or self._i >= self._chunk.n:
+            item = self.next_chunk()
+            if item is EPOCH_END or item is DONE:
+                self._chunk = None
+                raise StopIteration
+            self._chunk, self._i = item, 0
+        i, cols = self._i, self._chunk.cols
+        self._i += 1
+        return {name: _output(col_row(c, i)) for name, c in zip(self.names, cols)}
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+def _output(value):
+    return to_user(value)
+
+
+STOP_TIMEOUT = 10.0   # seconds to wait for a producer stuck in user code (it is a daemon)
+
+
+def _stop_thread(stop: threading.Event, q: queue.Queue, thread: threading.Thread) -> None:
+    """Stop the producer: it sees ``stop`` at its next row or queue put, closes
+    its generators and shuts its worker pools down."""
+    stop.set()
+    if thread is threading.current_thread():
+        return
+    deadline = time.monotonic() + STOP_TIMEOUT
+    while thread.is_alive() and time.monotonic() < deadline:
+        try:
+            while True:
+                q.get_nowait()
+        except queue.Empty:
+            pass
+        thread.join(timeout=0.05)
+
+
+# =============================================================================
+# public API
+# =============================================================================
+
+class HostEngine:
+    """Runs graph ``graph`` of ``module`` on the host."""
+
+    def __init__(self, module: Module, graph: str = "host", *, keep_positions: bool = False):
+        self.module = module
+        self.graph = module.graph(graph)
+        self.plan = Plan(module, self.graph, keep_positions)
+        self.names = self.plan.names
+
+    def run(self, num_epochs: int = 1, *, seed: Optional[int] = None,
+            prefetch: Optional[int] = None) -> EngineRun:
+        from irc.dataset import config
+        return EngineRun(self.plan, num_epochs=num_epochs,
+                         seed=config.get_seed() if seed is None else seed,
+                         prefetch=config.get_prefetch_size() if prefetch is None else prefetch)
+
+    def rows(self, num_epochs: int = 1, **kwargs):
+        """All rows of ``num_epochs`` epochs (a generator; closing it stops the run)."""
+        run = self.run(num_epochs, **kwargs)
+        try:
+            for _ in range(num_epochs):
+                while True:
+                    try:
+                        yield run.next_row()
+                    except StopIteration:
+                        break
+        finally:
+            run.close()
+
+    def first_row(self) -> Optional[dict]:
+        run = self.run(1)
+        try:
+            return run.next_row()
+        except StopIteration:
+            return None
+        finally:
+            run.close()
+
+    def size(self):
+        """Rows per epoch from the ops' count rules: an int, math.inf, or None
+        when a source cannot tell without being read through."""
+        return dataset_size(self.module, self.graph)
+
+
+def dataset_size(module: Module, graph: Graph):
+    memo: dict[str, object] = {}
+
+    def stream_children(node) -> list:
+        if get(node.op).kind == SOURCE:
+            return []
+        plan_like = _StreamWalker(graph)
+        operands = graph.operands(node)
+        if node.op == "dataset.concat":
+            k = len(node.attrs["columns"])
+            groups = [operands[i:i + k] for i in range(0, len(operands), k)]
+        elif node.op == "dataset.zip":
+            groups, last = [], None
+            for v in operands:
+                s = plan_like.stream_of(v)
+                if s != last:
+                    groups.append([v])
+                    last = s
+        else:
+            groups = [operands]
+        return [graph.node(plan_like.stream_of(g[0])) for g in groups]
+
+    def count(node):
+        if node.name in memo:
+            return memo[node.name]
+        opdef = get(node.op)
+        attrs = dict(node.attrs)
+        for key in opdef.extra.get("objects", ()):
+            attrs[key] = module.objects.get(attrs[key], attrs[key])
+        children = [count(c) for c in stream_children(node)]
+        try:
+            n = opdef.extra["count"](attrs, children)
+        except UserError as e:
+            raise located(e, _where(node)) from None
+        memo[node.name] = n
+        return n
+
+    ret = graph.find("return")[0]
+    operands = graph.operands(ret)
+    if not operands:
+        return 0
+    return count(graph.node(_StreamWalker(graph).stream_of(operands[0])))
+
+
+class _StreamWalker:
+    def __init__(self, graph: Graph):
+        self.graph = graph
+
+    def stream_of(self, value: Value) -> str:
+        g = self.graph
+        v = value
+        while not _is_stream(g, v):
+            v = g.operands(g.node(v.node))[0]
+        return v.node
+
+
+__all__ = ["HostEngine", "EngineRun", "Plan", "dataset_size", "EPOCH_END", "DONE"]

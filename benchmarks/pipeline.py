@@ -1,0 +1,280 @@
+"""Host pipeline throughput: irc's engine vs a hand-written per-sample loop.
+
+Two chains, on the shipped sample data, over several epochs:
+
+* **lenet** (seed 002): MNIST 28x28 -> Resize 32x32 LINEAR -> Rescale(1/255)
+  -> Rescale(1/0.3081, -0.1307/0.3081) -> HWC2CHW, TypeCast(int32) on the
+  label, shuffle(10000), batch(32, drop_remainder=True);
+* **imagefolder** (seed 000): ImageFolder JPEGs -> Decode + RandomResizedCrop
+  (or RandomCropDecodeResize) -> RandomHorizontalFlip -> Normalize ->
+  HWC2CHW, TypeCast(int32), batch(32).
+
+Beside irc the same work is done by a plain loop over samples with numpy and
+Pillow (the code a user would write by hand), in the same process and run.
+MindSpore's own figure for the LeNet chain is printed as a reference row; it
+was measured earlier on this kind of machine and is not run here.
+
+The last table compares worker threads with worker processes on the
+per-sample part of the ImageFolder chain (decode + crop + resize), the
+measurement behind the engine's choice of threads.
+
+    python benchmarks/pipeline.py [--epochs 20] [--workers 2] [--size 224]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import numpy as np
+from PIL import Image
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import irc  # noqa: E402
+import irc.dataset as ds  # noqa: E402
+import irc.dataset.transforms as transforms  # noqa: E402
+import irc.dataset.vision as vision  # noqa: E402
+from irc.dataset import config  # noqa: E402
+from irc.dataset.vision import Inter  # noqa: E402
+
+MNIST = os.path.join(ROOT, "samples", "data", "mnist", "train")
+FOLDER = os.path.join(ROOT, "samples", "data", "imagefolder")
+MINDSPORE_LENET = 10_600      # images/s, MindSpore on this kind of machine, measured earlier (not run here)
+MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+
+# =============================================================================
+# irc pipelines
+# =============================================================================
+
+def lenet_pipeline(workers: int):
+    d = ds.MnistDataset(MNIST)
+    d = d.map(input_columns="label", operations=transforms.TypeCast(irc.int32), num_parallel_workers=workers)
+    d = d.map(input_columns="image", operations=vision.Resize((32, 32), interpolation=Inter.LINEAR),
+              num_parallel_workers=workers)
+    d = d.map(input_columns="image", operations=vision.Rescale(1.0 / 255.0, 0.0), num_parallel_workers=workers)
+    d = d.map(input_columns="image", operations=vision.Rescale(1 / 0.3081, -1 * 0.1307 / 0.3081),
+              num_parallel_workers=workers)
+    d = d.map(input_columns="image", operations=vision.HWC2CHW(), num_parallel_workers=workers)
+    d = d.shuffle(buffer_size=10000)
+    return d.batch(32, drop_remainder=True)
+
+
+def folder_pipeline(workers: int, size: int, fused: bool):
+    d = ds.ImageFolder(FOLDER)
+    crop = [vision.RandomCropDecodeResize(size)] if fused else [vision.Decode(), vision.RandomResizedCrop(size)]
+    ops = crop + [vision.RandomHorizontalFlip(prob=0.5), vision.Normalize(mean=MEAN, std=STD), vision.HWC2CHW()]
+    d = d.map(operations=transforms.TypeCast(irc.int32), input_columns="label", num_parallel_workers=workers)
+    d = d.map(operations=ops, input_columns="image", num_parallel_workers=workers)
+    return d.batch(32)
+
+
+def run_irc(dataset, epochs: int) -> tuple[int, float]:
+    start = time.perf_counter()
+    images = 0
+    it = dataset.create_tuple_iterator(num_epochs=epochs, output_numpy=True)
+    for _ in range(epochs):
+        for image, _label in it:
+            images += len(image)
+    it.stop()
+    return images, time.perf_counter() - start
+
+
+# =============================================================================
+# hand-written per-sample loops (numpy + Pillow)
+# =============================================================================
+
+def _idx(path: str, header: int) -> np.ndarray:
+    return np.fromfile(path, dtype=np.uint8)[header:]
+
+
+def hand_lenet(epochs: int, rng: np.random.Generator) -> tuple[int, float]:
+    start = time.perf_counter()
+    images = _idx(os.path.join(MNIST, "train-images-idx3-ubyte"), 16).reshape(-1, 28, 28)
+    labels = _idx(os.path.join(MNIST, "train-labels-idx1-ubyte"), 8)
+    count = 0
+    for _ in range(epochs):
+        rows = []
+        for i in rng.permutation(len(labels)):
+            img = np.asarray(Image.fromarray(images[i]).resize((32, 32), Image.BILINEAR))
+            x = img.astype(np.float32) * np.float32(1 / 255)
+            x = x * np.float32(1 / 0.3081) + np.float32(-0.1307 / 0.3081)
+            rows.append((x[None], np.int32(labels[i])))
+        for b in range(len(rows) // 32):
+            chunk = rows[b * 32:(b + 1) * 32]
+            batch = np.stack([r[0] for r in chunk]), np.array([r[1] for r in chunk])
+            count += len(batch[0])
+    return count, time.perf_counter() - start
+
+
+def _folder_files():
+    classes = sorted(os.listdir(FOLDER))
+    return [(os.path.join(FOLDER, c, f), i) for i, c in enumerate(classes)
+            for f in sorted(os.listdir(os.path.join(FOLDER, c)))]
+
+
+def _random_resized_crop(img: Image.Image, size: int, rng) -> Image.Image:
+    w, h = img.size
+    area = w * h
+    for _ in range(10):
+        target = area * rng.uniform(0.08, 1.0)
+        ratio = np.exp(rng.uniform(np.log(3 / 4), np.log(4 / 3)))
+        cw, ch = int(round(np.sqrt(target * ratio))), int(round(np.sqrt(target / ratio)))
+        if 0 < cw <= w and 0 < ch <= h:
+            top, left = rng.integers(0, h - ch + 1), rng.integers(0, w - cw + 1)
+            return img.resize((size, size), Image.BILINEAR, box=(left, top, left + cw, top + ch))
+    return img.resize((size, size), Image.BILINEAR)
+
+
+def hand_sample(path: str, size: int, rng) -> np.ndarray:
+    with open(path, "rb") as f:
+        img = Image.open(io.BytesIO(f.read())).convert("RGB")
+    x = np.asarray(_random_resized_crop(img, size, rng))
+    if rng.random() < 0.5:
+        x = x[:, ::-1]
+    x = (x.astype(np.float32) - np.float32(MEAN)) / np.float32(STD)
+    return np.ascontiguousarray(x.transpose(2, 0, 1))
+
+
+def hand_folder(epochs: int, size: int, rng) -> tuple[int, float]:
+    start = time.perf_counter()
+    files = _folder_files()
+    count = 0
+    for _ in range(epochs):
+        batch = []
+        for path, label in files:
+            batch.append((hand_sample(path, size, rng), np.int32(label)))
+            if len(batch) == 32:
+                count += len(np.stack([b[0] for b in batch]))
+                batch = []
+        if batch:
+            count += len(np.stack([b[0] for b in batch]))
+    return count, time.perf_counter() - start
+
+
+# =============================================================================
+# threads vs processes on the per-sample work
+# =============================================================================
+
+def _decode_crop(args):
+    path, size, seed = args
+    return hand_sample(path, size, np.random.default_rng(seed)).shape
+
+
+def worker_kinds(size: int, workers: int, rounds: int) -> list[tuple[str, float]]:
+    files = [p for p, _ in _folder_files()] * rounds
+    jobs = [(p, size, i) for i, p in enumerate(files)]
+    out = []
+    start = time.perf_counter()
+    for j in jobs:
+        _decode_crop(j)
+    out.append(("1 thread (inline)", len(jobs) / (time.perf_counter() - start)))
+    for name, cls in (("threads", ThreadPoolExecutor), ("processes", ProcessPoolExecutor)):
+        with cls(workers) as pool:
+            list(pool.map(_decode_crop, jobs[:workers * 2]))     # start the workers
+            start = time.perf_counter()
+            list(pool.map(_decode_crop, jobs, chunksize=8))
+            out.append((f"{workers} {name}", len(jobs) / (time.perf_counter() - start)))
+    return out
+
+
+def op_costs(size: int) -> list[tuple[str, float]]:
+    """Mean per-sample cost of the ops that dominate the ImageFolder chain,
+    with BLAS on one thread as the engine runs them."""
+    from backends.host_engine import _BLAS
+    _BLAS.enter()
+    try:
+        return _op_costs(size)
+    finally:
+        _BLAS.exit()
+
+
+def _op_costs(size: int) -> list[tuple[str, float]]:
+    from irc.ir.registry import get
+    datas = [open(p, "rb").read() for p, _ in _folder_files()]
+    decode, rrc = get("vision.Decode"), get("vision.RandomResizedCrop")
+    attrs = rrc.normalize_attrs({"size": [size, size]})
+    draws = np.random.default_rng(0).random((len(datas), rrc.num_draws(attrs)))
+
+    def timed(fn):
+        start = time.perf_counter()
+        out = [fn(i, d) for i, d in enumerate(datas)]
+        return out, (time.perf_counter() - start) / len(datas) * 1e6
+
+    images, t_decode = timed(lambda i, d: decode.host_sample_fn([d], {}, None)[0])
+    _, t_rrc = timed(lambda i, d: rrc.host_sample_fn([images[i]], attrs, draws[i]))
+    _, t_pil_decode = timed(lambda i, d: np.asarray(Image.open(io.BytesIO(d)).convert("RGB")))
+    rng = np.random.default_rng(0)
+    _, t_pil_rrc = timed(lambda i, d: np.asarray(_random_resized_crop(Image.fromarray(images[i]), size, rng)))
+    return [("irc vision.Decode", t_decode), (f"irc vision.RandomResizedCrop({size})", t_rrc),
+            ("Pillow decode", t_pil_decode), (f"Pillow crop + resize({size})", t_pil_rrc)]
+
+
+# =============================================================================
+
+def table(title: str, rows: list[tuple[str, str]]) -> str:
+    width = max(len(r[0]) for r in rows)
+    lines = [title, "-" * len(title)]
+    lines += [f"  {name.ljust(width)}  {value:>14}" for name, value in rows]
+    return "\n".join(lines)
+
+
+def rate(n: int, seconds: float) -> str:
+    return f"{n / seconds:,.0f} img/s"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--epochs", type=int, default=20, help="epochs of the LeNet chain (default 20)")
+    ap.add_argument("--folder-epochs", type=int, default=3, help="epochs of the ImageFolder chain")
+    ap.add_argument("--workers", type=int, default=2, help="num_parallel_workers of the maps")
+    ap.add_argument("--size", type=int, default=32, help="crop size (the shipped sample uses 32) of the ImageFolder chain")
+    ap.add_argument("--no-worker-kinds", action="store_true", help="skip the threads/processes table")
+    args = ap.parse_args(argv)
+    config.set_seed(1)
+    rng = np.random.default_rng(1)
+
+    # warm-up: file caches, lazy imports, resize tables
+    run_irc(lenet_pipeline(args.workers), 1)
+    hand_lenet(1, rng)
+    rows = []
+    for workers in sorted({1, args.workers}):
+        n, t = run_irc(lenet_pipeline(workers), args.epochs)
+        rows.append((f"irc, num_parallel_workers={workers}", rate(n, t)))
+    n, t = hand_lenet(args.epochs, rng)
+    rows.append(("hand loop (numpy + Pillow, per sample)", rate(n, t)))
+    rows.append(("MindSpore (measured earlier, not run here)", f"{MINDSPORE_LENET:,} img/s"))
+    print(table(f"LeNet chain (seed 002): MNIST 28x28 -> 32x32, shuffle 10000, batch 32; "
+                f"{args.epochs} epochs of {lenet_pipeline(1).get_dataset_size() * 32} images", rows))
+    print()
+
+    rows = []
+    for fused in (False, True):
+        name = "RandomCropDecodeResize" if fused else "Decode + RandomResizedCrop"
+        for workers in sorted({1, args.workers}):
+            n, t = run_irc(folder_pipeline(workers, args.size, fused), args.folder_epochs)
+            rows.append((f"irc {name}, workers={workers}", rate(n, t)))
+    n, t = hand_folder(args.folder_epochs, args.size, rng)
+    rows.append(("hand loop (Pillow decode/crop/resize, numpy)", rate(n, t)))
+    print(table(f"ImageFolder chain (seed 000): JPEG -> crop {args.size}x{args.size}, flip, normalize, "
+                f"batch 32; {args.folder_epochs} epochs of {len(_folder_files())} images", rows))
+    print("  per sample, irc's host ops (OPS.md semantics: OpenCV INTER_LINEAR in numpy) vs Pillow "
+          "(antialiased when shrinking):")
+    for name, us in op_costs(args.size):
+        print(f"    {name:<40} {us:8.0f} us")
+
+    if not args.no_worker_kinds:
+        print()
+        kinds = worker_kinds(args.size, args.workers, rounds=3)
+        print(table(f"Per-sample work (decode + crop + resize {args.size}) by worker kind",
+                    [(name, f"{r:,.0f} img/s") for name, r in kinds]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

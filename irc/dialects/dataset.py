@@ -1,0 +1,687 @@
+"""The ``dataset`` dialect: the sources and pipeline operators of ``mindspore.dataset``.
+
+A pipeline graph's values are column streams (see TEAM.md, PIPELINE IR).
+Each op is declared once here with its type inference and the parts of its
+host meaning that are plain functions:
+
+* sources carry ``reader`` (``reader(attrs) -> SourceReader``: the rows in
+  file order, read with numpy) and the sampling rule :func:`sample_indices`
+  (``shuffle`` / ``num_samples`` / ``num_shards`` / ``shard_id``);
+* every op carries ``count`` (``count(attrs, child_counts) -> rows``), the
+  rule ``get_dataset_size`` follows;
+* ``dataset.PyFunc`` carries ``host_sample`` (call the user's function).
+
+The streaming behaviour of the pipeline operators (reservoir shuffle,
+batching, repeat ...) is executed by ``backends/host_engine.py``; its
+contract is stated on each op's ``doc``.
+
+``dataset.NumpySlicesDataset`` and ``dataset.GeneratorDataset`` keep their
+data / Python source, and ``dataset.PyFunc`` its callable, in
+``module.objects[key]``; the op's ``data`` / ``source`` / ``fn`` attribute is
+that key (a string), and the engine passes the object itself to the reader
+or the function in place of the key.  Their result types are attributes
+(``column_types`` / ``out_types``) because they come from the user's data,
+not from the op.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+from typing import Any, Iterator, Optional
+
+import numpy as np
+
+from ..diagnostics import UserError
+from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, define
+from ..ir.types import BATCH, UNKNOWN, TensorType, from_numpy_dtype, is_dtype
+
+FAMILY = "dataset"
+INFINITE = -1          # repeat/take count meaning "no limit"
+
+
+# =============================================================================
+# helpers
+# =============================================================================
+
+_TYPE = re.compile(r"^([a-z0-9]+)\[([^\]]*)\]$")
+
+
+def parse_type(text: str) -> TensorType:
+    """``"f32[2,?]"`` -> TensorType (the spelling the printer uses)."""
+    m = _TYPE.match(text.replace(" ", ""))
+    if not m or not is_dtype(m.group(1)):
+        raise ValueError(f"not a type: {text!r} (expected e.g. 'f32[28,28]')")
+    dims = [d for d in m.group(2).split(",") if d]
+    return TensorType(m.group(1), tuple(int(d) if d.isdigit() else d for d in dims))
+
+
+def type_of_value(value) -> TensorType:
+    """The IR type of one row's value (bytes objects are ``bytes[]``)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return TensorType("bytes", ())
+    a = np.asarray(value)
+    if a.dtype.kind in "OSU":
+        return TensorType("bytes", a.shape)
+    return TensorType(from_numpy_dtype(a.dtype), a.shape)
+
+
+def _types_attr(attrs) -> list[TensorType]:
+    return [parse_type(t) for t in attrs["column_types"]]
+
+
+def _same_types(attrs, ins):
+    return list(ins)
+
+
+def _child_count(attrs, counts):
+    return counts[0]
+
+
+class SourceReader:
+    """The rows of a source in file order.
+
+    ``random_access`` readers serve ``read(indices)``; the others (Python
+    iterables) serve ``rows()``.  ``read`` returns one column per output
+    column: a stacked array (rows along axis 0) or a list of per-row values.
+    ``lazy`` readers may be read from worker threads (file and array reads);
+    the others are read where the engine iterates (user code stays on one
+    thread).
+    """
+    random_access = True
+    lazy = True
+    chunk_rows = 128
+
+    def __len__(self) -> int:
+        raise TypeError(f"{type(self).__name__} has no known length")
+
+    def read(self, indices: np.ndarray) -> list:
+        raise TypeError(f"{type(self).__name__} is not random-access")
+
+    def origins(self, indices: np.ndarray) -> Optional[list]:
+        """Per-row origin (a file name) used in error messages, or None."""
+        return None
+
+    def rows(self) -> Iterator[tuple]:
+        raise TypeError(f"{type(self).__name__} is random-access")
+
+
+def sample_indices(attrs, num_rows: int, rng: Optional[np.random.Generator],
+                   default_shuffle: bool = True) -> np.ndarray:
+    """The rows one pass over a random-access source yields, in order.
+
+    shuffle (None = ``default_shuffle``, as MindSpore's samplers) draws a
+    fresh permutation per pass; ``num_shards`` keeps every num_shards-th row
+    starting at ``shard_id``, wrapping around so all shards have
+    ceil(rows / num_shards) rows (MindSpore's DistributedSampler);
+    ``num_samples`` (0 or None = all) then keeps the first ones.
+    """
+    shuffle = attrs.get("shuffle")
+    shuffle = default_shuffle if shuffle is None else bool(shuffle)
+    ids = rng.permutation(num_rows) if (shuffle and num_rows) else np.arange(num_rows, dtype=np.int64)
+    shards = attrs.get("num_shards")
+    if shards and num_rows:
+        per = -(-num_rows // shards)
+        ids = ids[(np.arange(per) * shards + int(attrs.get("shard_id") or 0)) % num_rows]
+    limit = attrs.get("num_samples")
+    if limit:
+        ids = ids[:int(limit)]
+    return ids.astype(np.int64, copy=False)
+
+
+def sampled_count(attrs, num_rows: int) -> int:
+    shards = attrs.get("num_shards")
+    n = -(-num_rows // shards) if shards and num_rows else num_rows
+    limit = attrs.get("num_samples")
+    return min(n, int(limit)) if limit else n
+
+
+def source_count(reader_of):
+    def count(attrs, counts):
+        reader = reader_of(attrs)
+        if not reader.random_access:
+            try:
+                n = len(reader)
+            except TypeError:
+                return None
+            limit = attrs.get("num_samples")
+            return min(n, int(limit)) if limit else n
+        return sampled_count(attrs, len(reader))
+    return count
+
+
+# -- file loading, cached by (path, size, mtime) ----------------------------------
+
+_FILE_CACHE: dict[tuple, Any] = {}
+_FILE_LOCK = threading.Lock()
+_FILE_CACHE_MAX = 8
+
+
+def _cached(path: str, load):
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, load.__name__)
+    with _FILE_LOCK:
+        if key in _FILE_CACHE:
+            return _FILE_CACHE[key]
+    value = load(path)
+    with _FILE_LOCK:
+        if len(_FILE_CACHE) >= _FILE_CACHE_MAX:
+            _FILE_CACHE.pop(next(iter(_FILE_CACHE)))
+        _FILE_CACHE[key] = value
+    return value
+
+
+def check_dir(op: str, dataset_dir) -> None:
+    if not isinstance(dataset_dir, (str, os.PathLike)):
+        raise UserError(f"{op}: dataset_dir must be a path, got {dataset_dir!r}")
+    if not os.path.isdir(dataset_dir):
+        what = "is not a folder" if os.path.exists(dataset_dir) else "does not exist"
+        raise UserError(f"{op}: dataset_dir {str(dataset_dir)!r} {what}",
+                        hint="give the folder that holds the dataset's files")
+
+
+def _usage_parts(op: str, usage, parts: dict) -> list[str]:
+    usage = "all" if usage is None else usage
+    if usage == "all":
+        return list(parts)
+    if usage not in parts:
+        raise UserError(f"{op}: usage must be one of {', '.join(map(repr, [*parts, 'all']))}, got {usage!r}")
+    return [usage]
+
+
+# =============================================================================
+# MnistDataset
+# =============================================================================
+
+_MNIST_PREFIX = {"train": "train", "test": "t10k"}
+
+
+def _find(dataset_dir: str, prefix: str, kind: str, ext: str) -> Optional[str]:
+    """``train-images-idx3-ubyte`` (also ``train-images.idx3-ubyte``)."""
+    for name in sorted(os.listdir(dataset_dir)):
+        if name.startswith(f"{prefix}-{kind}") and ext in name:
+            return os.path.join(dataset_dir, name)
+    return None
+
+
+def _read_idx(path: str, magic: int, ndim: int) -> np.ndarray:
+    raw = np.fromfile(path, dtype=np.uint8)
+    head = 4 + 4 * ndim
+    if raw.size < head:
+        raise UserError(f"MnistDataset: {path} is truncated: {raw.size} bytes, "
+                        f"shorter than its {head}-byte header")
+    dims = raw[:head].view(">u4")
+    if int(dims[0]) != magic:
+        raise UserError(f"MnistDataset: {path} is not an idx{ndim} file "
+                        f"(magic number {int(dims[0])}, expected {magic})")
+    shape = tuple(int(d) for d in dims[1:])
+    want = head + int(np.prod(shape))
+    if raw.size != want:
+        state = "truncated" if raw.size < want else "longer than its header says"
+        raise UserError(f"MnistDataset: {path} is {state}: {raw.size} bytes, expected {want} "
+                        f"for shape {list(shape)}")
+    return raw[head:].reshape(shape)
+
+
+def _load_mnist_images(path):
+    return _read_idx(path, 2051, 3)[..., None]
+
+
+def _load_mnist_labels(path):
+    return _read_idx(path, 2049, 1).astype(np.uint32)
+
+
+class MnistReader(SourceReader):
+    chunk_rows = 128
+
+    def __init__(self, attrs):
+        d = attrs["dataset_dir"]
+        check_dir("MnistDataset", d)
+        images, labels = [], []
+        for part in _usage_parts("MnistDataset", attrs.get("usage"), _MNIST_PREFIX):
+            prefix = _MNIST_PREFIX[part]
+            img = _find(d, prefix, "images", "idx3")
+            lbl = _find(d, prefix, "labels", "idx1")
+            if img is None or lbl is None:
+                if attrs.get("usage") in (None, "all"):
+                    continue
+                raise UserError(f"MnistDataset: no {prefix}-images-idx3-ubyte / {prefix}-labels-idx1-ubyte "
+                                f"in {d!r}", hint="usage='train' reads train-*, usage='test' reads t10k-*")
+            x, y = _cached(img, _load_mnist_images), _cached(lbl, _load_mnist_labels)
+            if len(x) != len(y):
+                raise UserError(f"MnistDataset: {img} has {len(x)} images but {lbl} has {len(y)} labels")
+            images.append(x)
+            labels.append(y)
+        if not images:
+            raise UserError(f"MnistDataset: no MNIST idx files in {d!r}",
+                            hint="expected train-images-idx3-ubyte and train-labels-idx1-ubyte "
+                                 "(or the t10k-* pair)")
+        self.images = images[0] if len(images) == 1 else np.concatenate(images)
+        self.labels = labels[0] if len(labels) == 1 else np.concatenate(labels)
+
+    def __len__(self):
+        return len(self.labels)
+
+    def read(self, indices):
+        return [self.images[indices], self.labels[indices]]
+
+
+_SOURCE_ATTRS = {"shuffle": None, "num_samples": None, "num_shards": None, "shard_id": None}
+
+MNIST = define(
+    "dataset.MnistDataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    attrs={"dataset_dir": REQUIRED, "usage": None, **_SOURCE_ATTRS, "columns": ["image", "label"]},
+    infer=lambda attrs, ins: [TensorType("u8", (28, 28, 1)), TensorType("u32", ())],
+    reader=MnistReader, count=source_count(MnistReader),
+    doc="MNIST idx files (train-* / t10k-* by usage; none = both); image u8[28,28,1], label u32[]")
+
+
+# =============================================================================
+# Cifar10Dataset
+# =============================================================================
+
+_CIFAR_RECORD = 1 + 32 * 32 * 3
+
+
+def _cifar_files(op: str, d: str, usage) -> list[str]:
+    names = sorted(os.listdir(d))
+    train = sorted((n for n in names if re.fullmatch(r"data_batch_\d+\.bin", n)),
+                   key=lambda n: int(re.findall(r"\d+", n)[0]))
+    parts = {"train": train, "test": [n for n in names if n == "test_batch.bin"]}
+    files = [f for part in _usage_parts(op, usage, parts) for f in parts[part]]
+    if not files:
+        raise UserError(f"{op}: no CIFAR-10 binary batches in {d!r} for usage {usage or 'all'!r}",
+                        hint="expected data_batch_1.bin ... data_batch_5.bin and test_batch.bin")
+    return [os.path.join(d, f) for f in files]
+
+
+def _load_cifar(path):
+    raw = np.fromfile(path, dtype=np.uint8)
+    if raw.size == 0 or raw.size % _CIFAR_RECORD:
+        raise UserError(f"Cifar10Dataset: {path} is truncated: {raw.size} bytes is not a whole "
+                        f"number of {_CIFAR_RECORD}-byte records")
+    rec = raw.reshape(-1, _CIFAR_RECORD)
+    images = np.ascontiguousarray(rec[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1))
+    return images, rec[:, 0].astype(np.uint32)
+
+
+class Cifar10Reader(SourceReader):
+    chunk_rows = 128
+
+    def __init__(self, attrs):
+        d = attrs["dataset_dir"]
+        check_dir("Cifar10Dataset", d)
+        loaded = [_cached(f, _load_cifar) for f in _cifar_files("Cifar10Dataset", d, attrs.get("usage"))]
+        self.images = np.concatenate([x for x, _ in loaded]) if len(loaded) > 1 else loaded[0][0]
+        self.labels = np.concatenate([y for _, y in loaded]) if len(loaded) > 1 else loaded[0][1]
+
+    def __len__(self):
+        return len(self.labels)
+
+    def read(self, indices):
+        return [self.images[indices], self.labels[indices]]
+
+
+CIFAR10 = define(
+    "dataset.Cifar10Dataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    attrs={"dataset_dir": REQUIRED, "usage": None, **_SOURCE_ATTRS, "columns": ["image", "label"]},
+    infer=lambda attrs, ins: [TensorType("u8", (32, 32, 3)), TensorType("u32", ())],
+    reader=Cifar10Reader, count=source_count(Cifar10Reader),
+    doc="CIFAR-10 binary batches (data_batch_*.bin = train, test_batch.bin = test); "
+        "image u8[32,32,3] HWC, label u32[]")
+
+
+# =============================================================================
+# ImageFolderDataset
+# =============================================================================
+
+def image_folder_listing(d: str, extensions=None, class_indexing=None) -> tuple[list[str], np.ndarray]:
+    """(files, labels): class folders sorted by name (or class_indexing, a list
+    of [name, index] pairs), files sorted within each, hidden files skipped."""
+    exts = tuple(e.lower() for e in extensions) if extensions else None
+    if class_indexing:
+        classes = [(str(name), int(index)) for name, index in class_indexing]
+    else:
+        folders = sorted(n for n in os.listdir(d)
+                         if os.path.isdir(os.path.join(d, n)) and not n.startswith("."))
+        classes = [(name, i) for i, name in enumerate(folders)]
+    files, labels = [], []
+    for name, index in classes:
+        folder = os.path.join(d, name)
+        if not os.path.isdir(folder):
+            raise UserError(f"ImageFolderDataset: class folder {folder!r} (from class_indexing) does not exist")
+        for f in sorted(os.listdir(folder)):
+            path = os.path.join(folder, f)
+            if f.startswith(".") or not os.path.isfile(path):
+                continue
+            if exts is None or f.lower().endswith(exts):
+                files.append(path)
+                labels.append(index)
+    return files, np.asarray(labels, dtype=np.int32)
+
+
+class ImageFolderReader(SourceReader):
+    chunk_rows = 16     # decoding is slow: small chunks spread over the workers
+
+    def __init__(self, attrs):
+        d = attrs["dataset_dir"]
+        check_dir("ImageFolderDataset", d)
+        self.files, self.labels = image_folder_listing(d, attrs.get("extensions"),
+                                                       attrs.get("class_indexing"))
+        self.decode = bool(attrs.get("decode"))
+
+    def __len__(self):
+        return len(self.files)
+
+    def _read_file(self, path):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise UserError(f"ImageFolderDataset: cannot read {path}: {e.strerror}") from None
+        if self.decode:
+            from .vision import decode
+            try:
+                return decode(data)
+            except ValueError as e:
+                raise UserError(f"ImageFolderDataset: {path} is not an image: {e}") from None
+        return data
+
+    def read(self, indices):
+        return [[self._read_file(self.files[i]) for i in indices], self.labels[indices]]
+
+    def origins(self, indices):
+        return [self.files[i] for i in indices]
+
+
+def _infer_image_folder(attrs, ins):
+    image = TensorType("u8", (UNKNOWN, UNKNOWN, 3)) if attrs["decode"] else TensorType("bytes", ())
+    return [image, TensorType("i32", ())]
+
+
+IMAGE_FOLDER = define(
+    "dataset.ImageFolderDataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    attrs={"dataset_dir": REQUIRED, **_SOURCE_ATTRS, "extensions": None, "class_indexing": None,
+           "decode": False, "columns": ["image", "label"]},
+    infer=_infer_image_folder, reader=ImageFolderReader, count=source_count(ImageFolderReader),
+    doc="one sub-folder per class (sorted names -> label 0, 1, ...); image = the file's bytes "
+        "(decode=True: RGB u8[?,?,3]), label i32[]")
+
+
+# =============================================================================
+# NumpySlicesDataset / GeneratorDataset (data in module.objects)
+# =============================================================================
+
+class NumpySlicesReader(SourceReader):
+    """``data``: a tuple of arrays, one per column, sliced along axis 0."""
+
+    def __init__(self, attrs):
+        self.columns = attrs["data"]
+        if isinstance(self.columns, str):
+            raise UserError(f"NumpySlicesDataset: the data {self.columns!r} is not available "
+                            f"(an IR module parsed from text holds no data)")
+
+    def __len__(self):
+        return len(self.columns[0]) if self.columns else 0
+
+    def read(self, indices):
+        return [c[indices] for c in self.columns]
+
+
+NUMPY_SLICES = define(
+    "dataset.NumpySlicesDataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    attrs={"data": REQUIRED, **_SOURCE_ATTRS, "columns": REQUIRED, "column_types": REQUIRED},
+    infer=lambda attrs, ins: _types_attr(attrs), reader=NumpySlicesReader,
+    count=source_count(NumpySlicesReader), objects=("data",),
+    doc="rows sliced from in-memory arrays (module.objects[data]: one array per column)")
+
+
+def row_columns(row, ncols: int, where: str) -> list:
+    """One row from a user's Python source as a list of ncols values."""
+    values = list(row) if isinstance(row, (tuple, list)) else [row]
+    if isinstance(row, np.ndarray) and ncols > 1 and len(row) == ncols:
+        values = list(row)
+    if len(values) != ncols:
+        raise UserError(f"{where}: a row has {len(values)} column(s) but column_names names {ncols}")
+    return [v if isinstance(v, (bytes, np.ndarray)) else np.asarray(v) for v in values]
+
+
+def stack_rows(rows: list[list], ncols: int) -> list:
+    """Row-major values -> columns (stacked when shapes and dtypes agree)."""
+    cols = []
+    for j in range(ncols):
+        vals = [r[j] for r in rows]
+        first = vals[0] if vals else None
+        if isinstance(first, np.ndarray) and first.dtype.kind not in "OSU" and all(
+                isinstance(v, np.ndarray) and v.shape == first.shape and v.dtype == first.dtype
+                for v in vals):
+            cols.append(np.stack(vals))
+        else:
+            cols.append(vals)
+    return cols
+
+
+class GeneratorReader(SourceReader):
+    """``source``: a random-accessible object (``__getitem__`` + ``__len__``),
+    a callable returning an iterator, or an iterable."""
+    lazy = False
+    chunk_rows = 64
+
+    def __init__(self, attrs):
+        self.source = attrs["source"]
+        if isinstance(self.source, str):
+            raise UserError(f"GeneratorDataset: the source {self.source!r} is not available "
+                            f"(an IR module parsed from text holds no Python objects)")
+        self.ncols = len(attrs["columns"])
+        self.random_access = is_random_access(self.source)
+        # the declared dtypes are the IR's: rows are cast to them
+        self.dtypes = [parse_type(t).dtype for t in attrs["column_types"]]
+
+    def _row(self, row) -> list:
+        values = row_columns(row, self.ncols, "GeneratorDataset")
+        for j, (v, d) in enumerate(zip(values, self.dtypes)):
+            if isinstance(v, np.ndarray) and d != "bytes" and v.dtype.kind not in "OSU" \
+                    and v.dtype != _np_dtype(d):
+                values[j] = v.astype(_np_dtype(d))
+        return values
+
+    def __len__(self):
+        if self.random_access:
+            return len(self.source)
+        if hasattr(self.source, "__len__"):
+            return len(self.source)
+        raise TypeError("the source has no length")
+
+    def _call(self, what, fn, *args):
+        try:
+            return fn(*args)
+        except UserError:
+            raise
+        except Exception as e:
+            raise UserError(f"GeneratorDataset: the source raised {type(e).__name__} "
+                            f"while {what}: {e}") from e
+
+    def read(self, indices):
+        rows = [self._row(self._call(f"reading row {i}", self.source.__getitem__, int(i)))
+                for i in indices]
+        return stack_rows(rows, self.ncols)
+
+    def rows(self):
+        src = self.source
+        it = self._call("starting", lambda: iter(src() if callable(src) and not hasattr(src, "__iter__")
+                                                 else src))
+        try:
+            while True:
+                try:
+                    row = next(it)
+                except StopIteration:
+                    return
+                except Exception as e:
+                    raise UserError(f"GeneratorDataset: the source raised {type(e).__name__}: {e}") from e
+                yield self._row(row)
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+
+
+def _np_dtype(name: str) -> np.dtype:
+    from ..ir.types import to_numpy_dtype
+    return to_numpy_dtype(name)
+
+
+def is_random_access(source) -> bool:
+    return hasattr(source, "__getitem__") and hasattr(source, "__len__")
+
+
+GENERATOR = define(
+    "dataset.GeneratorDataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    attrs={"source": REQUIRED, **_SOURCE_ATTRS, "columns": REQUIRED, "column_types": REQUIRED},
+    infer=lambda attrs, ins: _types_attr(attrs), reader=GeneratorReader,
+    count=source_count(GeneratorReader), objects=("source",),
+    doc="rows from a Python source (module.objects[source]); random-accessible sources "
+        "are sampled like files (shuffled by default), iterables are read in order")
+
+
+# =============================================================================
+# pipeline operators
+# =============================================================================
+
+def _batch_count(attrs, counts):
+    n = counts[0]
+    if n is None:
+        return None
+    bs = int(attrs["batch_size"])
+    return n // bs if attrs["drop_remainder"] else -(-n // bs)
+
+
+def _repeat_count(attrs, counts):
+    n, c = counts[0], attrs["count"]
+    if n is None:
+        return None
+    if c is None or c == INFINITE:
+        return math.inf if n else 0
+    return n * int(c)
+
+
+def _take_count(attrs, counts):
+    n, c = counts[0], int(attrs["count"])
+    if c == INFINITE:
+        return n
+    return c if n is None else min(n, c)
+
+
+def _skip_count(attrs, counts):
+    n = counts[0]
+    return None if n is None else max(0, n - int(attrs["count"]))
+
+
+def _infer_concat(attrs, ins):
+    k = len(attrs["columns"])
+    if k == 0 or len(ins) % k:
+        raise ValueError(f"concat: {len(ins)} operands are not whole groups of {k} columns")
+    groups = [ins[i:i + k] for i in range(0, len(ins), k)]
+    out = []
+    for j, name in enumerate(attrs["columns"]):
+        types = [g[j] for g in groups]
+        first = types[0]
+        for t in types[1:]:
+            if t.dtype != first.dtype or t.rank != first.rank:
+                raise TypeError(f"concat: column {name!r} is {first} in the first dataset "
+                                f"but {t} in another")
+        dims = [d if all(t.shape[i] == d for t in types) else UNKNOWN for i, d in enumerate(first.shape)]
+        out.append(TensorType(first.dtype, dims))
+    return out
+
+
+def _sum_counts(attrs, counts):
+    return None if any(c is None for c in counts) else sum(counts)
+
+
+def _min_counts(attrs, counts):
+    known = [c for c in counts if c is not None]
+    return min(known) if len(known) == len(counts) else None
+
+
+SHUFFLE = define("dataset.shuffle", kind=PIPELINE, family=FAMILY, num_inputs=None,
+                 attrs={"buffer_size": REQUIRED}, infer=_same_types, count=_child_count,
+                 doc="reservoir shuffle: fill a buffer of buffer_size rows, then emit a uniformly "
+                     "chosen slot and refill it with the next row; drain randomly at the end")
+BATCH = define("dataset.batch", kind=PIPELINE, family=FAMILY, num_inputs=None,
+               attrs={"batch_size": REQUIRED, "drop_remainder": False},
+               infer=lambda attrs, ins: [t.batched("N") for t in ins], count=_batch_count,
+               doc="stack batch_size rows per column (rows must agree in shape); the last, "
+                   "smaller batch is dropped when drop_remainder")
+REPEAT = define("dataset.repeat", kind=PIPELINE, family=FAMILY, num_inputs=None,
+                attrs={"count": INFINITE}, infer=_same_types, count=_repeat_count,
+                doc="replay the child count times (-1: forever); every pass reshuffles")
+TAKE = define("dataset.take", kind=PIPELINE, family=FAMILY, num_inputs=None,
+              attrs={"count": REQUIRED}, infer=_same_types, count=_take_count,
+              doc="the first count rows (-1: all)")
+SKIP = define("dataset.skip", kind=PIPELINE, family=FAMILY, num_inputs=None,
+              attrs={"count": REQUIRED}, infer=_same_types, count=_skip_count,
+              doc="all rows but the first count")
+PROJECT = define("dataset.project", kind=PIPELINE, family=FAMILY, num_inputs=None,
+                 attrs={"columns": REQUIRED}, infer=_same_types, count=_child_count,
+                 doc="keep the operand columns, in operand order")
+RENAME = define("dataset.rename", kind=PIPELINE, family=FAMILY, num_inputs=None,
+                attrs={"input_columns": REQUIRED, "output_columns": REQUIRED},
+                infer=_same_types, count=_child_count,
+                doc="the same rows; the results carry the new column names")
+CONCAT = define("dataset.concat", kind=PIPELINE, family=FAMILY, num_inputs=None,
+                attrs={"columns": REQUIRED}, infer=_infer_concat, count=_sum_counts,
+                doc="the rows of each child in turn (operands: the columns of child 1, then child 2 ...)")
+ZIP = define("dataset.zip", kind=PIPELINE, family=FAMILY, num_inputs=None,
+             attrs={"columns": REQUIRED}, infer=_same_types, count=_min_counts,
+             doc="rows side by side; as many rows as the shortest child")
+
+
+# =============================================================================
+# dataset.PyFunc: a Python callable in map()
+# =============================================================================
+
+class PyFuncError(UserError):
+    """A Python map function misbehaved (raised, or returned the wrong columns)."""
+
+
+PYFUNC = define("dataset.PyFunc", kind=MAP, family=FAMILY, num_inputs=None,
+                attrs={"fn": REQUIRED, "name": "", "input_columns": REQUIRED,
+                       "output_columns": REQUIRED, "out_types": REQUIRED},
+                infer=lambda attrs, ins: [parse_type(t) for t in attrs["out_types"]],
+                objects=("fn",),
+                doc="call the user's function (module.objects[fn]) on one row's input columns; "
+                    "a tuple result gives one column per element")
+
+
+def to_user(value):
+    """A value as Python functions and iterators see it: encoded bytes become
+    u8[L] (MindSpore's form), everything else an ndarray."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return np.frombuffer(bytes(value), dtype=np.uint8)
+    return value if isinstance(value, np.ndarray) else np.asarray(value)
+
+
+@PYFUNC.host_sample
+def _pyfunc_sample(inputs, attrs, draws):
+    fn = attrs["fn"]
+    name = attrs["name"] or "function"
+    if not callable(fn):
+        raise PyFuncError(f"the Python function {name} is not available (key {fn!r}): "
+                          f"an IR module parsed from text holds no Python objects")
+    try:
+        out = fn(*[to_user(x) for x in inputs])
+    except UserError:
+        raise
+    except Exception as e:
+        raise PyFuncError(f"the Python function {name} raised {type(e).__name__}: {e}") from e
+    outs = list(out) if isinstance(out, tuple) else [out]
+    want = len(attrs["out_types"])
+    if len(outs) != want:
+        raise PyFuncError(f"the Python function {name} returned {len(outs)} column(s), but the map "
+                          f"expects {want} (output_columns {list(attrs['output_columns'])})",
+                          hint="return a tuple with one array per output column")
+    try:
+        return [o if isinstance(o, np.ndarray) else np.asarray(o) for o in outs]
+    except Exception as e:
+        raise PyFuncError(f"the Python function {name} returned a value that is not an array: {e}") from e

@@ -1,0 +1,310 @@
+"""The host engine: results equal the eager transforms, random draws are
+reproducible whatever the chunking and worker count, bad input fails with
+the file/column and the user's line, and no thread outlives its iterator."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import irc
+import irc.dataset as ds
+import irc.dataset.transforms as transforms
+import irc.dataset.vision as vision
+from backends.host_engine import HostEngine
+from irc.dataset import config
+from irc.dataset import draws as draws_mod
+from irc.dialects import dataset as D
+from irc.diagnostics import UserError, display_path
+from irc.frontend.pipeline import lower_pipeline
+from irc.ir.graph import Module
+from irc.ir.registry import get
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "samples", "data")
+MNIST = os.path.join(DATA, "mnist", "train")
+FOLDER = os.path.join(DATA, "imagefolder")
+HERE = display_path(__file__)
+
+
+def here(offset: int = 0) -> str:
+    return f"{HERE}:{sys._getframe(1).f_lineno + offset}"
+
+
+@pytest.fixture(autouse=True)
+def seed():
+    config.set_seed(99)
+    yield
+    config.set_seed(config.DEFAULT_SEED)
+
+
+def rows(dataset, num_epochs=1):
+    return list(dataset.create_dict_iterator(num_epochs=num_epochs, output_numpy=True))
+
+
+def node_of(dataset, op: str):
+    module = Module("m")
+    graph = lower_pipeline(module, dataset, "host")
+    (node,) = graph.find(op)
+    return node
+
+
+def wait_threads(baseline: int, timeout: float = 5.0) -> int:
+    end = time.time() + timeout
+    while threading.active_count() > baseline and time.time() < end:
+        time.sleep(0.02)
+    return threading.active_count()
+
+
+# --- pipeline results equal the eager transforms --------------------------------------
+
+def test_lenet_chain_equals_eager_ops_per_sample():
+    ops = [vision.Resize((32, 32)), vision.Rescale(1 / 255, 0.0), vision.Rescale(1 / 0.3081, -0.1307 / 0.3081),
+           vision.HWC2CHW()]
+    src = ds.MnistDataset(MNIST, shuffle=False, num_samples=300)
+    d = src.map(transforms.TypeCast(irc.int32), "label").map(ops, "image", num_parallel_workers=3).batch(32)
+    got = rows(d)
+    images = np.concatenate([r["image"] for r in got])
+    labels = np.concatenate([r["label"] for r in got])
+    for i, r in enumerate(rows(src)):
+        x = r["image"]
+        for op in ops:
+            x = op(x)
+        assert np.array_equal(images[i], x), i
+        assert labels[i] == np.int32(r["label"])
+    assert images.dtype == np.float32 and labels.dtype == np.int32 and len(images) == 300
+
+
+def test_random_ops_draw_by_position_whatever_the_chunking_and_workers(monkeypatch):
+    def pipeline(workers):
+        d = ds.ImageFolder(FOLDER, shuffle=False, decode=True)
+        d = d.map([vision.RandomResizedCrop(24), vision.RandomHorizontalFlip(0.5),
+                   vision.RandomColorAdjust(0.4, 0.4, 0.4, 0.1)], "image", num_parallel_workers=workers)
+        return d
+
+    reference = rows(pipeline(1))
+    monkeypatch.setattr(D.ImageFolderReader, "chunk_rows", 5)
+    for workers in (1, 4):
+        again = rows(pipeline(workers))
+        assert all(np.array_equal(a["image"], b["image"]) for a, b in zip(reference, again))
+    # ... and they are exactly host_sample with draws(seed, node, epoch, position)
+    d = pipeline(1)
+    decoded = rows(ds.ImageFolder(FOLDER, shuffle=False, decode=True))
+    module = Module("m")
+    graph = lower_pipeline(module, d, "host")
+    chain = [n for n in graph.topo_order() if n.op.startswith("vision.")]
+    for pos in (0, 7, 59):
+        x = decoded[pos]["image"]
+        for node in chain:
+            opdef = get(node.op)
+            k = opdef.num_draws(node.attrs)
+            (x,) = opdef.host_sample_fn([x], node.attrs, draws_mod.draws(99, node.name, 0, [pos], k)[0])
+        assert np.array_equal(reference[pos]["image"], x)
+    # a different seed changes the draws
+    config.set_seed(100)
+    assert not all(np.array_equal(a["image"], b["image"]) for a, b in zip(reference, rows(pipeline(1))))
+
+
+def test_random_op_after_shuffle_and_epochs():
+    d = ds.NumpySlicesDataset({"img": np.zeros((40, 2, 3, 1), np.uint8) + np.arange(3)[None, None, :, None]})
+    d = d.shuffle(8).map(vision.RandomHorizontalFlip(0.5), "img").batch(10)
+    it = d.create_dict_iterator(num_epochs=2, output_numpy=True)
+    e1 = np.concatenate([r["img"] for r in it])
+    e2 = np.concatenate([r["img"] for r in it])
+    flipped1 = e1[:, 0, 0, 0] == 2
+    flipped2 = e2[:, 0, 0, 0] == 2
+    assert 5 < flipped1.sum() < 35 and not np.array_equal(flipped1, flipped2)   # fresh draws per epoch
+    it = d.create_dict_iterator(num_epochs=1, output_numpy=True)
+    assert np.array_equal(np.concatenate([r["img"] for r in it]), e1)          # same seed, same run
+
+
+def test_draws_are_a_function_of_position():
+    a = draws_mod.draws(1, "image.3", 0, np.arange(2000, 2600), 3)
+    b = draws_mod.draws(1, "image.3", 0, np.array([2599, 2000, 2300]), 3)
+    assert np.array_equal(b, a[[599, 0, 300]])
+    assert not np.array_equal(draws_mod.draws(1, "image.3", 1, [5], 3), draws_mod.draws(1, "image.3", 0, [5], 3))
+    assert ((a >= 0) & (a < 1)).all()
+
+
+def test_engine_runs_a_parsed_module_and_reports_positions():
+    from irc.ir.text import parse_module, print_module
+    module = Module("m")
+    lower_pipeline(module, ds.MnistDataset(MNIST, num_samples=64).batch(16), "host")
+    parsed = parse_module(print_module(module))
+    engine = HostEngine(parsed, keep_positions=True)
+    run = engine.run(1)
+    chunk = run.next_chunk()
+    keys = sorted(k for k in chunk.extra if k.startswith("#pos:"))
+    assert keys == ["#pos:image", "#pos:image.1"]   # source and batch nodes
+    assert chunk.cols[0][0].shape == (16, 28, 28, 1) and len(chunk.extra["#pos:image"][0]) == 16
+    run.close()
+    assert engine.size() == 4
+
+
+# --- bad input --------------------------------------------------------------------------
+
+def test_missing_dataset_folder():
+    with pytest.raises(UserError) as e:
+        ds.MnistDataset("no/such/folder")
+    assert e.value.where == here(-1) and "'no/such/folder' does not exist" in e.value.message
+    with pytest.raises(UserError) as e:
+        ds.ImageFolder(os.path.join(FOLDER, "bars", "bars_000.jpg"))
+    assert "is not a folder" in e.value.message
+
+
+def test_truncated_mnist_and_cifar(tmp_path):
+    mnist = tmp_path / "mnist"
+    mnist.mkdir()
+    raw = open(os.path.join(MNIST, "train-images-idx3-ubyte"), "rb").read()
+    (mnist / "train-images-idx3-ubyte").write_bytes(raw[:16 + 784 * 10 + 100])
+    shutil.copy(os.path.join(MNIST, "train-labels-idx1-ubyte"), mnist)
+    d = ds.MnistDataset(str(mnist)); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(d)
+    assert e.value.where == where and "train-images-idx3-ubyte is truncated" in e.value.message
+    with pytest.raises(UserError):
+        d.get_dataset_size()
+
+    cifar = tmp_path / "cifar"
+    cifar.mkdir()
+    (cifar / "data_batch_1.bin").write_bytes(b"\0" * (3073 * 2 + 5))
+    d = ds.Cifar10Dataset(str(cifar)); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(d.batch(2))
+    assert e.value.where == where and "data_batch_1.bin is truncated" in e.value.message
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(UserError) as e:
+        rows(ds.MnistDataset(str(empty)))
+    assert "no MNIST idx files" in e.value.message
+
+
+def test_file_that_is_not_an_image(tmp_path):
+    root = tmp_path / "folder"
+    (root / "cat").mkdir(parents=True)
+    shutil.copy(os.path.join(FOLDER, "bars", "bars_000.jpg"), root / "cat" / "a.jpg")
+    (root / "cat" / "b.jpg").write_text("not a jpeg")
+    d = ds.ImageFolder(str(root), shuffle=False)
+    d = d.map([vision.Decode(), vision.Resize((8, 8))], "image", num_parallel_workers=2); where = here()  # noqa
+    with pytest.raises(UserError) as e:
+        rows(d)
+    assert e.value.where == where
+    assert "Decode failed on column 'image'" in e.value.message and "b.jpg" in e.value.message
+    decoded = ds.ImageFolder(str(root), shuffle=False, decode=True); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(decoded)
+    assert e.value.where == where and "b.jpg is not an image" in e.value.message
+
+
+def test_python_map_op_wrong_columns_or_raising():
+    d = ds.NumpySlicesDataset({"a": np.arange(10)}, shuffle=False)
+
+    def sometimes_two(a):
+        return (a, a) if a > 4 else a
+
+    bad = d.map(sometimes_two, "a"); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(bad)
+    assert e.value.where == where and "sometimes_two returned 2 column(s)" in e.value.message
+
+    def fails_late(a):
+        if a == 7:
+            raise KeyError("seven")
+        return a
+
+    bad = d.map(fails_late, "a", num_parallel_workers=3); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(bad)
+    assert e.value.where == where and "fails_late raised KeyError" in e.value.message
+    two = d.map(lambda a: (a, a), "a"); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(two)
+    assert e.value.where == where and "produce 2 column(s)" in e.value.message
+
+    def bad_source():
+        yield (np.int32(1),)
+        raise RuntimeError("disk gone")
+
+    g = ds.GeneratorDataset(bad_source, ["a"]); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(g)
+    assert e.value.where == where and "raised RuntimeError: disk gone" in e.value.message
+    g = ds.GeneratorDataset(lambda: iter([(1, 2)]), ["a"]); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(g)
+    assert e.value.where == where and "2 column(s) but column_names names 1" in e.value.message
+
+
+def test_ragged_batch_names_the_column_and_line():
+    d = ds.GeneratorDataset(lambda: iter([(np.zeros(3),), (np.zeros(3),), (np.zeros(4),)]), ["vec"])
+    b = d.batch(3); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(b)
+    assert e.value.where == where and "column 'vec' has rows of different shapes: [3] and [4]" in e.value.message
+    folder = ds.ImageFolder(FOLDER).map(vision.Decode(), "image").batch(4); where = here()  # noqa: E702
+    with pytest.raises(UserError) as e:
+        rows(folder)
+    assert e.value.where == where and "'image' has rows of different shapes" in e.value.message
+
+
+# --- threads ----------------------------------------------------------------------------
+
+def test_no_thread_outlives_its_iterator():
+    baseline = threading.active_count()
+    d = ds.MnistDataset(MNIST).map(vision.Rescale(0.5, 0.0), "image", num_parallel_workers=4).repeat()
+    it = d.create_dict_iterator(output_numpy=True)
+    for _ in range(5):
+        next(it)
+    assert threading.active_count() > baseline
+    del it
+    assert wait_threads(baseline) == baseline
+    it = d.batch(8).create_tuple_iterator(num_epochs=3)
+    next(it)
+    it.stop()
+    assert wait_threads(baseline) == baseline
+
+    def consume():
+        for i, _ in enumerate(d):
+            if i == 3:
+                break
+    consume()
+    assert wait_threads(baseline) == baseline
+
+
+def test_workers_run_rows_in_parallel():
+    def slow(a):
+        time.sleep(0.004)     # releases the GIL, as Pillow decoding and big numpy ops do
+        return a
+
+    def timed(workers):
+        d = ds.NumpySlicesDataset({"a": np.arange(64)}, shuffle=False).map(slow, "a",
+                                                                            num_parallel_workers=workers)
+        it = d.create_dict_iterator(num_epochs=1, output_numpy=True)
+        start = time.perf_counter()
+        out = [int(r["a"]) for r in it]
+        return time.perf_counter() - start, out
+
+    serial, out1 = timed(1)
+    parallel, out8 = timed(8)
+    assert out1 == out8 == list(range(64))
+    assert parallel < 0.5 * serial, (serial, parallel)
+
+
+def test_errors_in_workers_do_not_hang():
+    baseline = threading.active_count()
+
+    def explode(a):
+        raise ValueError("boom")
+
+    d = ds.NumpySlicesDataset({"a": np.arange(1000)}).map(explode, "a", num_parallel_workers=4)
+    # the probe at lowering already meets the error
+    start = time.time()
+    with pytest.raises(UserError):
+        rows(d)
+    assert time.time() - start < 5
+    assert wait_threads(baseline) == baseline
