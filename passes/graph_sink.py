@@ -93,7 +93,7 @@ def _fuse(module: Module, host: Graph, offload: Graph | None, network: Graph | N
             if existing:
                 have_value = existing[0].out(0)
             else:
-                new = fused.add("input", [], {"index": index}, out_types=[want],
+                new = fused.add("input", [], {**node.attrs, "index": index}, out_types=[want],
                                 names=[node.results[0]], column=column, loc=node.loc,
                                 prov=[*node.prov, "graph-sink:queue"])
                 index += 1

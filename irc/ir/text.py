@@ -157,7 +157,7 @@ _TOKEN = re.compile(r"""
   | (?P<symbol>@[A-Za-z0-9_.]+)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<type>[a-z][a-z0-9]*\[[^\]\s#]*\]?)
-  | (?P<number>-?(?:inf|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z_]))
+  | (?P<number>-?(?:inf|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z0-9_]))
   | (?P<arrow>->)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*)
   | (?P<punct>[(){}\[\],=:?])
@@ -266,7 +266,9 @@ def _parse_attrs(ln: _Line) -> dict:
     if ln.accept("}"):
         return out
     while True:
-        key = ln.take(kind="ident", what="an attribute name")
+        # "inf" lexes as a number but is a valid attribute name too.
+        key = (ln.take() if ln.peek("inf") else
+               ln.take(kind="ident", what="an attribute name"))
         if key[TEXT] in out:
             raise ParseError(ln.file, ln.lineno, key[COL], f"attribute {key[TEXT]!r} given twice")
         ln.take("=", what="'='")

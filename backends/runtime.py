@@ -1,0 +1,298 @@
+"""Running lowered graphs with onnxruntime.
+
+``Session(model)`` picks the execution provider from ``device_target``
+(``irc.set_context(device_target=...)``): "GPU"/"Ascend" use CUDA when it
+really works on this machine (the provider is listed AND its libraries load
+and run a tiny model), otherwise the CPU, said once on stderr with the
+reason.  Inputs are checked against the model's declared types before ORT
+sees them, so a wrong feed is an error that names the input.
+
+Data stays where ORT put it: ``Session.run`` binds inputs and outputs with
+IOBinding; inputs given as :class:`DeviceArray` (``Session.upload``) are not
+copied again, and results come back as DeviceArrays that copy to numpy only
+when ``.numpy()`` is called.
+
+Session options were chosen by measuring on the 2-core development machine
+(``python benchmarks/infer.py --sweep``; batch 32, median ms, other jobs
+sharing the machine at load average ~2, as a data pipeline would):
+
+    graph optimisation   intra-op threads   LeNet5   ResNet-18 (32x32)
+    ORT_ENABLE_ALL          1                0.53       20.1
+    ORT_ENABLE_ALL          2, spinning      0.53       35.5
+    ORT_ENABLE_ALL          2, no spinning   0.58       20.2
+    ORT_ENABLE_EXTENDED     1                0.86       77.4
+    ORT_ENABLE_BASIC        1                0.85       77.7
+    ORT_DISABLE_ALL         1                0.85       78.2
+
+ORT_ENABLE_ALL (its NCHWc convolution layouts) is 4x faster on ResNet; a
+second intra-op thread buys nothing here once anything else (the host
+pipeline) wants a core, and spin-waiting makes it much worse.  Defaults:
+ORT_ENABLE_ALL, half the cores for intra-op work (1 here), no spin-waiting.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import tempfile
+from typing import Mapping, Optional, Sequence, Union
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import helper
+
+from irc.diagnostics import UserError, user_frame
+from irc.ir.types import TensorType, from_numpy_dtype
+
+from .reference import check_feed
+
+CUDA = "CUDAExecutionProvider"
+CPU = "CPUExecutionProvider"
+_ORT_DEFAULT_SEVERITY = 2     # warnings: onnxruntime's own default
+
+
+# -----------------------------------------------------------------------------
+# choosing the provider
+
+@functools.lru_cache(maxsize=1)
+def cuda_status() -> tuple[bool, str]:
+    """(works, reason): whether CUDA runs a model here, and why not."""
+    if CUDA not in ort.get_available_providers():
+        return False, "this onnxruntime build has no CUDA provider"
+    missing = _provider_library_error()
+    if missing:
+        return False, missing
+    return _probe_cuda_session()
+
+
+def _provider_library_error() -> str:
+    """Why ORT's CUDA provider library cannot load (a missing CUDA/cuDNN
+    library, usually), or '' when it loads."""
+    import ctypes
+    lib = os.path.join(os.path.dirname(ort.__file__), "capi", "libonnxruntime_providers_cuda.so")
+    if not os.path.exists(lib):
+        return ""   # another layout (Windows, a custom build): let the probe decide
+    try:
+        ctypes.CDLL(lib)
+    except OSError as e:
+        return f"its library does not load: {e}"
+    return ""
+
+
+def _probe_cuda_session() -> tuple[bool, str]:
+    """Run a one-node model on CUDA with ORT's logging silenced."""
+    error = ""
+    with _quiet_stderr() as captured:
+        ort.set_default_logger_severity(4)
+        try:
+            options = ort.SessionOptions()
+            options.log_severity_level = 4
+            sess = ort.InferenceSession(_tiny_model().SerializeToString(), options,
+                                        providers=[CUDA])
+            works = sess.get_providers()[:1] == [CUDA]
+            if works:
+                sess.run(None, {"x": np.ones(2, np.float32)})
+        except Exception as e:  # noqa: BLE001 -- any failure means "no CUDA"
+            works, error = False, str(e)
+        finally:
+            ort.set_default_logger_severity(_ORT_DEFAULT_SEVERITY)
+    if works:
+        return True, "CUDA works"
+    return False, _last_line(error or captured()) or "the CUDA provider did not start (no GPU?)"
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def _tiny_model() -> onnx.ModelProto:
+    from .onnx_emitter import IR_VERSION, OPSET
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "probe", [x], [y])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
+    m.ir_version = IR_VERSION
+    return m
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Capture what native code writes to fd 2 (ORT's loader errors)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), 2)
+        text: list[str] = []
+        try:
+            yield lambda: "".join(text)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        tmp.seek(0)
+        text.append(tmp.read().decode("utf-8", "replace"))
+
+
+_warned: set[str] = set()
+
+
+def providers_for(device_target: Optional[str] = None) -> list[str]:
+    """Execution providers for a MindSpore device_target (default: the context's)."""
+    if device_target is None:
+        from irc.context import get_context
+        device_target = get_context("device_target") or "CPU"
+    if device_target not in ("GPU", "Ascend"):
+        return [CPU]
+    works, reason = cuda_status()
+    if works:
+        return [CUDA, CPU]
+    if reason not in _warned:
+        _warned.add(reason)
+        print(f"irc: device_target={device_target}: CUDA is not usable, running on the CPU "
+              f"({reason})", file=sys.stderr)
+    return [CPU]
+
+
+def default_options(threads: Optional[int] = None,
+                    level: "ort.GraphOptimizationLevel" = ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+                    spinning: bool = False) -> ort.SessionOptions:
+    """The measured defaults (see the module docstring); ``threads`` is the
+    intra-op thread count (default: half the cores, at least 1)."""
+    options = ort.SessionOptions()
+    options.graph_optimization_level = level
+    options.intra_op_num_threads = threads or max(1, (os.cpu_count() or 1) // 2)
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+    return options
+
+
+# -----------------------------------------------------------------------------
+# device arrays
+
+class DeviceArray:
+    """An ORT value kept where ORT holds it; ``numpy()`` copies it out."""
+
+    def __init__(self, value: ort.OrtValue):
+        self.value = value
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.value.shape())
+
+    @property
+    def device(self) -> str:
+        return self.value.device_name()
+
+    def numpy(self) -> np.ndarray:
+        return self.value.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={list(self.shape)}, device={self.device})"
+
+
+Feed = Union[np.ndarray, DeviceArray]
+
+
+# -----------------------------------------------------------------------------
+# sessions
+
+def _input_type(vi: onnx.ValueInfoProto) -> TensorType:
+    t = vi.type.tensor_type
+    dtype = from_numpy_dtype(helper.tensor_dtype_to_np_dtype(t.elem_type))
+    dims = []
+    for i, d in enumerate(t.shape.dim):
+        if d.HasField("dim_value"):
+            dims.append(d.dim_value)
+        else:
+            dims.append(d.dim_param or "?")
+    return TensorType(dtype, dims)
+
+
+class Session:
+    """An onnxruntime session over one lowered graph.
+
+    ``model``: an ``onnx.ModelProto`` (or its bytes).  ``device_target``:
+    "GPU"/"Ascend"/"CPU" (default: ``irc.get_context("device_target")``).
+    ``providers`` overrides the choice.  ``threads``: intra-op threads
+    (default: half the cores); ``options`` replaces the session options.
+    """
+
+    def __init__(self, model, *, device_target: Optional[str] = None,
+                 providers: Optional[Sequence[str]] = None, threads: Optional[int] = None,
+                 options: Optional[ort.SessionOptions] = None):
+        if isinstance(model, onnx.ModelProto):
+            self.model = model
+            data = model.SerializeToString()
+        else:
+            data = bytes(model)
+            self.model = onnx.load_from_string(data)
+        self.providers = list(providers or providers_for(device_target))
+        self.session = ort.InferenceSession(data, options or default_options(threads),
+                                            providers=self.providers)
+        self.device = "cuda" if self.session.get_providers()[0] == CUDA else "cpu"
+        init_names = {i.name for i in self.model.graph.initializer}
+        self.input_types = {vi.name: _input_type(vi) for vi in self.model.graph.input
+                            if vi.name not in init_names}
+        self.output_names = [o.name for o in self.model.graph.output]
+
+    @property
+    def input_names(self) -> list[str]:
+        return list(self.input_types)
+
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        """Copy an array to the session's device once, to feed it many times."""
+        array = np.ascontiguousarray(array)
+        return DeviceArray(ort.OrtValue.ortvalue_from_numpy(array, self.device, 0))
+
+    def check(self, feeds: Mapping[str, Feed]) -> None:
+        """Raise a UserError naming the input whose dtype or shape is wrong."""
+        missing = [n for n in self.input_types if n not in feeds]
+        if missing:
+            raise UserError(f"no value given for input {missing[0]!r}", where=user_frame(),
+                            hint=f"the model's inputs are: {', '.join(self.input_types)}")
+        extra = [n for n in feeds if n not in self.input_types]
+        if extra:
+            raise UserError(f"the model has no input {extra[0]!r}", where=user_frame(),
+                            hint=f"the model's inputs are: {', '.join(self.input_types)}")
+        bound: dict = {}
+        for name, want in self.input_types.items():
+            check_feed(name, _probe(feeds[name]), want, bound, where=user_frame())
+
+    def run(self, feeds: Mapping[str, Feed], *, check: bool = True) -> list[DeviceArray]:
+        """Run once; the results stay on the device (``.numpy()`` to read)."""
+        if check:
+            self.check(feeds)
+        binding = self.session.io_binding()
+        for name in self.input_types:
+            value = feeds[name]
+            if isinstance(value, DeviceArray):
+                binding.bind_ortvalue_input(name, value.value)
+            else:
+                binding.bind_cpu_input(name, np.ascontiguousarray(value))
+        for name in self.output_names:
+            binding.bind_output(name, self.device)
+        self.session.run_with_iobinding(binding)
+        return [DeviceArray(v) for v in binding.get_outputs()]
+
+    def run_numpy(self, feeds: Mapping[str, Feed], *, check: bool = True) -> list[np.ndarray]:
+        return [o.numpy() for o in self.run(feeds, check=check)]
+
+
+class _Shape:
+    """dtype/shape of a DeviceArray, enough for check_feed."""
+
+    def __init__(self, dtype, shape):
+        self.dtype, self.shape, self.ndim = np.dtype(dtype), tuple(shape), len(shape)
+
+
+def _probe(value: Feed):
+    if isinstance(value, DeviceArray):
+        return _Shape(helper.tensor_dtype_to_np_dtype(value.value.element_type()), value.shape)
+    return np.asarray(value)

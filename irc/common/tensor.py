@@ -1,0 +1,282 @@
+"""``mindspore.Tensor`` and ``mindspore.Parameter``: numpy arrays with
+MindSpore's API.
+
+A Tensor holds a numpy array.  Its arithmetic and methods go through
+``irc.ops``, so they run eagerly (numpy, through each op's reference rule)
+outside a trace, and become graph nodes while a network's ``construct`` is
+being traced.  A Parameter is a named Tensor a Cell owns (a weight); its
+name becomes ``conv1.weight`` once the Cell tree is assembled.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..diagnostics import UserError, user_frame
+from . import dtype as mstype
+
+
+def _numpy_of(data, dtype=None) -> np.ndarray:
+    """MindSpore's conversion: Python floats become float32, ints int64."""
+    if isinstance(data, Tensor):
+        array = data.asnumpy()
+    elif isinstance(data, np.ndarray):
+        array = data
+    elif isinstance(data, (bool, np.bool_)):
+        array = np.asarray(data, dtype=np.bool_)
+    elif isinstance(data, int):
+        array = np.asarray(data, dtype=np.int64)
+    elif isinstance(data, float):
+        array = np.asarray(data, dtype=np.float32)
+    elif isinstance(data, (list, tuple)):
+        array = np.asarray(data)
+        if array.dtype == np.float64:
+            array = array.astype(np.float32)
+    else:
+        array = np.asarray(data)
+    if array.dtype.kind in "OUS":
+        raise UserError(f"a Tensor holds numbers, got {type(data).__name__} of {array.dtype}",
+                        where=user_frame())
+    if dtype is not None:
+        array = array.astype(mstype.from_ir(mstype.to_ir(dtype)).numpy)
+    return array
+
+
+class Tensor:
+    """``Tensor(input_data, dtype=None)``; or ``Tensor(shape=..., dtype=..., init=...)``."""
+
+    __array_priority__ = 100   # numpy defers to our operators
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
+        if input_data is None:
+            if shape is None:
+                raise UserError("Tensor() needs input_data, or shape and init", where=user_frame())
+            from .initializer import initializer
+            input_data = initializer(init if init is not None else "zeros", shape,
+                                     dtype or mstype.float32)
+        self._data = _numpy_of(input_data, dtype)
+        self.const_arg = const_arg
+
+    # -- data -------------------------------------------------------------------
+    def asnumpy(self) -> np.ndarray:
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def init_data(self) -> "Tensor":
+        return self
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self) -> mstype.Type:
+        return mstype.from_ir(mstype.to_ir(self._data.dtype))
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    def item(self):
+        return self._data.item()
+
+    def __len__(self) -> int:
+        if not self._data.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __float__(self) -> float:
+        return float(self._data)
+
+    def __int__(self) -> int:
+        return int(self._data)
+
+    def __bool__(self) -> bool:
+        return bool(self._data)
+
+    def __repr__(self) -> str:
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype!r}, value=\n{self._data})"
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        from .. import ops
+        return ops.functional.getitem(self, index)
+
+    # -- methods (through irc.ops, so they trace) -----------------------------------
+    def astype(self, dtype) -> "Tensor":
+        from .. import ops
+        return ops.cast(self, dtype)
+
+    def reshape(self, *shape):
+        from .. import ops
+        return ops.reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list))
+                           else shape)
+
+    def view(self, *shape):
+        return self.reshape(*shape)
+
+    def transpose(self, *axes):
+        from .. import ops
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return ops.transpose(self, tuple(axes) if axes else tuple(reversed(range(self.ndim))))
+
+    def flatten(self):
+        from .. import ops
+        return ops.reshape(self, (-1,))
+
+    def squeeze(self, axis=None):
+        from .. import ops
+        return ops.squeeze(self, axis)
+
+    def expand_dims(self, axis):
+        from .. import ops
+        return ops.expand_dims(self, axis)
+
+    def mean(self, axis=None, keep_dims=False):
+        from .. import ops
+        return ops.mean(self, axis, keep_dims)
+
+    def sum(self, axis=None, keep_dims=False):
+        from .. import ops
+        return ops.sum(self, axis, keep_dims)
+
+    def max(self, axis=None, keepdims=False):
+        from .. import ops
+        return ops.amax(self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        from .. import ops
+        return ops.amin(self, axis, keepdims)
+
+    def argmax(self, axis=-1):
+        from .. import ops
+        return ops.argmax(self, axis)
+
+    def abs(self):
+        from .. import ops
+        return ops.abs(self)
+
+    def exp(self):
+        from .. import ops
+        return ops.exp(self)
+
+    def copy(self) -> "Tensor":
+        return Tensor(self._data.copy())
+
+    # -- arithmetic -----------------------------------------------------------------
+    def __add__(self, other):
+        from .. import ops
+        return ops.add(self, other)
+
+    def __radd__(self, other):
+        from .. import ops
+        return ops.add(other, self)
+
+    def __sub__(self, other):
+        from .. import ops
+        return ops.sub(self, other)
+
+    def __rsub__(self, other):
+        from .. import ops
+        return ops.sub(other, self)
+
+    def __mul__(self, other):
+        from .. import ops
+        return ops.mul(self, other)
+
+    def __rmul__(self, other):
+        from .. import ops
+        return ops.mul(other, self)
+
+    def __truediv__(self, other):
+        from .. import ops
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        from .. import ops
+        return ops.div(other, self)
+
+    def __matmul__(self, other):
+        from .. import ops
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        from .. import ops
+        return ops.matmul(other, self)
+
+    def __pow__(self, other):
+        from .. import ops
+        return ops.pow(self, other)
+
+    def __neg__(self):
+        from .. import ops
+        return ops.neg(self)
+
+    def __abs__(self):
+        return self.abs()
+
+    def __lt__(self, other):
+        from .. import ops
+        return ops.less(self, other)
+
+    def __gt__(self, other):
+        from .. import ops
+        return ops.greater(self, other)
+
+    __hash__ = object.__hash__
+
+
+class Parameter(Tensor):
+    """``Parameter(default_input, name=None, requires_grad=True)``: a Cell's weight."""
+
+    def __init__(self, default_input, name: Optional[str] = None, requires_grad: bool = True,
+                 layerwise_parallel: bool = False, parallel_optimizer: bool = True):
+        super().__init__(default_input)
+        if name is not None and not isinstance(name, str):
+            raise UserError(f"Parameter name must be a str, got {type(name).__name__}",
+                            where=user_frame())
+        self.name = name
+        self.requires_grad = bool(requires_grad)
+        self.layerwise_parallel = layerwise_parallel
+        self.parallel_optimizer = parallel_optimizer
+        # How it was initialised (shown as the param node's ``init``).
+        self.init_desc: Optional[str] = getattr(default_input, "init_desc", None)
+        # Where the user made it (the layer's construction line).
+        self.source: Optional[str] = user_frame()
+
+    @property
+    def data(self) -> "Parameter":
+        return self
+
+    def set_data(self, data, slice_shape: bool = False) -> "Parameter":
+        """Replace the values (same shape; cast to this parameter's dtype)."""
+        array = _numpy_of(data)
+        if array.shape != self._data.shape and not slice_shape:
+            raise UserError(f"Parameter {self.name}: set_data with shape {list(array.shape)}, "
+                            f"expected {list(self._data.shape)}", where=user_frame())
+        self._data = array.astype(self._data.dtype, copy=True)
+        return self
+
+    def clone(self, init: str = "same") -> "Parameter":
+        data = self._data.copy() if init == "same" else None
+        if data is None:
+            from .initializer import initializer
+            data = initializer(init, self.shape, self.dtype)
+        p = Parameter(data, self.name, self.requires_grad)
+        p.init_desc = self.init_desc
+        return p
+
+    def __repr__(self) -> str:
+        return (f"Parameter (name={self.name}, shape={list(self.shape)}, dtype={self.dtype!r}, "
+                f"requires_grad={self.requires_grad})")
+
+    __str__ = __repr__
+    __hash__ = object.__hash__

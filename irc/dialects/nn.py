@@ -1,0 +1,1160 @@
+"""The ``nn`` dialect: the tensor ops of networks (device graphs).
+
+Names and attributes follow ONNX (``nn.Conv {strides, pads, dilations,
+group}``, ``nn.MaxPool {kernel_shape, strides, pads}`` ...) so that a node
+reads like the ONNX node it lowers to.  Each op is declared once here with:
+
+* ``infer``: result types from operand types; it raises ``TypeError`` /
+  ``ValueError`` with a message naming the op when operands do not fit (the
+  network tracer turns that into a located user error);
+* ``host_batch``: the numpy reference (``backends/reference.py`` runs it);
+  accumulations (conv, matmul, reductions, normalisation) are computed in
+  float64 and rounded once, so the reference is at least as exact as ORT;
+* ``lower_onnx``: the ONNX nodes, through the emitter.
+
+Conventions: pads are ONNX's ``[top, left, bottom, right]``; ``axes``
+attributes are lists of ints (negative counts from the end), ``keepdims``
+is 0 or 1; ``nn.Reshape {shape}`` uses ONNX's rule (``0`` copies the input
+dimension at the same index, ``-1`` is inferred).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from onnx import helper
+
+from ..ir.registry import REQUIRED, TENSOR, define
+from ..ir.types import UNKNOWN, TensorType, is_float, to_numpy_dtype
+
+FAMILY = "nn"
+FLOATS = ("f16", "f32", "f64")
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def _nn(name, *, attrs=None, infer, num_inputs=1, doc=""):
+    return define(f"nn.{name}", kind=TENSOR, family=FAMILY, attrs=attrs or {},
+                  infer=infer, num_inputs=num_inputs, doc=doc)
+
+
+# =============================================================================
+# helpers: types
+# =============================================================================
+
+def _onnx_dtype(ir_dtype: str) -> int:
+    return helper.np_dtype_to_tensor_dtype(to_numpy_dtype(ir_dtype))
+
+
+def _axis(op: str, axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"{op}: axis {axis} is out of range for a tensor of rank {rank}")
+    return axis % rank if rank else 0
+
+
+def _axes(op: str, axes, rank: int) -> list[int]:
+    out = sorted(_axis(op, a, rank) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: axes {list(axes)} repeat an axis")
+    return out
+
+
+def _same_dtype(op: str, types: list[TensorType]) -> str:
+    dtypes = {t.dtype for t in types}
+    if len(dtypes) != 1:
+        raise TypeError(f"{op}: operand dtypes differ ({', '.join(str(t) for t in types)})")
+    return types[0].dtype
+
+
+def _need_float(op: str, t: TensorType, what: str = "input") -> None:
+    if not is_float(t.dtype):
+        raise TypeError(f"{op}: the {what} must be a float tensor, got {t}")
+
+
+def _need_rank(op: str, t: TensorType, rank: int, what: str = "input", layout: str = "") -> None:
+    if t.rank != rank:
+        layout = f" ({layout})" if layout else ""
+        raise ValueError(f"{op}: the {what} must have rank {rank}{layout}, got {t}")
+
+
+def broadcast_dims(op: str, shapes: list[tuple]) -> tuple:
+    """numpy broadcasting on symbolic dimensions."""
+    rank = max(len(s) for s in shapes)
+    out = []
+    for i in range(rank):
+        dims = [s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0]
+        out.append(_broadcast_dim(op, dims, shapes))
+    return tuple(out)
+
+
+def _broadcast_dim(op, dims, shapes):
+    known = {d for d in dims if d != 1}
+    if not known:
+        return 1
+    ints = {d for d in known if isinstance(d, int)}
+    if len(ints) > 1:
+        raise ValueError(f"{op}: shapes {' and '.join(_fmt_shape(s) for s in shapes)} "
+                         f"do not broadcast")
+    if ints:
+        return ints.pop()   # a symbol broadcast against a size takes that size
+    syms = known - {UNKNOWN}
+    return syms.pop() if len(syms) == 1 else UNKNOWN
+
+
+def _fmt_shape(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _dim_mul(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    return UNKNOWN
+
+
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out = _dim_mul(out, d)
+    return out
+
+
+# =============================================================================
+# helpers: numpy
+# =============================================================================
+
+def _f64(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+def _like(y, x) -> np.ndarray:
+    """``y`` rounded once to ``x``'s dtype."""
+    return np.asarray(y).astype(np.asarray(x).dtype, copy=False)
+
+
+def _pad_spatial(x: np.ndarray, pads, value) -> np.ndarray:
+    """Pad the two trailing axes of NCHW with ONNX pads [t, l, b, r]."""
+    t, l, b, r = pads
+    return np.pad(x, ((0, 0), (0, 0), (t, b), (l, r)), constant_values=value)
+
+
+def _windows(x: np.ndarray, kernel, strides, dilations) -> np.ndarray:
+    """[N, C, Ho, Wo, kh, kw] views of the (already padded) NCHW input."""
+    kh, kw = kernel
+    dh, dw = dilations
+    span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
+    win = np.lib.stride_tricks.sliding_window_view(x, span, axis=(2, 3))
+    return win[:, :, ::strides[0], ::strides[1], ::dh, ::dw]
+
+
+# =============================================================================
+# helpers: ONNX
+# =============================================================================
+
+def _i64(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64).reshape(-1)
+
+
+def _onnx_axes(emit, axes) -> str:
+    return emit.const(_i64(axes), name_hint="axes")
+
+
+# =============================================================================
+# elementwise
+# =============================================================================
+
+def _infer_unary_float(name):
+    def infer(attrs, ins):
+        _need_float(f"nn.{name}", ins[0])
+        return [ins[0]]
+    return infer
+
+
+def _infer_unary_numeric(name):
+    def infer(attrs, ins):
+        if ins[0].dtype in ("bool", "bytes"):
+            raise TypeError(f"nn.{name}: expected a numeric tensor, got {ins[0]}")
+        return [ins[0]]
+    return infer
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x
+
+
+# name -> (numpy function in float64 for floats, ONNX op, float only?)
+_UNARY = {
+    "Relu": (lambda x: np.maximum(x, 0), "Relu", False),
+    "Sigmoid": (lambda x: 1.0 / (1.0 + np.exp(-x)), "Sigmoid", True),
+    "Tanh": (np.tanh, "Tanh", True),
+    "Exp": (np.exp, "Exp", True),
+    "Log": (np.log, "Log", True),
+    "Sqrt": (np.sqrt, "Sqrt", True),
+    "Reciprocal": (lambda x: 1.0 / x, "Reciprocal", True),
+    "Erf": (_erf, "Erf", True),
+    "Neg": (np.negative, "Neg", False),
+    "Abs": (np.abs, "Abs", False),
+    "Identity": (lambda x: x, "Identity", False),
+}
+
+
+def _unary_host(fn, float_only):
+    def host(inputs, attrs, draws):
+        x = np.asarray(inputs[0])
+        if x.dtype.kind == "f":
+            with np.errstate(all="ignore"):
+                return [_like(fn(_f64(x)), x)]
+        return [_like(fn(x), x)]
+    return host
+
+
+def _unary_onnx(onnx_op):
+    def lower(emit, inputs, attrs, draws):
+        return [emit.op(onnx_op, [inputs[0]])]
+    return lower
+
+
+def _define_unary(name, fn, onnx_op, float_only):
+    infer = _infer_unary_float(name) if float_only else _infer_unary_numeric(name)
+    op = _nn(name, infer=infer, doc=f"elementwise {name}")
+    op.host_batch(_unary_host(fn, float_only))
+    op.lower_onnx(_unary_onnx(onnx_op))
+    return op
+
+
+UNARY_OPS = {name: _define_unary(name, *spec) for name, spec in _UNARY.items()}
+RELU = UNARY_OPS["Relu"]
+
+
+def _infer_leaky(attrs, ins):
+    _need_float("nn.LeakyRelu", ins[0])
+    return [ins[0]]
+
+
+LEAKY_RELU = _nn("LeakyRelu", attrs={"alpha": 0.01}, infer=_infer_leaky,
+                 doc="x if x >= 0 else alpha * x")
+
+
+@LEAKY_RELU.host_batch
+def _leaky_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    y = _f64(x)
+    return [_like(np.where(y >= 0, y, attrs["alpha"] * y), x)]
+
+
+@LEAKY_RELU.lower_onnx
+def _leaky_onnx(emit, inputs, attrs, draws):
+    return [emit.op("LeakyRelu", [inputs[0]], alpha=float(attrs["alpha"]))]
+
+
+def _infer_clip(attrs, ins):
+    if ins[0].dtype in ("bool", "bytes"):
+        raise TypeError(f"nn.Clip: expected a numeric tensor, got {ins[0]}")
+    lo, hi = attrs["min"], attrs["max"]
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"nn.Clip: min {lo} is greater than max {hi}")
+    return [ins[0]]
+
+
+CLIP = _nn("Clip", attrs={"min": None, "max": None}, infer=_infer_clip,
+           doc="clamp to [min, max]; none means unbounded (ReLU6 is Clip {min=0, max=6})")
+
+
+@CLIP.host_batch
+def _clip_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    return [_like(np.clip(x, attrs["min"], attrs["max"]), x)]
+
+
+@CLIP.lower_onnx
+def _clip_onnx(emit, inputs, attrs, draws):
+    x = inputs[0]
+    ins = [x, "", ""]
+    for i, key in ((1, "min"), (2, "max")):
+        if attrs[key] is not None:
+            ins[i] = emit.op("CastLike", [emit.const(np.float64(attrs[key])), x])
+    while ins[-1] == "":
+        ins.pop()
+    return [emit.op("Clip", ins)]
+
+
+# --- binary -------------------------------------------------------------------
+
+def _infer_binary(name, result_dtype=None):
+    def infer(attrs, ins):
+        op = f"nn.{name}"
+        dtype = _same_dtype(op, ins)
+        if dtype in ("bytes",):
+            raise TypeError(f"{op}: expected numeric tensors, got {ins[0]}")
+        shape = broadcast_dims(op, [t.shape for t in ins])
+        return [TensorType(result_dtype or dtype, shape)]
+    return infer
+
+
+def _true_div(a, b):
+    if np.asarray(a).dtype.kind in "iu":
+        # ONNX Div on integers truncates toward zero.
+        with np.errstate(all="ignore"):
+            q = np.trunc(_f64(a) / _f64(b))
+        return q
+    return a / b
+
+
+# name -> (numpy function, ONNX op, result dtype (None: operands'))
+_BINARY = {
+    "Add": (np.add, "Add", None),
+    "Sub": (np.subtract, "Sub", None),
+    "Mul": (np.multiply, "Mul", None),
+    "Div": (_true_div, "Div", None),
+    "Pow": (np.power, "Pow", None),
+    "Max": (np.maximum, "Max", None),
+    "Min": (np.minimum, "Min", None),
+    "Equal": (np.equal, "Equal", "bool"),
+    "Less": (np.less, "Less", "bool"),
+    "Greater": (np.greater, "Greater", "bool"),
+}
+
+
+def _binary_host(fn, result_dtype):
+    def host(inputs, attrs, draws):
+        a, b = (np.asarray(x) for x in inputs)
+        if a.dtype.kind == "f" and result_dtype is None:
+            with np.errstate(all="ignore"):
+                return [_like(fn(_f64(a), _f64(b)), a)]
+        y = fn(a, b)
+        return [np.asarray(y).astype(np.bool_ if result_dtype else a.dtype, copy=False)]
+    return host
+
+
+def _binary_onnx(onnx_op):
+    def lower(emit, inputs, attrs, draws):
+        return [emit.op(onnx_op, list(inputs))]
+    return lower
+
+
+def _define_binary(name, fn, onnx_op, result_dtype):
+    op = _nn(name, infer=_infer_binary(name, result_dtype), num_inputs=2,
+             doc=f"elementwise {name} with numpy broadcasting")
+    op.host_batch(_binary_host(fn, result_dtype))
+    op.lower_onnx(_binary_onnx(onnx_op))
+    return op
+
+
+BINARY_OPS = {name: _define_binary(name, *spec) for name, spec in _BINARY.items()}
+ADD, MUL = BINARY_OPS["Add"], BINARY_OPS["Mul"]
+
+
+# =============================================================================
+# softmax
+# =============================================================================
+
+def _infer_softmax(name):
+    def infer(attrs, ins):
+        _need_float(f"nn.{name}", ins[0])
+        _axis(f"nn.{name}", attrs["axis"], ins[0].rank)
+        return [ins[0]]
+    return infer
+
+
+SOFTMAX = _nn("Softmax", attrs={"axis": -1}, infer=_infer_softmax("Softmax"),
+              doc="exp(x - max) / sum(exp(x - max)) along axis")
+LOG_SOFTMAX = _nn("LogSoftmax", attrs={"axis": -1}, infer=_infer_softmax("LogSoftmax"),
+                  doc="x - max - log(sum(exp(x - max))) along axis")
+
+
+def _log_softmax64(x, axis):
+    z = x - x.max(axis=axis, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+
+
+@SOFTMAX.host_batch
+def _softmax_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    return [_like(np.exp(_log_softmax64(_f64(x), attrs["axis"])), x)]
+
+
+@LOG_SOFTMAX.host_batch
+def _log_softmax_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    return [_like(_log_softmax64(_f64(x), attrs["axis"]), x)]
+
+
+@SOFTMAX.lower_onnx
+def _softmax_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Softmax", [inputs[0]], axis=int(attrs["axis"]))]
+
+
+@LOG_SOFTMAX.lower_onnx
+def _log_softmax_onnx(emit, inputs, attrs, draws):
+    return [emit.op("LogSoftmax", [inputs[0]], axis=int(attrs["axis"]))]
+
+
+# =============================================================================
+# convolution and matrix products
+# =============================================================================
+
+def _window_out(size, kernel, stride, pad_begin, pad_end, dilation, ceil):
+    if not isinstance(size, int):
+        return UNKNOWN
+    span = (kernel - 1) * dilation + 1
+    num = size + pad_begin + pad_end - span
+    if num < 0:
+        return 0
+    if not ceil:
+        return num // stride + 1
+    out = -(-num // stride) + 1
+    if (out - 1) * stride >= size + pad_begin:
+        out -= 1   # a window may not start in the end padding (ONNX, PyTorch)
+    return out
+
+
+def _check_window_attrs(op, attrs, nd=2):
+    for key in ("kernel_shape", "strides", "dilations"):
+        if key in attrs and (len(attrs[key]) != nd or any(int(v) < 1 for v in attrs[key])):
+            raise ValueError(f"{op}: {key} must be {nd} positive ints, got {attrs[key]}")
+    pads = attrs["pads"]
+    if len(pads) != 2 * nd or any(int(p) < 0 for p in pads):
+        raise ValueError(f"{op}: pads must be {2 * nd} non-negative ints "
+                         f"[top, left, bottom, right], got {pads}")
+
+
+def _spatial_out(t: TensorType, attrs, kernel, ceil=False):
+    pads, strides = attrs["pads"], attrs["strides"]
+    dil = attrs.get("dilations", [1, 1])
+    return tuple(_window_out(t.shape[2 + i], kernel[i], strides[i], pads[i], pads[i + 2],
+                             dil[i], ceil) for i in range(2))
+
+
+def _infer_conv(attrs, ins):
+    op = "nn.Conv"
+    if len(ins) not in (2, 3):
+        raise ValueError(f"{op}: takes x, weight and an optional bias, got {len(ins)} operands")
+    x, w = ins[0], ins[1]
+    _need_rank(op, x, 4, layout="NCHW")
+    _need_rank(op, w, 4, "weight", layout="out_channels, in_channels/group, kh, kw")
+    _need_float(op, x)
+    _same_dtype(op, ins)
+    _check_window_attrs(op, attrs)
+    group = int(attrs["group"])
+    c_out, c_per_group, kh, kw = w.shape
+    c_in = x.shape[1]
+    if isinstance(c_in, int) and isinstance(c_per_group, int) and c_in != c_per_group * group:
+        raise ValueError(f"{op}: the input has {c_in} channels but the weight {w} expects "
+                         f"{c_per_group * group} (in_channels = {c_per_group} x group {group})")
+    if isinstance(c_out, int) and c_out % group:
+        raise ValueError(f"{op}: {c_out} output channels do not divide into {group} groups")
+    if len(ins) == 3 and ins[2].shape != (c_out,):
+        raise ValueError(f"{op}: the bias must be [{c_out}], got {ins[2]}")
+    h, wd = _spatial_out(x, attrs, (kh, kw))
+    if 0 in (h, wd):
+        raise ValueError(f"{op}: the kernel {kh}x{kw} (dilation {attrs['dilations']}) does not fit "
+                         f"the input {x} with pads {attrs['pads']}")
+    return [TensorType(x.dtype, (x.shape[0], c_out, h, wd))]
+
+
+CONV = _nn("Conv", attrs={"strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1],
+                          "group": 1},
+           infer=_infer_conv, num_inputs=None,
+           doc="2-D convolution of NCHW x with weight [O, C/group, kh, kw] (+ bias [O])")
+
+
+@CONV.host_batch
+def _conv_host(inputs, attrs, draws):
+    x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
+    xp = _pad_spatial(_f64(x), attrs["pads"], 0.0)
+    win = _windows(xp, w.shape[2:], attrs["strides"], attrs["dilations"])
+    group = int(attrs["group"])
+    cg, og = x.shape[1] // group, w.shape[0] // group
+    outs = []
+    for g in range(group):
+        wg = _f64(w[g * og:(g + 1) * og])                      # [og, cg, kh, kw]
+        xg = win[:, g * cg:(g + 1) * cg]                         # [N, cg, Ho, Wo, kh, kw]
+        outs.append(np.tensordot(xg, wg, axes=([1, 4, 5], [1, 2, 3])))  # [N, Ho, Wo, og]
+    y = np.concatenate(outs, axis=-1).transpose(0, 3, 1, 2)
+    if len(inputs) == 3:
+        y = y + _f64(inputs[2]).reshape(1, -1, 1, 1)
+    return [_like(y, x)]
+
+
+@CONV.lower_onnx
+def _conv_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Conv", list(inputs), strides=list(attrs["strides"]),
+                    pads=list(attrs["pads"]), dilations=list(attrs["dilations"]),
+                    group=int(attrs["group"]))]
+
+
+def _infer_gemm(attrs, ins):
+    op = "nn.Gemm"
+    if len(ins) not in (2, 3):
+        raise ValueError(f"{op}: takes A, B and an optional C, got {len(ins)} operands")
+    a, b = ins[0], ins[1]
+    _need_rank(op, a, 2, "first operand")
+    _need_rank(op, b, 2, "second operand")
+    _same_dtype(op, ins)
+    m, k = (a.shape[1], a.shape[0]) if attrs["transA"] else a.shape
+    k2, n = (b.shape[1], b.shape[0]) if attrs["transB"] else b.shape
+    if isinstance(k, int) and isinstance(k2, int) and k != k2:
+        ta = " (transposed)" if attrs["transA"] else ""
+        tb = " (transposed)" if attrs["transB"] else ""
+        raise ValueError(f"{op}: inner sizes differ: A{ta} is {a} with {k} columns, "
+                         f"B{tb} is {b} with {k2} rows")
+    if len(ins) == 3:
+        broadcast_dims(op, [(m, n), ins[2].shape])
+    return [TensorType(a.dtype, (m, n))]
+
+
+GEMM = _nn("Gemm", attrs={"transA": 0, "transB": 0, "alpha": 1.0, "beta": 1.0},
+           infer=_infer_gemm, num_inputs=None,
+           doc="alpha * op(A) @ op(B) + beta * C; Dense is Gemm {transB = 1}")
+
+
+@GEMM.host_batch
+def _gemm_host(inputs, attrs, draws):
+    a, b = _f64(inputs[0]), _f64(inputs[1])
+    a = a.T if attrs["transA"] else a
+    b = b.T if attrs["transB"] else b
+    y = attrs["alpha"] * (a @ b)
+    if len(inputs) == 3:
+        y = y + attrs["beta"] * _f64(inputs[2])
+    return [_like(y, inputs[0])]
+
+
+@GEMM.lower_onnx
+def _gemm_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Gemm", list(inputs), transA=int(attrs["transA"]),
+                    transB=int(attrs["transB"]), alpha=float(attrs["alpha"]),
+                    beta=float(attrs["beta"]))]
+
+
+def _infer_matmul(attrs, ins):
+    op = "nn.MatMul"
+    a, b = ins
+    _same_dtype(op, ins)
+    if a.rank == 0 or b.rank == 0:
+        raise ValueError(f"{op}: operands must have rank >= 1, got {a} and {b}")
+    sa = a.shape if a.rank > 1 else (1, *a.shape)
+    sb = b.shape if b.rank > 1 else (*b.shape, 1)
+    k, k2 = sa[-1], sb[-2]
+    if isinstance(k, int) and isinstance(k2, int) and k != k2:
+        raise ValueError(f"{op}: {a} @ {b}: inner sizes {k} and {k2} differ")
+    batch = broadcast_dims(op, [sa[:-2], sb[:-2]]) if (sa[:-2] or sb[:-2]) else ()
+    shape = (*batch, sa[-2], sb[-1])
+    if a.rank == 1:
+        shape = shape[:-2] + shape[-1:]
+    if b.rank == 1:
+        shape = shape[:-1]
+    return [TensorType(a.dtype, shape)]
+
+
+MATMUL = _nn("MatMul", infer=_infer_matmul, num_inputs=2, doc="numpy matmul")
+
+
+@MATMUL.host_batch
+def _matmul_host(inputs, attrs, draws):
+    a = np.asarray(inputs[0])
+    if a.dtype.kind == "f":
+        return [_like(_f64(a) @ _f64(inputs[1]), a)]
+    return [np.matmul(a, inputs[1])]
+
+
+@MATMUL.lower_onnx
+def _matmul_onnx(emit, inputs, attrs, draws):
+    return [emit.op("MatMul", list(inputs))]
+
+
+# =============================================================================
+# pooling
+# =============================================================================
+
+def _infer_pool(name):
+    def infer(attrs, ins):
+        op = f"nn.{name}"
+        x = ins[0]
+        _need_rank(op, x, 4, layout="NCHW")
+        _need_float(op, x)
+        _check_window_attrs(op, attrs)
+        k = attrs["kernel_shape"]
+        pads = attrs["pads"]
+        if pads[0] >= k[0] or pads[2] >= k[0] or pads[1] >= k[1] or pads[3] >= k[1]:
+            raise ValueError(f"{op}: pads {pads} must be smaller than the kernel {k}")
+        h, w = _spatial_out(x, attrs, k, ceil=bool(attrs["ceil_mode"]))
+        if 0 in (h, w):
+            raise ValueError(f"{op}: the window {k[0]}x{k[1]} does not fit the input {x}")
+        return [TensorType(x.dtype, (*x.shape[:2], h, w))]
+    return infer
+
+
+_POOL_ATTRS = {"kernel_shape": REQUIRED, "strides": [1, 1], "pads": [0, 0, 0, 0], "ceil_mode": 0}
+MAXPOOL = _nn("MaxPool", attrs={**_POOL_ATTRS, "dilations": [1, 1]}, infer=_infer_pool("MaxPool"),
+              doc="max over windows; padding never wins")
+AVGPOOL = _nn("AveragePool", attrs={**_POOL_ATTRS, "count_include_pad": 0},
+              infer=_infer_pool("AveragePool"),
+              doc="mean over windows; count_include_pad = 0 averages over real elements only")
+
+
+def _ceil_extra(x_shape, attrs, kernel, dil, out_shape):
+    """Extra end padding so that ceil-mode windows exist: (bottom, right)."""
+    extra = []
+    for i in range(2):
+        span = (kernel[i] - 1) * dil[i] + 1
+        need = (out_shape[2 + i] - 1) * attrs["strides"][i] + span
+        have = x_shape[2 + i] + attrs["pads"][i] + attrs["pads"][i + 2]
+        extra.append(max(0, need - have))
+    return extra
+
+
+def _pool_pads(x, attrs, kernel, dil, out_shape):
+    t, l, b, r = attrs["pads"]
+    eb, er = _ceil_extra(x.shape, attrs, kernel, dil, out_shape)
+    return [t, l, b + eb, r + er], (eb, er)
+
+
+@MAXPOOL.host_batch
+def _maxpool_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    kernel, dil = attrs["kernel_shape"], attrs["dilations"]
+    out_t = _infer_pool("MaxPool")(attrs, [TensorType.of(x)])[0]
+    pads, _ = _pool_pads(x, attrs, kernel, dil, out_t.shape)
+    xp = _pad_spatial(x, pads, -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min)
+    win = _windows(xp, kernel, attrs["strides"], dil)
+    return [win.max(axis=(4, 5))[:, :, :out_t.shape[2], :out_t.shape[3]].astype(x.dtype)]
+
+
+@AVGPOOL.host_batch
+def _avgpool_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    kernel, strides = attrs["kernel_shape"], attrs["strides"]
+    out_t = _infer_pool("AveragePool")(attrs, [TensorType.of(x)])[0]
+    pads, (eb, er) = _pool_pads(x, attrs, kernel, [1, 1], out_t.shape)
+    total = _windows(_pad_spatial(_f64(x), pads, 0.0), kernel, strides, (1, 1)).sum(axis=(4, 5))
+    # Which positions count: real elements, plus the declared pads when
+    # count_include_pad (never the extra ceil-mode padding).
+    ones = np.ones((1, 1, *x.shape[2:]))
+    if attrs["count_include_pad"]:
+        ones = _pad_spatial(ones, attrs["pads"], 1.0)
+        ones = _pad_spatial(ones, (0, 0, eb, er), 0.0)
+    else:
+        ones = _pad_spatial(ones, pads, 0.0)
+    count = _windows(ones, kernel, strides, (1, 1)).sum(axis=(4, 5))
+    y = (total / count)[:, :, :out_t.shape[2], :out_t.shape[3]]
+    return [_like(y, x)]
+
+
+@MAXPOOL.lower_onnx
+def _maxpool_onnx(emit, inputs, attrs, draws):
+    return [emit.op("MaxPool", [inputs[0]], kernel_shape=list(attrs["kernel_shape"]),
+                    strides=list(attrs["strides"]), pads=list(attrs["pads"]),
+                    dilations=list(attrs["dilations"]), ceil_mode=int(attrs["ceil_mode"]))]
+
+
+@AVGPOOL.lower_onnx
+def _avgpool_onnx(emit, inputs, attrs, draws):
+    return [emit.op("AveragePool", [inputs[0]], kernel_shape=list(attrs["kernel_shape"]),
+                    strides=list(attrs["strides"]), pads=list(attrs["pads"]),
+                    count_include_pad=int(attrs["count_include_pad"]),
+                    ceil_mode=int(attrs["ceil_mode"]))]
+
+
+# =============================================================================
+# normalisation and dropout
+# =============================================================================
+
+def _infer_batchnorm(attrs, ins):
+    op = "nn.BatchNormalization"
+    if len(ins) != 5:
+        raise ValueError(f"{op}: takes x, scale, bias, mean, var; got {len(ins)} operands")
+    x = ins[0]
+    if x.rank < 2:
+        raise ValueError(f"{op}: the input must have rank >= 2 (N, C, ...), got {x}")
+    _need_float(op, x)
+    _same_dtype(op, ins)
+    c = x.shape[1]
+    for name, t in zip(("scale", "bias", "mean", "var"), ins[1:]):
+        if t.rank != 1 or (isinstance(c, int) and isinstance(t.shape[0], int) and t.shape[0] != c):
+            raise ValueError(f"{op}: the input {x} has {c} channels but {name} is {t}")
+    if attrs["training_mode"]:
+        return [x, ins[3], ins[4]]
+    return [x]
+
+
+BATCHNORM = _nn("BatchNormalization",
+                attrs={"epsilon": 1e-5, "momentum": 0.9, "training_mode": 0},
+                infer=_infer_batchnorm, num_inputs=5,
+                doc="(x - mean) / sqrt(var + epsilon) * scale + bias over axis 1; with "
+                    "training_mode = 1 it uses the batch statistics (biased variance) and also "
+                    "returns the running mean/var updated as r * momentum + batch * (1 - momentum)")
+
+
+@BATCHNORM.host_batch
+def _batchnorm_host(inputs, attrs, draws):
+    x, scale, bias, mean, var = (np.asarray(v) for v in inputs)
+    axes = tuple(i for i in range(x.ndim) if i != 1)
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    if attrs["training_mode"]:
+        bmean, bvar = _f64(x).mean(axis=axes), _f64(x).var(axis=axes)
+    else:
+        bmean, bvar = _f64(mean), _f64(var)
+    y = (_f64(x) - bmean.reshape(shape)) / np.sqrt(bvar.reshape(shape) + attrs["epsilon"])
+    y = y * _f64(scale).reshape(shape) + _f64(bias).reshape(shape)
+    if not attrs["training_mode"]:
+        return [_like(y, x)]
+    m = attrs["momentum"]
+    return [_like(y, x), _like(_f64(mean) * m + bmean * (1 - m), mean),
+            _like(_f64(var) * m + bvar * (1 - m), var)]
+
+
+@BATCHNORM.lower_onnx
+def _batchnorm_onnx(emit, inputs, attrs, draws):
+    outs = 3 if attrs["training_mode"] else 1
+    y = emit.op("BatchNormalization", list(inputs), outputs=outs,
+                epsilon=float(attrs["epsilon"]), momentum=float(attrs["momentum"]),
+                training_mode=int(attrs["training_mode"]))
+    return list(y) if outs > 1 else [y]
+
+
+def _infer_dropout(attrs, ins):
+    op = "nn.Dropout"
+    x, draws = ins
+    _need_float(op, x)
+    if not 0.0 <= attrs["ratio"] < 1.0:
+        raise ValueError(f"{op}: ratio must be in [0, 1), got {attrs['ratio']}")
+    per_sample = _prod(x.shape[1:])
+    if draws.dtype != "f32" or draws.rank != 2 or (
+            isinstance(per_sample, int) and isinstance(draws.shape[1], int)
+            and draws.shape[1] != per_sample):
+        raise ValueError(f"{op}: the draws must be f32[N,{per_sample}] for the input {x}, "
+                         f"got {draws}")
+    return [x]
+
+
+DROPOUT = _nn("Dropout", attrs={"ratio": 0.5}, infer=_infer_dropout, num_inputs=2,
+              doc="training-mode dropout: keep x where its uniform draw u >= ratio, scaled by "
+                  "1 / (1 - ratio); the draws (one per element, f32[N, k]) are a graph input, "
+                  "so the graph holds no random state")
+
+
+def _keep_mask(x_shape, draws, ratio):
+    u = np.asarray(draws, dtype=np.float32).reshape(x_shape)
+    return u >= np.float32(ratio)
+
+
+@DROPOUT.host_batch
+def _dropout_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    keep = _keep_mask(x.shape, inputs[1], attrs["ratio"])
+    scale = np.float32(1.0 / (1.0 - attrs["ratio"]))
+    return [_like(np.where(keep, x * scale, 0), x)]
+
+
+@DROPOUT.lower_onnx
+def _dropout_onnx(emit, inputs, attrs, draws):
+    x, u = inputs
+    u = emit.op("Reshape", [u, emit.op("Shape", [x])])
+    keep = emit.op("GreaterOrEqual", [u, emit.const(np.float32(attrs["ratio"]))])
+    scale = emit.op("CastLike", [emit.const(np.float64(1.0 / (1.0 - attrs["ratio"]))), x])
+    zero = emit.op("CastLike", [emit.const(np.float64(0.0)), x])
+    return [emit.op("Where", [keep, emit.op("Mul", [x, scale]), zero])]
+
+
+# =============================================================================
+# shape manipulation
+# =============================================================================
+
+def _reshape_target(op: str, x: TensorType, shape: list[int]) -> tuple:
+    """ONNX Reshape on symbolic shapes: 0 copies, -1 is inferred."""
+    if sum(1 for d in shape if d == -1) > 1:
+        raise ValueError(f"{op}: at most one -1 in the shape {list(shape)}")
+    out = []
+    for i, d in enumerate(shape):
+        if d == 0:
+            if i >= x.rank:
+                raise ValueError(f"{op}: 0 at index {i} copies a dimension {x} does not have")
+            out.append(x.shape[i])
+        elif d < -1:
+            raise ValueError(f"{op}: invalid dimension {d} in the shape {list(shape)}")
+        else:
+            out.append(d)
+    if -1 in out:
+        out[out.index(-1)] = _infer_minus_one(op, x, [d for d in out if d != -1], shape)
+    else:
+        _check_numel(op, x, out, shape)
+    return tuple(out)
+
+
+def _split_numel(dims):
+    static, syms = 1, []
+    for d in dims:
+        if isinstance(d, int):
+            static *= d
+        else:
+            syms.append(d)
+    return static, syms
+
+
+def _infer_minus_one(op, x, known, shape):
+    s_in, sym_in = _split_numel(x.shape)
+    s_out, sym_out = _split_numel(known)
+    if UNKNOWN in sym_in or UNKNOWN in sym_out:
+        return UNKNOWN
+    rest = list(sym_in)
+    for s in sym_out:
+        if s not in rest:
+            return UNKNOWN
+        rest.remove(s)
+    if s_out == 0:
+        raise ValueError(f"{op}: cannot infer -1 in {list(shape)} when another dimension is 0")
+    if s_in % s_out:
+        if not rest:
+            raise ValueError(f"{op}: cannot reshape {x} ({s_in} elements) to {list(shape)}")
+        return UNKNOWN
+    ratio = s_in // s_out
+    if not rest:
+        return ratio
+    return rest[0] if len(rest) == 1 and ratio == 1 else UNKNOWN
+
+
+def _check_numel(op, x, out, shape):
+    a, b = x.numel(), TensorType(x.dtype, out).numel()
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"{op}: cannot reshape {x} ({a} elements) to {list(shape)} ({b} elements)")
+
+
+def _infer_reshape(attrs, ins):
+    return [TensorType(ins[0].dtype, _reshape_target("nn.Reshape", ins[0], list(attrs["shape"])))]
+
+
+RESHAPE = _nn("Reshape", attrs={"shape": REQUIRED}, infer=_infer_reshape,
+              doc="reshape; 0 copies the input dimension at that index, -1 is inferred")
+
+
+@RESHAPE.host_batch
+def _reshape_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    shape = [x.shape[i] if d == 0 else d for i, d in enumerate(attrs["shape"])]
+    return [x.reshape(shape)]
+
+
+@RESHAPE.lower_onnx
+def _reshape_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Reshape", [inputs[0], emit.const(_i64(attrs["shape"]), name_hint="shape")])]
+
+
+def _infer_flatten(attrs, ins):
+    x = ins[0]
+    axis = _axis("nn.Flatten", attrs["axis"], x.rank + 1) if x.rank else 0
+    return [TensorType(x.dtype, (_prod(x.shape[:axis]), _prod(x.shape[axis:])))]
+
+
+FLATTEN = _nn("Flatten", attrs={"axis": 1}, infer=_infer_flatten,
+              doc="2-D: [prod(dims before axis), prod(dims from axis)]")
+
+
+@FLATTEN.host_batch
+def _flatten_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    axis = attrs["axis"] % (x.ndim + 1) if x.ndim else 0
+    return [x.reshape(int(np.prod(x.shape[:axis])), -1)]
+
+
+@FLATTEN.lower_onnx
+def _flatten_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Flatten", [inputs[0]], axis=int(attrs["axis"]))]
+
+
+def _infer_transpose(attrs, ins):
+    x, perm = ins[0], list(attrs["perm"])
+    if sorted(perm) != list(range(x.rank)):
+        raise ValueError(f"nn.Transpose: perm {perm} is not a permutation of the axes of {x}")
+    return [x.with_shape(x.shape[p] for p in perm)]
+
+
+TRANSPOSE = _nn("Transpose", attrs={"perm": REQUIRED}, infer=_infer_transpose,
+                doc="permute axes: result axis i is input axis perm[i]")
+
+
+@TRANSPOSE.host_batch
+def _transpose_host(inputs, attrs, draws):
+    return [np.ascontiguousarray(np.transpose(inputs[0], attrs["perm"]))]
+
+
+@TRANSPOSE.lower_onnx
+def _transpose_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Transpose", [inputs[0]], perm=list(attrs["perm"]))]
+
+
+def _infer_concat(attrs, ins):
+    op = "nn.Concat"
+    if not ins:
+        raise ValueError(f"{op}: needs at least one operand")
+    _same_dtype(op, ins)
+    rank = ins[0].rank
+    if any(t.rank != rank for t in ins):
+        raise ValueError(f"{op}: operand ranks differ ({', '.join(map(str, ins))})")
+    axis = _axis(op, attrs["axis"], rank)
+    shape = list(ins[0].shape)
+    for t in ins[1:]:
+        for i, (a, b) in enumerate(zip(shape, t.shape)):
+            if i != axis and isinstance(a, int) and isinstance(b, int) and a != b:
+                raise ValueError(f"{op}: operands differ outside axis {axis} "
+                                 f"({', '.join(map(str, ins))})")
+            if i != axis and not isinstance(a, int):
+                shape[i] = b if isinstance(b, int) else a
+    sizes = [t.shape[axis] for t in ins]
+    shape[axis] = sum(sizes) if all(isinstance(s, int) for s in sizes) else UNKNOWN
+    return [TensorType(ins[0].dtype, shape)]
+
+
+CONCAT = _nn("Concat", attrs={"axis": REQUIRED}, infer=_infer_concat, num_inputs=None,
+             doc="join along axis")
+
+
+@CONCAT.host_batch
+def _concat_host(inputs, attrs, draws):
+    return [np.concatenate([np.asarray(x) for x in inputs], axis=attrs["axis"])]
+
+
+@CONCAT.lower_onnx
+def _concat_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Concat", list(inputs), axis=int(attrs["axis"]))]
+
+
+def _infer_squeeze(attrs, ins):
+    x = ins[0]
+    axes = attrs["axes"]
+    if axes is None:
+        if not x.is_static:
+            raise ValueError(f"nn.Squeeze: give the axes to squeeze: {x} has symbolic dimensions")
+        axes = [i for i, d in enumerate(x.shape) if d == 1]
+    axes = _axes("nn.Squeeze", axes, x.rank)
+    for a in axes:
+        if x.shape[a] not in (1, UNKNOWN):
+            raise ValueError(f"nn.Squeeze: axis {a} of {x} has size {x.shape[a]}, not 1")
+    return [x.with_shape(d for i, d in enumerate(x.shape) if i not in axes)]
+
+
+SQUEEZE = _nn("Squeeze", attrs={"axes": None}, infer=_infer_squeeze,
+              doc="remove size-1 axes (all of them when axes is none)")
+
+
+@SQUEEZE.host_batch
+def _squeeze_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    axes = attrs["axes"]
+    return [np.squeeze(x, axis=None if axes is None else tuple(axes))]
+
+
+@SQUEEZE.lower_onnx
+def _squeeze_onnx(emit, inputs, attrs, draws):
+    if attrs["axes"] is None:
+        return [emit.op("Squeeze", [inputs[0]])]
+    return [emit.op("Squeeze", [inputs[0], _onnx_axes(emit, attrs["axes"])])]
+
+
+def _infer_unsqueeze(attrs, ins):
+    x = ins[0]
+    rank = x.rank + len(attrs["axes"])
+    axes = _axes("nn.Unsqueeze", attrs["axes"], rank)
+    dims = iter(x.shape)
+    return [x.with_shape(1 if i in axes else next(dims) for i in range(rank))]
+
+
+UNSQUEEZE = _nn("Unsqueeze", attrs={"axes": REQUIRED}, infer=_infer_unsqueeze,
+                doc="insert size-1 axes at the given positions of the result")
+
+
+@UNSQUEEZE.host_batch
+def _unsqueeze_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    rank = x.ndim + len(attrs["axes"])
+    return [np.expand_dims(x, tuple(a % rank for a in attrs["axes"]))]
+
+
+@UNSQUEEZE.lower_onnx
+def _unsqueeze_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Unsqueeze", [inputs[0], _onnx_axes(emit, attrs["axes"])])]
+
+
+def _slice_len(size, start, end, step):
+    if not isinstance(size, int):
+        if (start, end, step) == (0, INT64_MAX, 1):
+            return size
+        return UNKNOWN
+    return len(range(*slice(start, end, step).indices(size)))
+
+
+def _infer_slice(attrs, ins):
+    op = "nn.Slice"
+    x = ins[0]
+    starts, ends, axes, steps = (list(attrs[k]) for k in ("starts", "ends", "axes", "steps"))
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise ValueError(f"{op}: starts, ends, axes and steps must have the same length")
+    if any(s == 0 for s in steps):
+        raise ValueError(f"{op}: a step of 0")
+    shape = list(x.shape)
+    for a, s, e, st in zip(_axes(op, axes, x.rank), starts, ends, steps):
+        shape[a] = _slice_len(shape[a], s, e, st)
+    return [x.with_shape(shape)]
+
+
+SLICE = _nn("Slice", attrs={"starts": REQUIRED, "ends": REQUIRED, "axes": REQUIRED,
+                            "steps": REQUIRED},
+            infer=_infer_slice,
+            doc="python slicing x[start:end:step] on each listed axis (ends clamp)")
+
+
+@SLICE.host_batch
+def _slice_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    index = [slice(None)] * x.ndim
+    for a, s, e, st in zip(attrs["axes"], attrs["starts"], attrs["ends"], attrs["steps"]):
+        if st < 0 and e <= -INT64_MAX:
+            e = None   # "to the very beginning" going backwards
+        index[a] = slice(s, e, st)
+    return [np.ascontiguousarray(x[tuple(index)])]
+
+
+@SLICE.lower_onnx
+def _slice_onnx(emit, inputs, attrs, draws):
+    consts = [emit.const(_i64(attrs[k]), name_hint=k) for k in ("starts", "ends", "axes", "steps")]
+    return [emit.op("Slice", [inputs[0], *consts])]
+
+
+def _infer_cast(attrs, ins):
+    to = attrs["to"]
+    if to == "bytes" or to not in _CAST_OK:
+        raise ValueError(f"nn.Cast: cannot cast to {to!r}")
+    return [ins[0].with_dtype(to)]
+
+
+_CAST_OK = ("bool", "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "f32", "f64")
+CAST = _nn("Cast", attrs={"to": REQUIRED}, infer=_infer_cast,
+           doc="convert the dtype (IR spelling); float -> int truncates toward zero")
+
+
+@CAST.host_batch
+def _cast_host(inputs, attrs, draws):
+    return [np.asarray(inputs[0]).astype(to_numpy_dtype(attrs["to"]))]
+
+
+@CAST.lower_onnx
+def _cast_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Cast", [inputs[0]], to=_onnx_dtype(attrs["to"]))]
+
+
+# =============================================================================
+# reductions, argmax, one-hot
+# =============================================================================
+
+def _reduced_shape(op, x, axes, keepdims):
+    axes = list(range(x.rank)) if axes is None else _axes(op, axes, x.rank)
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return tuple(d for i, d in enumerate(x.shape) if i not in axes)
+
+
+def _infer_reduce(name, float_only):
+    def infer(attrs, ins):
+        op = f"nn.{name}"
+        x = ins[0]
+        if float_only:
+            _need_float(op, x)
+        elif x.dtype in ("bool", "bytes"):
+            raise TypeError(f"{op}: expected a numeric tensor, got {x}")
+        return [x.with_shape(_reduced_shape(op, x, attrs["axes"], attrs["keepdims"]))]
+    return infer
+
+
+def _reduce_host(fn):
+    def host(inputs, attrs, draws):
+        x = np.asarray(inputs[0])
+        axes = None if attrs["axes"] is None else tuple(a % max(x.ndim, 1) for a in attrs["axes"])
+        data = _f64(x) if x.dtype.kind == "f" else x
+        return [_like(fn(data, axis=axes, keepdims=bool(attrs["keepdims"])), x)]
+    return host
+
+
+def _reduce_onnx(onnx_op):
+    def lower(emit, inputs, attrs, draws):
+        ins = [inputs[0]]
+        if attrs["axes"] is not None:
+            ins.append(_onnx_axes(emit, attrs["axes"]))
+        return [emit.op(onnx_op, ins, keepdims=int(attrs["keepdims"]))]
+    return lower
+
+
+# name -> (numpy reduction, float only)
+_REDUCE = {"ReduceMean": (np.mean, True), "ReduceSum": (np.sum, False),
+           "ReduceMax": (np.max, False), "ReduceMin": (np.min, False)}
+
+
+def _define_reduce(name, fn, float_only):
+    op = _nn(name, attrs={"axes": None, "keepdims": 0}, infer=_infer_reduce(name, float_only),
+             doc=f"{name[6:].lower()} over axes (all when none)")
+    op.host_batch(_reduce_host(fn))
+    op.lower_onnx(_reduce_onnx(name))
+    return op
+
+
+REDUCE_OPS = {name: _define_reduce(name, *spec) for name, spec in _REDUCE.items()}
+
+
+def _infer_argmax(attrs, ins):
+    x = ins[0]
+    axis = _axis("nn.ArgMax", attrs["axis"], x.rank)
+    return [TensorType("i32", _reduced_shape("nn.ArgMax", x, [axis], attrs["keepdims"]))]
+
+
+ARGMAX = _nn("ArgMax", attrs={"axis": -1, "keepdims": 0}, infer=_infer_argmax,
+             doc="index (i32, as MindSpore's Argmax) of the first maximum along axis")
+
+
+@ARGMAX.host_batch
+def _argmax_host(inputs, attrs, draws):
+    y = np.argmax(np.asarray(inputs[0]), axis=attrs["axis"])
+    if attrs["keepdims"]:
+        y = np.expand_dims(y, attrs["axis"])
+    return [y.astype(np.int32)]
+
+
+@ARGMAX.lower_onnx
+def _argmax_onnx(emit, inputs, attrs, draws):
+    y = emit.op("ArgMax", [inputs[0]], axis=int(attrs["axis"]), keepdims=int(attrs["keepdims"]))
+    return [emit.op("Cast", [y], to=_onnx_dtype("i32"))]
+
+
+def _infer_onehot(attrs, ins):
+    x = ins[0]
+    if x.dtype not in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+        raise TypeError(f"nn.OneHot: the indices must be integers, got {x}")
+    if int(attrs["depth"]) < 1:
+        raise ValueError(f"nn.OneHot: depth must be >= 1, got {attrs['depth']}")
+    return [TensorType(attrs["dtype"], (*x.shape, int(attrs["depth"])))]
+
+
+ONEHOT = _nn("OneHot", attrs={"depth": REQUIRED, "on_value": 1.0, "off_value": 0.0,
+                              "dtype": "f32"},
+             infer=_infer_onehot,
+             doc="indices -> one-hot vectors along a new last axis (out-of-range: all off)")
+
+
+@ONEHOT.host_batch
+def _onehot_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0]).astype(np.int64)
+    depth = int(attrs["depth"])
+    hit = x[..., None] == np.arange(depth)
+    y = np.where(hit, attrs["on_value"], attrs["off_value"])
+    return [y.astype(to_numpy_dtype(attrs["dtype"]))]
+
+
+@ONEHOT.lower_onnx
+def _onehot_onnx(emit, inputs, attrs, draws):
+    dtype = to_numpy_dtype(attrs["dtype"])
+    # ONNX OneHot wraps negative indices; MindSpore's gives all-off: mask them.
+    idx = emit.op("Cast", [inputs[0]], to=_onnx_dtype("i64"))
+    neg = emit.op("Less", [idx, emit.const(np.int64(0))])
+    idx = emit.op("Where", [neg, emit.const(np.int64(int(attrs["depth"]))), idx])
+    values = emit.const(np.asarray([attrs["off_value"], attrs["on_value"]], dtype=dtype))
+    return [emit.op("OneHot", [idx, emit.const(np.int64(attrs["depth"])), values], axis=-1)]
+

@@ -1,0 +1,88 @@
+"""``nn.Dense``, ``nn.Flatten``, ``nn.Dropout``, ``nn.Identity``."""
+from __future__ import annotations
+
+from .. import ops
+from ..common.initializer import initializer
+from ..common.tensor import Parameter
+from ..diagnostics import UserError, user_frame
+from .activation import get_activation
+from .cell import Cell
+
+
+def _positive_int(value, what: str, cls: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise UserError(f"{cls}: {what} must be a positive int, got {value!r}", where=user_frame())
+    return value
+
+
+def make_param(init, shape, name: str, requires_grad: bool = True) -> Parameter:
+    """A float32 Parameter of ``shape`` filled by ``init`` (name, Initializer,
+    number or Tensor)."""
+    return Parameter(initializer(init, shape), name=name, requires_grad=requires_grad)
+
+
+class Dense(Cell):
+    """``y = activation(x @ weight^T + bias)``; weight [out, in], bias [out]."""
+
+    def __init__(self, in_channels, out_channels, weight_init="normal", bias_init="zeros",
+                 has_bias: bool = True, activation=None):
+        super().__init__()
+        self.in_channels = _positive_int(in_channels, "in_channels", "Dense")
+        self.out_channels = _positive_int(out_channels, "out_channels", "Dense")
+        self.has_bias = bool(has_bias)
+        self.weight = make_param(weight_init, (out_channels, in_channels), "weight")
+        self.bias = make_param(bias_init, (out_channels,), "bias") if has_bias else None
+        self.activation = get_activation(activation)
+        self.activation_flag = self.activation is not None
+
+    def construct(self, x):
+        y = ops.dense(x, self.weight, self.bias)
+        return self.activation(y) if self.activation_flag else y
+
+    def extend_repr(self) -> str:
+        s = f"input_channels={self.in_channels}, output_channels={self.out_channels}, " \
+            f"has_bias={self.has_bias}"
+        if self.activation_flag:
+            s += f", activation={type(self.activation).__name__}"
+        return s
+
+
+class Flatten(Cell):
+    """Merge the axes start_dim..end_dim (by default [N, ...] -> [N, prod(...)])."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def construct(self, x):
+        return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
+
+
+class Identity(Cell):
+    def construct(self, x):
+        return x
+
+
+class Dropout(Cell):
+    """Training: zero each element with probability ``p`` (= 1 - keep_prob)
+    and scale the rest by 1 / (1 - p); evaluation: the identity."""
+
+    def __init__(self, keep_prob=None, p=None, dtype=None):
+        super().__init__()
+        if p is None:
+            p = 0.5 if keep_prob is None else 1.0 - float(keep_prob)
+        elif keep_prob is not None:
+            raise UserError("Dropout: give keep_prob or p, not both", where=user_frame())
+        if not 0.0 <= float(p) < 1.0:
+            raise UserError(f"Dropout: the drop probability must be in [0, 1), got {p}",
+                            where=user_frame(), hint="keep_prob must be in (0, 1]")
+        self.p = float(p)
+        self.keep_prob = 1.0 - self.p
+
+    def construct(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        return ops.dropout(x, self.p, True)
+
+    def extend_repr(self) -> str:
+        return f"p={self.p}"

@@ -1,0 +1,120 @@
+"""``mindspore.nn`` losses: ``SoftmaxCrossEntropyWithLogits``, ``MSELoss``,
+``L1Loss``, ``BCEWithLogitsLoss``, ``CrossEntropyLoss``.
+
+Each loss is a Cell whose ``construct(logits, labels)`` is one op of the
+``train`` dialect (``irc/dialects/train.py``): called on Tensors it computes
+the loss with numpy; while ``Model.train`` traces it, it becomes that op in
+the training graph, which the autodiff pass differentiates with the op's own
+gradient rule.  ``source`` is the line that made the loss (compile errors
+about the loss point there).
+"""
+from __future__ import annotations
+
+from ..diagnostics import UserError, user_frame
+from ..ops import _dispatch
+from .cell import Cell
+
+__all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "MSELoss", "L1Loss", "BCEWithLogitsLoss",
+           "CrossEntropyLoss"]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduction(cls: str, reduction) -> str:
+    if reduction not in _REDUCTIONS:
+        raise UserError(f"{cls}: reduction must be one of 'mean', 'sum', 'none', got {reduction!r}",
+                        where=user_frame())
+    return reduction
+
+
+class LossBase(Cell):
+    """Base class of losses: ``reduction`` and the line that made the loss."""
+
+    op: str = ""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = _reduction(type(self).__name__, reduction)
+        self.source = user_frame()
+
+    def op_attrs(self, logits, labels) -> dict:
+        """The train op's attributes for these operands."""
+        return {"reduction": self.reduction}
+
+    def operands(self, logits, labels) -> list:
+        return [logits, labels]
+
+    def construct(self, logits, labels):
+        if not self.op:
+            raise UserError(f"{type(self).__name__} must define construct (a loss computed with "
+                            f"irc.ops)", where=user_frame())
+        return _dispatch.apply(self.op, self.operands(logits, labels),
+                               self.op_attrs(logits, labels))[0]
+
+    def extend_repr(self) -> str:
+        return f"reduction={self.reduction}"
+
+
+class SoftmaxCrossEntropyWithLogits(LossBase):
+    """Cross entropy of softmax(logits) against labels: class indices with
+    ``sparse=True``, probability rows otherwise.  MindSpore's default
+    reduction is 'none'."""
+
+    op = "train.SoftmaxCrossEntropyWithLogits"
+
+    def __init__(self, sparse: bool = False, reduction: str = "none"):
+        super().__init__(reduction)
+        self.sparse = bool(sparse)
+
+    def op_attrs(self, logits, labels) -> dict:
+        return {"sparse": self.sparse, "reduction": self.reduction}
+
+    def extend_repr(self) -> str:
+        return f"sparse={self.sparse}, reduction={self.reduction}"
+
+
+class CrossEntropyLoss(LossBase):
+    """``nn.CrossEntropyLoss``: class-index labels (integers) or class
+    probabilities (floats), mean over the batch by default."""
+
+    op = "train.SoftmaxCrossEntropyWithLogits"
+
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                 label_smoothing: float = 0.0):
+        super().__init__(reduction)
+        if weight is not None or label_smoothing:
+            raise UserError("CrossEntropyLoss: class weights and label_smoothing are not "
+                            "supported by irc", where=self.source,
+                            hint="use SoftmaxCrossEntropyWithLogits, or smooth the labels in "
+                                 "the pipeline")
+        self.ignore_index = ignore_index
+
+    def op_attrs(self, logits, labels) -> dict:
+        sparse = _dispatch.type_of(labels).dtype not in ("f16", "f32", "f64")
+        return {"sparse": sparse, "reduction": self.reduction}
+
+
+class MSELoss(LossBase):
+    op = "train.MSELoss"
+
+
+class L1Loss(LossBase):
+    op = "train.L1Loss"
+
+
+class BCEWithLogitsLoss(LossBase):
+    """Binary cross entropy on logits; optional ``weight`` (per element) and
+    ``pos_weight`` (per class) Tensors broadcast against the logits."""
+
+    op = "train.BCEWithLogitsLoss"
+
+    def __init__(self, reduction: str = "mean", weight=None, pos_weight=None):
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def op_attrs(self, logits, labels) -> dict:
+        return {"reduction": self.reduction, "weighted": self.weight is not None,
+                "pos_weighted": self.pos_weight is not None}
+
+    def operands(self, logits, labels) -> list:
+        return [logits, labels] + [w for w in (self.weight, self.pos_weight) if w is not None]

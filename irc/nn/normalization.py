@@ -1,0 +1,66 @@
+"""``nn.BatchNorm2d`` / ``nn.BatchNorm1d``.
+
+Training (``set_train(True)``, or ``use_batch_statistics=True``) normalises
+with the batch's mean and biased variance and updates the running
+statistics: ``moving = moving * momentum + batch * (1 - momentum)``.
+Evaluation normalises with the running statistics.  ``gamma``/``beta`` are
+trainable; ``moving_mean``/``moving_variance`` are Parameters with
+``requires_grad=False``.
+"""
+from __future__ import annotations
+
+from .. import ops
+from ..diagnostics import UserError, user_frame
+from ..ops._dispatch import type_of
+from .basic import _positive_int, make_param
+from .cell import Cell
+
+
+class _BatchNorm(Cell):
+    _rank = (4,)
+    _layout = "NCHW"
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, data_format="NCHW"):
+        super().__init__()
+        name = type(self).__name__
+        self.num_features = _positive_int(num_features, "num_features", name)
+        if not 0.0 <= momentum <= 1.0:
+            raise UserError(f"{name}: momentum must be in [0, 1], got {momentum}",
+                            where=user_frame())
+        if eps <= 0:
+            raise UserError(f"{name}: eps must be positive, got {eps}", where=user_frame())
+        if data_format != "NCHW":
+            raise UserError(f"{name}: irc supports data_format='NCHW' only", where=user_frame())
+        self.eps, self.momentum = float(eps), float(momentum)
+        self.use_batch_statistics = use_batch_statistics
+        shape = (num_features,)
+        self.gamma = make_param(gamma_init, shape, "gamma", requires_grad=affine)
+        self.beta = make_param(beta_init, shape, "beta", requires_grad=affine)
+        self.moving_mean = make_param(moving_mean_init, shape, "moving_mean",
+                                      requires_grad=False)
+        self.moving_variance = make_param(moving_var_init, shape, "moving_variance",
+                                          requires_grad=False)
+
+    def construct(self, x):
+        t = type_of(x)
+        if t.rank not in self._rank:
+            raise UserError(f"{type(self).__name__} expects {self._layout} input, got {t}",
+                            where=user_frame())
+        training = self.training if self.use_batch_statistics is None else self.use_batch_statistics
+        return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta,
+                              training, 1.0 - self.momentum, self.eps)
+
+    def extend_repr(self) -> str:
+        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class BatchNorm2d(_BatchNorm):
+    _rank = (4,)
+    _layout = "NCHW"
+
+
+class BatchNorm1d(_BatchNorm):
+    _rank = (2, 3)
+    _layout = "NC or NCL"

@@ -1,0 +1,208 @@
+"""``mindspore.nn`` optimizers: ``Momentum``, ``SGD``, ``Adam``.
+
+An optimizer here describes the update; it does not run it.  ``Model.train``
+turns it into the ``train.minimize`` marker (:meth:`Optimizer.minimize_attrs`)
+and the autodiff pass emits the update ops, whose numbers follow
+MindSpore's kernels (see ``irc/dialects/train.py``).  The learning rate is
+a number, a list (or 1-D Tensor/array) with one rate per step, or a
+``LearningRateSchedule``; :meth:`Optimizer.learning_rates` gives the rates
+of any run of global steps (past the end of a list, its last rate).
+
+Weight decay follows MindSpore: without parameter groups it applies to the
+parameters whose names contain neither "beta" nor "gamma"; a group
+``{"params": [...], "weight_decay": w}`` sets it per group.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..common.tensor import Parameter, Tensor
+from ..diagnostics import UnsupportedError, UserError, user_frame
+from .cell import Cell
+from .learning_rate_schedule import LearningRateSchedule
+
+__all__ = ["Optimizer", "Momentum", "SGD", "Adam"]
+
+
+def _check_number(cls: str, name: str, v, lo: float = 0.0, open_lo: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.number)):
+        raise UserError(f"{cls}: {name} must be a float, got {v!r}", where=user_frame())
+    v = float(v)
+    if v < lo or (open_lo and v == lo):
+        raise UserError(f"{cls}: {name} should be {'greater than' if open_lo else 'at least'} {lo}, "
+                        f"got {v}", where=user_frame())
+    return v
+
+
+class Optimizer(Cell):
+    """Base class: parameters (optionally in groups), learning rate, weight
+    decay and loss scale."""
+
+    kind = ""
+
+    def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(auto_prefix=False)
+        cls = type(self).__name__
+        self.source = user_frame()
+        self.loss_scale = _check_number(cls, "loss_scale", loss_scale, open_lo=True)
+        weight_decay = _check_number(cls, "weight_decay", weight_decay)
+        self.learning_rate = self._check_lr(cls, learning_rate)
+        self.param_list, self.weight_decays = self._groups(cls, parameters, weight_decay)
+
+    # -- parameters ---------------------------------------------------------------------
+    def _groups(self, cls: str, parameters, weight_decay: float):
+        items = list(parameters) if not isinstance(parameters, Parameter) else [parameters]
+        if not items:
+            raise UserError(f"{cls}: the optimizer got no parameters", where=self.source,
+                            hint="pass network.trainable_params()")
+        if all(isinstance(p, Parameter) for p in items):
+            # MindSpore: ungrouped weight decay skips "beta"/"gamma" (normalisation) parameters
+            decays = [weight_decay if "beta" not in (p.name or "") and "gamma" not in (p.name or "")
+                      else 0.0 for p in items]
+            return items, decays
+        params, decays = [], []
+        for group in items:
+            if not isinstance(group, dict) or "params" not in group:
+                if isinstance(group, dict) and "order_params" in group:
+                    continue
+                raise UserError(f"{cls}: parameters must be Parameters or dicts with 'params', "
+                                f"got {type(group).__name__}", where=self.source)
+            if "lr" in group or "learning_rate" in group:
+                raise UnsupportedError(f"{cls}: a learning rate per parameter group is not "
+                                       f"supported by irc", where=self.source,
+                                       hint="use one learning rate (or schedule) for all groups")
+            wd = _check_number(cls, "weight_decay", group.get("weight_decay", weight_decay))
+            for p in group["params"]:
+                if not isinstance(p, Parameter):
+                    raise UserError(f"{cls}: group params must be Parameters, got "
+                                    f"{type(p).__name__}", where=self.source)
+                params.append(p)
+                decays.append(wd)
+        return params, decays
+
+    @property
+    def parameters(self) -> list[Parameter]:
+        return list(self.param_list)
+
+    # -- learning rate ------------------------------------------------------------------
+    @staticmethod
+    def _check_lr(cls: str, lr):
+        if isinstance(lr, LearningRateSchedule):
+            return lr
+        if isinstance(lr, (Tensor, np.ndarray, list, tuple)):
+            values = np.asarray(lr.asnumpy() if isinstance(lr, Tensor) else lr, dtype=np.float64)
+            if values.ndim == 0:
+                return _check_number(cls, "learning_rate", float(values))
+            if values.ndim != 1 or values.size == 0:
+                raise UserError(f"{cls}: a dynamic learning_rate must be a non-empty 1-D list, "
+                                f"got shape {list(values.shape)}", where=user_frame())
+            if (values < 0).any():
+                raise UserError(f"{cls}: learning rates must be at least 0.0", where=user_frame())
+            return values
+        return _check_number(cls, "learning_rate", lr)
+
+    @property
+    def dynamic_lr(self) -> bool:
+        return not isinstance(self.learning_rate, float)
+
+    def learning_rates(self, first_step: int, count: int) -> np.ndarray:
+        """float32 rates of global steps first_step .. first_step + count - 1."""
+        steps = np.arange(first_step, first_step + count)
+        lr = self.learning_rate
+        if isinstance(lr, float):
+            out = np.full(count, lr)
+        elif isinstance(lr, LearningRateSchedule):
+            out = np.asarray(lr.values(steps), dtype=np.float64).reshape(count)
+        else:
+            out = lr[np.minimum(steps, lr.size - 1)]
+        return out.astype(np.float32)
+
+    def get_lr(self):
+        return Tensor(self.learning_rates(0, 1)[0])
+
+    # -- what the compiler reads --------------------------------------------------------
+    def hyper_attrs(self) -> dict:
+        """The optimizer's own attributes of train.minimize."""
+        return {}
+
+    def minimize_attrs(self, names: dict) -> dict:
+        """train.minimize's attributes; ``names`` maps id(Parameter) to its
+        name in the graph."""
+        missing = [p for p in self.param_list if id(p) not in names]
+        if missing:
+            p = missing[0]
+            raise UserError(f"{type(self).__name__}: parameter {p.name or '?'} does not belong "
+                            f"to the network being trained", where=self.source,
+                            hint="pass the trained network's trainable_params()")
+        params = [names[id(p)] for p in self.param_list]
+        decays = sorted({d for d in self.weight_decays if d})
+        attrs = {"optimizer": self.kind, "params": params,
+                 "learning_rate": "dynamic" if self.dynamic_lr else self.learning_rate,
+                 "loss_scale": self.loss_scale, **self.hyper_attrs()}
+        if len(decays) > 1:
+            raise UnsupportedError(f"{type(self).__name__}: different non-zero weight decays per "
+                                   f"group are not supported by irc", where=self.source)
+        if decays:
+            attrs["weight_decay"] = decays[0]
+            if any(d == 0.0 for d in self.weight_decays):
+                attrs["decay_params"] = [n for n, d in zip(params, self.weight_decays) if d]
+        return attrs
+
+    def construct(self, *grads):
+        raise UserError(f"{type(self).__name__} is applied by Model.train; irc does not run an "
+                        f"optimizer step eagerly", where=user_frame(),
+                        hint="train with Model(network, loss_fn, optimizer).train(...)")
+
+
+class Momentum(Optimizer):
+    """``accum = momentum * accum + grad; param -= lr * accum`` (Nesterov:
+    ``param -= lr * (grad + momentum * accum)``)."""
+
+    kind = "Momentum"
+
+    def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0,
+                 use_nesterov=False):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.momentum = _check_number("Momentum", "momentum", momentum)
+        self.use_nesterov = bool(use_nesterov)
+
+    def hyper_attrs(self) -> dict:
+        return {"momentum": self.momentum, "use_nesterov": self.use_nesterov}
+
+
+class SGD(Optimizer):
+    kind = "SGD"
+
+    def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                 nesterov=False, loss_scale=1.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.momentum = _check_number("SGD", "momentum", momentum)
+        self.dampening = _check_number("SGD", "dampening", dampening)
+        self.nesterov = bool(nesterov)
+        if self.nesterov and (self.momentum <= 0 or self.dampening != 0):
+            raise UserError("SGD: nesterov needs momentum > 0 and dampening = 0",
+                            where=self.source)
+
+    def hyper_attrs(self) -> dict:
+        return {"momentum": self.momentum, "dampening": self.dampening,
+                "use_nesterov": self.nesterov}
+
+
+class Adam(Optimizer):
+    kind = "Adam"
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        for name, v in (("beta1", beta1), ("beta2", beta2)):
+            v = _check_number("Adam", name, v, open_lo=True)
+            if v >= 1.0:
+                raise UserError(f"Adam: {name} must be in (0.0, 1.0), got {v}", where=self.source)
+        self.beta1, self.beta2 = float(beta1), float(beta2)
+        self.eps = _check_number("Adam", "eps", eps, open_lo=True)
+        self.use_nesterov = bool(use_nesterov)
+
+    def hyper_attrs(self) -> dict:
+        return {"beta1": self.beta1, "beta2": self.beta2, "eps": self.eps,
+                "use_nesterov": self.use_nesterov}
+

@@ -1,0 +1,53 @@
+"""``nn.MaxPool2d`` and ``nn.AvgPool2d`` (pad modes "valid", "same", "pad")."""
+from __future__ import annotations
+
+from .. import ops
+from ..diagnostics import UserError, user_frame
+from .cell import Cell
+from .conv import _check_pad_mode
+
+
+class _Pool2d(Cell):
+    _op = "nn.MaxPool"
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 data_format="NCHW"):
+        super().__init__()
+        if data_format != "NCHW":
+            raise UserError(f"{type(self).__name__}: irc supports data_format='NCHW' only",
+                            where=user_frame())
+        self.kernel_size, self.stride = kernel_size, stride
+        self.pad_mode = _check_pad_mode(pad_mode, padding)
+        self.padding, self.ceil_mode = padding, bool(ceil_mode)
+        self.count_include_pad = True
+
+    def construct(self, x):
+        return ops.functional.pool2d(self._op, x, self.kernel_size, self.stride, self.pad_mode,
+                                     self.padding, self.ceil_mode, self.count_include_pad,
+                                     what=type(self).__name__)
+
+    def extend_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}"
+
+
+class MaxPool2d(_Pool2d):
+    _op = "nn.MaxPool"
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False, data_format="NCHW"):
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
+        if dilation not in (1, (1, 1)) or return_indices:
+            raise UserError("MaxPool2d: dilation and return_indices are not supported",
+                            where=user_frame())
+
+
+class AvgPool2d(_Pool2d):
+    """Averages over real pixels with "same"; "pad" follows count_include_pad."""
+    _op = "nn.AveragePool"
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None, data_format="NCHW"):
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
+        if divisor_override is not None:
+            raise UserError("AvgPool2d: divisor_override is not supported", where=user_frame())
+        self.count_include_pad = bool(count_include_pad)

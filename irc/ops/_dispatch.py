@@ -1,0 +1,119 @@
+"""One path for every tensor op: eager (numpy) or traced (an IR node).
+
+``apply("nn.Conv", inputs, attrs)`` is what every ``irc.ops`` function ends
+in.  While a network is being traced (``irc.frontend.network`` installs its
+tracer here) it adds a node to the device graph and returns symbolic
+tensors; otherwise it checks the operand types with the op's inference and
+runs the op's numpy rule, returning Tensors.  Both paths read the same op
+declaration (``irc/dialects/nn.py``), so eager and compiled results agree.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Optional
+
+import numpy as np
+
+from ..diagnostics import UserError, user_frame
+from ..ir.registry import get as get_op
+from ..ir.types import TensorType
+
+_TRACER: Optional[Any] = None
+
+
+class SymDim:
+    """A dimension known only at run time (the batch ``N``), as ``x.shape``
+    reports it while tracing.  It can be passed back to ``reshape``."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SymDim) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("SymDim", self.name))
+
+    def __index__(self) -> int:
+        raise UserError(f"the dimension {self.name} (the batch size) is not known while the "
+                        f"network is compiled", where=user_frame(),
+                        hint="pass it on as it is (e.g. reshape(x, (x.shape[0], -1))) or use -1")
+
+    __int__ = __index__
+
+
+def tracer():
+    """The active tracer, or None when ops run eagerly."""
+    return _TRACER
+
+
+@contextmanager
+def tracing(t):
+    """Route every op to ``t`` while the block runs."""
+    global _TRACER
+    previous, _TRACER = _TRACER, t
+    try:
+        yield t
+    finally:
+        _TRACER = previous
+
+
+def is_symbolic(x) -> bool:
+    return getattr(x, "_irc_symbolic", False)
+
+
+def is_tensor(x) -> bool:
+    from ..common.tensor import Tensor
+    return isinstance(x, Tensor) or is_symbolic(x)
+
+
+def type_of(x) -> TensorType:
+    """The IR type of a Tensor, a symbolic tensor or an array."""
+    if is_symbolic(x):
+        return x.type
+    return TensorType.of(np.asarray(x))
+
+
+def apply(op: str, inputs: list, attrs: Optional[dict] = None) -> list:
+    """Run or trace one op; returns its results (Tensors or symbolic tensors)."""
+    if _TRACER is not None:
+        return _TRACER.apply(op, list(inputs), dict(attrs or {}))
+    return _eager(op, list(inputs), dict(attrs or {}))
+
+
+def apply_random(op: str, inputs: list, attrs: dict, draws_shape) -> list:
+    """An op whose last operand is ``[N, k]`` uniform draws: traced, the draws
+    become a graph input fed every step; eager, numpy's generator makes them."""
+    if _TRACER is not None:
+        return _TRACER.apply_random(op, list(inputs), dict(attrs))
+    u = np.random.random_sample(draws_shape).astype(np.float32)
+    from ..common.tensor import Tensor
+    return _eager(op, [*inputs, Tensor(u)], dict(attrs))
+
+
+def assign(param, value) -> None:
+    """``param <- value``: eager, at once; traced, as a graph output the runner
+    writes back after each step (BatchNorm's running statistics)."""
+    if _TRACER is not None:
+        _TRACER.assign(param, value)
+        return
+    param.set_data(np.asarray(value))
+
+
+def _eager(op: str, inputs: list, attrs: dict) -> list:
+    from ..common.tensor import Tensor
+    opdef = get_op(op)
+    for x in inputs:
+        if is_symbolic(x):
+            raise UserError("a tensor of a traced network was used outside the trace",
+                            where=user_frame())
+    arrays = [np.asarray(x) for x in inputs]
+    attrs = opdef.normalize_attrs(attrs)
+    try:
+        opdef.infer(attrs, [TensorType.of(a) for a in arrays])
+    except (TypeError, ValueError) as e:
+        raise UserError(str(e), where=user_frame()) from None
+    return [Tensor(r) for r in opdef.host_batch_fn(arrays, attrs, None)]

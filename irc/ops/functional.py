@@ -1,0 +1,682 @@
+"""``mindspore.ops`` functions (``ops.relu(x)``, ``ops.reshape(x, s)`` ...).
+
+Each function turns MindSpore's arguments into one ``nn.*`` op of
+``irc/dialects/nn.py`` (or a few) and hands it to :func:`_dispatch.apply`,
+which runs it eagerly or records it in the traced graph.
+
+Python numbers meet tensors as MindSpore's implicit promotion says: a float
+with an integer tensor makes the tensor float32, otherwise the number takes
+the tensor's dtype; two tensors of different dtypes meet in numpy's result
+type.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ..common import dtype as mstype
+from ..diagnostics import UserError, user_frame
+from ..ir.types import UNKNOWN, from_numpy_dtype, is_float, to_numpy_dtype
+from ._dispatch import SymDim, apply, apply_random, assign as _assign, is_tensor, type_of
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def _one(op: str, inputs: list, attrs: dict | None = None):
+    return apply(op, inputs, attrs)[0]
+
+
+def _error(message: str, hint: str | None = None) -> UserError:
+    return UserError(message, where=user_frame(), hint=hint)
+
+
+# -----------------------------------------------------------------------------
+# operands
+
+def _constant(value, dtype: str):
+    from ..common.tensor import Tensor
+    return Tensor(np.asarray(value, dtype=to_numpy_dtype(dtype)))
+
+
+def _as_tensor(x, what: str = "input"):
+    from ..common.tensor import Tensor
+    if is_tensor(x):
+        return x
+    if isinstance(x, (np.ndarray, list, tuple, int, float, bool, np.number)):
+        return Tensor(x)
+    raise _error(f"expected a Tensor for the {what}, got {type(x).__name__}")
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float, bool, np.number)) and not is_tensor(x)
+
+
+def _promote_pair(a, b):
+    """Two operands of one dtype (MindSpore's implicit type promotion)."""
+    if _is_number(a) and _is_number(b):
+        raise _error("an op needs at least one Tensor operand, got two numbers")
+    if _is_number(a) or _is_number(b):
+        t, n = (b, a) if _is_number(a) else (a, b)
+        dtype = type_of(t).dtype
+        if isinstance(n, (float, np.floating)) and not is_float(dtype):
+            t, dtype = cast(t, "f32"), "f32"
+        c = _constant(n, dtype)
+        return (c, t) if _is_number(a) else (t, c)
+    a, b = _as_tensor(a), _as_tensor(b)
+    da, db = type_of(a).dtype, type_of(b).dtype
+    if da != db:
+        common = from_numpy_dtype(np.result_type(to_numpy_dtype(da), to_numpy_dtype(db)))
+        a = a if da == common else cast(a, common)
+        b = b if db == common else cast(b, common)
+    return a, b
+
+
+def _binary(op: str, a, b):
+    a, b = _promote_pair(a, b)
+    return _one(op, [a, b])
+
+
+# -----------------------------------------------------------------------------
+# elementwise
+
+def add(x, y):
+    return _binary("nn.Add", x, y)
+
+
+def sub(x, y):
+    return _binary("nn.Sub", x, y)
+
+
+def mul(x, y):
+    return _binary("nn.Mul", x, y)
+
+
+def div(x, y):
+    """True division: integer operands become float32 first."""
+    x, y = _promote_pair(x, y)
+    if not is_float(type_of(x).dtype):
+        x, y = cast(x, "f32"), cast(y, "f32")
+    return _one("nn.Div", [x, y])
+
+
+def pow(x, y):  # noqa: A001 -- MindSpore's name
+    return _binary("nn.Pow", x, y)
+
+
+def maximum(x, y):
+    return _binary("nn.Max", x, y)
+
+
+def minimum(x, y):
+    return _binary("nn.Min", x, y)
+
+
+def equal(x, y):
+    return _binary("nn.Equal", x, y)
+
+
+def less(x, y):
+    return _binary("nn.Less", x, y)
+
+
+def greater(x, y):
+    return _binary("nn.Greater", x, y)
+
+
+def _unary(op: str, x):
+    return _one(op, [_as_tensor(x)])
+
+
+def _float_unary(op: str, x):
+    x = _as_tensor(x)
+    if not is_float(type_of(x).dtype):
+        x = cast(x, "f32")
+    return _one(op, [x])
+
+
+def neg(x):
+    return _unary("nn.Neg", x)
+
+
+def abs(x):  # noqa: A001 -- MindSpore's name
+    return _unary("nn.Abs", x)
+
+
+def exp(x):
+    return _float_unary("nn.Exp", x)
+
+
+def log(x):
+    return _float_unary("nn.Log", x)
+
+
+def sqrt(x):
+    return _float_unary("nn.Sqrt", x)
+
+
+def reciprocal(x):
+    return _float_unary("nn.Reciprocal", x)
+
+
+def erf(x):
+    return _float_unary("nn.Erf", x)
+
+
+def square(x):
+    x = _as_tensor(x)
+    return _one("nn.Mul", [x, x])
+
+
+def relu(x):
+    return _unary("nn.Relu", x)
+
+
+def relu6(x):
+    return _one("nn.Clip", [_as_tensor(x)], {"min": 0.0, "max": 6.0})
+
+
+def leaky_relu(x, alpha: float = 0.2):
+    return _one("nn.LeakyRelu", [_as_tensor(x)], {"alpha": float(alpha)})
+
+
+def clamp(x, min=None, max=None):  # noqa: A002 -- MindSpore's names
+    return _one("nn.Clip", [_as_tensor(x)], {"min": min, "max": max})
+
+
+clip = clamp
+
+
+def sigmoid(x):
+    return _float_unary("nn.Sigmoid", x)
+
+
+def tanh(x):
+    return _float_unary("nn.Tanh", x)
+
+
+def gelu(x, approximate: str = "none"):
+    """x * Phi(x); 'tanh' uses the tanh approximation."""
+    x = _as_tensor(x)
+    if approximate == "tanh":
+        inner = mul(add(x, mul(pow(x, 3.0), 0.044715)), math.sqrt(2.0 / math.pi))
+        return mul(mul(x, 0.5), add(tanh(inner), 1.0))
+    if approximate != "none":
+        raise _error(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return mul(mul(x, 0.5), add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0))
+
+
+def identity(x):
+    return _unary("nn.Identity", x)
+
+
+def softmax(x, axis: int = -1):
+    return _one("nn.Softmax", [_as_tensor(x)], {"axis": _single_axis(axis, "softmax")})
+
+
+def log_softmax(x, axis: int = -1):
+    return _one("nn.LogSoftmax", [_as_tensor(x)], {"axis": _single_axis(axis, "log_softmax")})
+
+
+def _single_axis(axis, name: str) -> int:
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            raise _error(f"{name}: one axis only, got {tuple(axis)}")
+        axis = axis[0]
+    return int(axis)
+
+
+# -----------------------------------------------------------------------------
+# shapes
+
+def shape(x) -> tuple:
+    """The static shape; the batch dimension of a traced tensor is a SymDim."""
+    return tuple(x.shape)
+
+
+def rank(x) -> int:
+    return len(shape(x))
+
+
+def _shape_arg(s) -> list:
+    if isinstance(s, (int, np.integer, SymDim)):
+        return [s]
+    if is_tensor(s):
+        raise _error("the shape must be a tuple of ints known when the network is compiled, "
+                     "got a Tensor", hint="use x.shape or ops.shape(x), which are static")
+    return list(s)
+
+
+def reshape(x, shape):  # noqa: F811 -- MindSpore's argument name
+    """Reshape; -1 is inferred; the batch SymDim may stay in its place."""
+    x = _as_tensor(x)
+    t = type_of(x)
+    dims = []
+    for i, d in enumerate(_shape_arg(shape)):
+        if isinstance(d, SymDim):
+            if i >= t.rank or t.shape[i] != d.name:
+                raise _error(f"reshape: the run-time dimension {d.name} may only stay where it is "
+                             f"(position {i} of {t} is {t.shape[i] if i < t.rank else 'missing'})",
+                             hint="use -1 for the dimension to infer")
+            dims.append(0)   # ONNX: copy the input's dimension
+        elif isinstance(d, (int, np.integer)) and not isinstance(d, bool):
+            if d == 0 or d < -1:
+                raise _error(f"reshape: invalid dimension {d} in {tuple(shape)}")
+            dims.append(int(d))
+        else:
+            raise _error(f"reshape: dimensions must be ints, got {d!r}")
+    return _one("nn.Reshape", [x], {"shape": dims})
+
+
+def flatten(x, order: str = "C", *, start_dim: int = 1, end_dim: int = -1):
+    """Merge the axes start_dim..end_dim (by default [N, ...] -> [N, prod(...)])."""
+    x = _as_tensor(x)
+    t = type_of(x)
+    if order != "C":
+        raise _error("flatten: only order='C' is supported")
+    start, end = start_dim % builtins.max(t.rank, 1), end_dim % builtins.max(t.rank, 1)
+    if end == builtins.max(t.rank - 1, 0):
+        return _one("nn.Flatten", [x], {"axis": start})
+    tail = t.shape[end + 1:]
+    if start > end or not builtins.all(isinstance(d, int) for d in tail):
+        raise _error(f"flatten: cannot merge axes {start_dim}..{end_dim} of {t}")
+    # 0 copies the leading axes in place; the merged block is inferred.
+    return _one("nn.Reshape", [x], {"shape": [0] * start + [-1] + list(tail)})
+
+
+def transpose(x, input_perm):
+    return _one("nn.Transpose", [_as_tensor(x)], {"perm": [int(p) for p in input_perm]})
+
+
+def permute(x, axis):
+    return transpose(x, axis)
+
+
+def squeeze(x, axis=None):
+    x = _as_tensor(x)
+    if axis is None or axis == ():
+        axes = None
+    else:
+        axes = [int(axis)] if isinstance(axis, (int, np.integer)) else [int(a) for a in axis]
+    return _one("nn.Squeeze", [x], {"axes": axes})
+
+
+def expand_dims(x, axis: int):
+    return _one("nn.Unsqueeze", [_as_tensor(x)], {"axes": [int(axis)]})
+
+
+unsqueeze = expand_dims
+
+
+def concat(tensors: Sequence, axis: int = 0):
+    if not isinstance(tensors, (list, tuple)) or not tensors:
+        raise _error("concat: expected a non-empty tuple or list of Tensors")
+    tensors = [_as_tensor(t) for t in tensors]
+    return _one("nn.Concat", tensors, {"axis": int(axis)})
+
+
+cat = concat
+
+
+def stack(tensors: Sequence, axis: int = 0):
+    if not isinstance(tensors, (list, tuple)) or not tensors:
+        raise _error("stack: expected a non-empty tuple or list of Tensors")
+    r = type_of(_as_tensor(tensors[0])).rank + 1
+    return concat([expand_dims(t, axis % r) for t in tensors], axis % r)
+
+
+def cast(x, dtype):
+    x = _as_tensor(x)
+    try:
+        to = mstype.to_ir(dtype)
+    except TypeError as e:
+        raise _error(str(e)) from None
+    if type_of(x).dtype == to:
+        return x
+    return _one("nn.Cast", [x], {"to": to})
+
+
+def getitem(x, index):
+    """Basic indexing: ints, slices, Ellipsis and None."""
+    x = _as_tensor(x)
+    t = type_of(x)
+    index = index if isinstance(index, tuple) else (index,)
+    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
+        raise _error("an index can have one Ellipsis (...) only")
+    used = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if used > t.rank:
+        raise _error(f"too many indices ({used}) for a tensor of rank {t.rank}")
+    expanded = []
+    for i in index:
+        expanded += [slice(None)] * (t.rank - used) if i is Ellipsis else [i]
+    expanded += [slice(None)] * (t.rank + expanded.count(None) - len(expanded))
+    return _apply_index(x, t, expanded)
+
+
+def _apply_index(x, t, items):
+    starts, ends, axes, steps, squeeze_axes, new_axes = [], [], [], [], [], []
+    axis = 0
+    for pos, item in enumerate(items):
+        if item is None:
+            new_axes.append(pos)
+            continue
+        if isinstance(item, slice):
+            if item != slice(None):
+                s, e, st = _slice_bounds(item)
+                starts.append(s), ends.append(e), axes.append(axis), steps.append(st)
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            s = _int_index(int(item), t.shape[axis], axis)
+            starts.append(s), ends.append(s + 1 if s != -1 else INT64_MAX)
+            axes.append(axis), steps.append(1), squeeze_axes.append(axis)
+        else:
+            raise _error(f"unsupported index {item!r}: irc supports ints, slices, ... and None",
+                         hint="gather with a Tensor index is not supported")
+        axis += 1
+    y = _one("nn.Slice", [x], {"starts": starts, "ends": ends, "axes": axes,
+                               "steps": steps}) if axes else x
+    if squeeze_axes:
+        y = _one("nn.Squeeze", [y], {"axes": squeeze_axes})
+    for pos in new_axes:
+        y = expand_dims(y, pos)
+    return y
+
+
+def _slice_bounds(s: slice):
+    step = 1 if s.step is None else int(s.step)
+    if step == 0:
+        raise _error("a slice step cannot be zero")
+    if step > 0:
+        start = 0 if s.start is None else int(s.start)
+        end = INT64_MAX if s.stop is None else int(s.stop)
+    else:
+        start = -1 if s.start is None else int(s.start)
+        end = -INT64_MAX - 1 if s.stop is None else int(s.stop)
+    return start, end, step
+
+
+def _int_index(i: int, size, axis: int) -> int:
+    if isinstance(size, int) and not -size <= i < size:
+        raise _error(f"index {i} is out of bounds for axis {axis} of size {size}")
+    return i
+
+
+# -----------------------------------------------------------------------------
+# reductions
+
+def _reduce(op: str, x, axis, keep_dims):
+    x = _as_tensor(x)
+    if axis is None or axis == ():
+        axes = None
+    else:
+        axes = [int(axis)] if isinstance(axis, (int, np.integer)) else [int(a) for a in axis]
+    return _one(op, [x], {"axes": axes, "keepdims": int(bool(keep_dims))})
+
+
+def mean(x, axis=None, keep_dims: bool = False):
+    x = _as_tensor(x)
+    if not is_float(type_of(x).dtype):
+        x = cast(x, "f32")
+    return _reduce("nn.ReduceMean", x, axis, keep_dims)
+
+
+reduce_mean = mean
+
+
+def sum(x, dim=None, keepdim: bool = False):  # noqa: A001 -- MindSpore's name
+    return _reduce("nn.ReduceSum", x, dim, keepdim)
+
+
+reduce_sum = sum
+
+
+def amax(x, axis=None, keepdims: bool = False):
+    return _reduce("nn.ReduceMax", x, axis, keepdims)
+
+
+def amin(x, axis=None, keepdims: bool = False):
+    return _reduce("nn.ReduceMin", x, axis, keepdims)
+
+
+def argmax(x, axis: int = -1, keepdims: bool = False):
+    return _one("nn.ArgMax", [_as_tensor(x)], {"axis": int(axis), "keepdims": int(bool(keepdims))})
+
+
+def one_hot(indices, depth: int, on_value=1.0, off_value=0.0, axis: int = -1):
+    """One-hot vectors along a new last axis; on/off values are scalars."""
+    indices = _as_tensor(indices)
+    if axis != -1 and axis != type_of(indices).rank:
+        raise _error(f"one_hot: only axis=-1 (a new last axis) is supported, got {axis}")
+    dtype = type_of(on_value).dtype if is_tensor(on_value) else "f32"
+    try:
+        on, off = float(on_value), float(off_value)
+    except (TypeError, ValueError, UserError):
+        raise _error("one_hot: on_value and off_value must be numbers known at "
+                     "compile time") from None
+    return _one("nn.OneHot", [indices], {"depth": int(depth), "on_value": on,
+                                         "off_value": off, "dtype": dtype})
+
+
+# -----------------------------------------------------------------------------
+# matrix products
+
+def matmul(x, y):
+    x, y = _promote_pair(x, y)
+    return _one("nn.MatMul", [x, y])
+
+
+def dense(x, weight, bias=None):
+    """x @ weight^T + bias, weight [out, in] (as nn.Dense)."""
+    x = _as_tensor(x)
+    t = type_of(x)
+    if t.rank == 2:
+        ins = [x, weight] + ([bias] if bias is not None else [])
+        return _one("nn.Gemm", ins, {"transB": 1})
+    y = _one("nn.MatMul", [x, transpose(weight, (1, 0))])
+    return add(y, bias) if bias is not None else y
+
+
+def bias_add(x, bias):
+    """Add a per-channel bias [C] to NC... input."""
+    x = _as_tensor(x)
+    r = type_of(x).rank
+    if r < 2:
+        raise _error(f"bias_add: the input must have rank >= 2, got {type_of(x)}")
+    return add(x, reshape(bias, (-1,) + (1,) * (r - 2)) if r > 2 else bias)
+
+
+# -----------------------------------------------------------------------------
+# convolution and pooling
+
+def _pair(v, name: str) -> tuple[int, int]:
+    if isinstance(v, (int, np.integer)):
+        return int(v), int(v)
+    v = tuple(int(i) for i in v)
+    if len(v) == 4 and name in ("stride", "dilation") and v[:2] == (1, 1):
+        v = v[2:]   # MindSpore accepts (1, 1, h, w)
+    if len(v) != 2:
+        raise _error(f"{name} must be an int or a pair of ints, got {v}")
+    return v
+
+
+def same_pads(size_hw, kernel, stride, dilation, what: str) -> list[int]:
+    """MindSpore's "same": out = ceil(in / stride); the odd pixel of padding
+    goes at the end.  Returns ONNX pads [top, left, bottom, right]."""
+    pads = []
+    for size, k, s, d in zip(size_hw, kernel, stride, dilation):
+        if not isinstance(size, int):
+            raise _error(f"{what}: pad_mode='same' needs the image size at compile time, "
+                         f"got a dimension {size}")
+        out = -(-size // s)
+        pads.append(builtins.max(0, (out - 1) * s + (k - 1) * d + 1 - size))
+    return [pads[0] // 2, pads[1] // 2, pads[0] - pads[0] // 2, pads[1] - pads[1] // 2]
+
+
+def explicit_pads(padding) -> list[int]:
+    """MindSpore padding (int, (h, w) or (top, bottom, left, right)) -> ONNX pads."""
+    if isinstance(padding, (int, np.integer)):
+        p = int(padding)
+        return [p, p, p, p]
+    padding = tuple(int(p) for p in padding)
+    if len(padding) == 2:
+        return [padding[0], padding[1], padding[0], padding[1]]
+    if len(padding) == 4:
+        top, bottom, left, right = padding
+        return [top, left, bottom, right]
+    raise _error(f"padding must be an int, (h, w) or (top, bottom, left, right); got {padding}")
+
+
+def window_pads(x, pad_mode: str, padding, kernel, stride, dilation, what: str) -> list[int]:
+    mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+    t = type_of(x)
+    if t.rank != 4:
+        raise _error(f"{what}: the input must be NCHW (rank 4), got {t}")
+    if mode == "same":
+        return same_pads(t.shape[2:], kernel, stride, dilation, what)
+    if mode == "valid":
+        return [0, 0, 0, 0]
+    if mode == "pad":
+        pads = explicit_pads(padding)
+        if builtins.min(pads) < 0:
+            raise _error(f"{what}: padding must not be negative, got {padding}")
+        return pads
+    raise _error(f"{what}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+
+
+def conv2d(input, weight, bias=None, stride=1, pad_mode: str = "valid", padding=0,  # noqa: A002
+           dilation=1, groups: int = 1):
+    x = _as_tensor(input)
+    kernel = tuple(type_of(weight).shape[2:])
+    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if pad_mode != "pad" and padding not in (0, (0, 0), (0, 0, 0, 0)):
+        raise _error(f"conv2d: padding={padding} needs pad_mode='pad' (got {pad_mode!r})")
+    pads = window_pads(x, pad_mode, padding, kernel, stride, dilation, "conv2d")
+    ins = [x, weight] + ([bias] if bias is not None else [])
+    return _one("nn.Conv", ins, {"strides": list(stride), "pads": pads,
+                                 "dilations": list(dilation), "group": int(groups)})
+
+
+def pool2d(op: str, x, kernel_size, stride, pad_mode: str = "valid", padding=0,
+           ceil_mode: bool = False, count_include_pad: bool = True, what: str = "pool"):
+    """Max/average pooling with MindSpore's pad modes (op: nn.MaxPool / nn.AveragePool)."""
+    x = _as_tensor(x)
+    kernel, stride = _pair(kernel_size, "kernel_size"), _pair(stride, "stride")
+    pads = window_pads(x, pad_mode, padding, kernel, stride, (1, 1), what)
+    attrs = {"kernel_shape": list(kernel), "strides": list(stride), "pads": pads,
+             "ceil_mode": int(bool(ceil_mode))}
+    if op == "nn.AveragePool":
+        # "same" averages over the real pixels only; "pad" follows count_include_pad.
+        include = bool(count_include_pad) and pad_mode.lower() == "pad"
+        attrs["count_include_pad"] = int(include)
+    return _one(op, [x], attrs)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    if return_indices:
+        raise _error("max_pool2d: return_indices=True is not supported")
+    if _pair(dilation, "dilation") != (1, 1):
+        raise _error("max_pool2d: only dilation=1 is supported")
+    stride = kernel_size if stride is None else stride
+    return pool2d("nn.MaxPool", x, kernel_size, stride, "pad", padding, ceil_mode,
+                  what="max_pool2d")
+
+
+def avg_pool2d(x, kernel_size=1, stride=1, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=None):
+    if divisor_override is not None:
+        raise _error("avg_pool2d: divisor_override is not supported")
+    return pool2d("nn.AveragePool", x, kernel_size, stride, "pad", padding, ceil_mode,
+                  count_include_pad, what="avg_pool2d")
+
+
+def adaptive_avg_pool2d(x, output_size):
+    """Only output_size 1 (global average pooling): a mean over H and W."""
+    if _pair(output_size, "output_size") != (1, 1):
+        raise _error("adaptive_avg_pool2d: only output_size=1 is supported")
+    return mean(x, (2, 3), True)
+
+
+# -----------------------------------------------------------------------------
+# normalisation, dropout, state
+
+def batch_norm(input_x, running_mean, running_var, weight, bias,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5):
+    """MindSpore's functional batch_norm: running = (1 - momentum) * running
+    + momentum * batch (so ONNX's momentum is 1 - momentum).  In training the
+    running statistics are updated (assigned) as a side effect."""
+    x = _as_tensor(input_x)
+    attrs = {"epsilon": float(eps), "momentum": 1.0 - float(momentum),
+             "training_mode": int(bool(training))}
+    outs = apply("nn.BatchNormalization", [x, weight, bias, running_mean, running_var], attrs)
+    if training:
+        _assign(running_mean, outs[1])
+        _assign(running_var, outs[2])
+    return outs[0]
+
+
+def dropout(input, p: float = 0.5, training: bool = True, seed=None):  # noqa: A002
+    """Zero each element with probability p, scale the rest by 1/(1-p)."""
+    x = _as_tensor(input)
+    if not 0.0 <= p < 1.0:
+        raise _error(f"dropout: p must be in [0, 1), got {p}")
+    if not training or p == 0.0:
+        return x
+    t = type_of(x)
+    per_sample = 1
+    for d in t.shape[1:]:
+        if not isinstance(d, int):
+            raise _error(f"dropout: the sizes after the batch axis must be known, got {t}")
+        per_sample *= d
+    n = t.shape[0] if t.rank else 1
+    return apply_random("nn.Dropout", [x], {"ratio": float(p)}, (n, per_sample))[0]
+
+
+def assign(variable, value):
+    """``variable <- value`` (a Parameter)."""
+    from ..common.tensor import Parameter
+    if not isinstance(variable, Parameter):
+        raise _error(f"assign: the variable must be a Parameter, got {type(variable).__name__}")
+    _assign(variable, value)
+    return variable
+
+
+# -----------------------------------------------------------------------------
+# constants
+
+def _filled(shape, dtype, value):
+    from ..common.tensor import Tensor
+    dims = _shape_arg(shape)
+    if any(isinstance(d, SymDim) or d == UNKNOWN for d in dims):
+        raise _error("the shape of a new tensor must be known at compile time",
+                     hint="the batch size N is known only at run time: build the tensor from "
+                          "an input instead (x * 0 has x's shape)")
+    return Tensor(np.full(dims, value, dtype=mstype.from_ir(mstype.to_ir(dtype)).numpy))
+
+
+def ones(shape, dtype=None):
+    return _filled(shape, dtype or mstype.float32, 1)
+
+
+def zeros(shape, dtype=None):
+    return _filled(shape, dtype or mstype.float32, 0)
+
+
+def fill(type, shape, value):  # noqa: A002 -- MindSpore's name
+    return _filled(shape, type, value)
+
+
+def ones_like(x):
+    return _filled(_static_shape(x, "ones_like"), type_of(x).dtype, 1)
+
+
+def zeros_like(x):
+    return _filled(_static_shape(x, "zeros_like"), type_of(x).dtype, 0)
+
+
+def _static_shape(x, what: str) -> tuple:
+    t = type_of(_as_tensor(x))
+    if not t.is_static:
+        raise _error(f"{what}: the shape {t} is not known at compile time")
+    return tuple(t.shape)

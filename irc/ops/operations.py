@@ -1,0 +1,239 @@
+"""``mindspore.ops.operations`` (``P``): primitives, configured once and
+called in ``construct``: ``self.reshape = ops.Reshape()`` then
+``self.reshape(x, (32, -1))``.  Each one calls the matching function of
+:mod:`irc.ops.functional`.
+"""
+from __future__ import annotations
+
+from ..common import dtype as mstype
+from ..diagnostics import UserError, user_frame
+from . import functional as F
+
+
+class Primitive:
+    """A MindSpore primitive: ``name``, prim attributes, ``__call__``."""
+
+    def __init__(self, name: str | None = None):
+        self.name = name or type(self).__name__
+        self.attrs: dict = {}
+
+    def add_prim_attr(self, name: str, value) -> "Primitive":
+        self.attrs[name] = value
+        return self
+
+    def init_prim_io_names(self, inputs, outputs) -> None:
+        self.attrs["input_names"], self.attrs["output_names"] = list(inputs), list(outputs)
+
+    def __repr__(self) -> str:
+        return f"Prim[{self.name}]"
+
+
+PrimitiveWithInfer = Primitive
+
+
+def _elementwise(fn, doc: str):
+    class _Prim(Primitive):
+        __doc__ = doc
+
+        def __call__(self, *args):
+            return fn(*args)
+    return _Prim
+
+
+def _named(cls, name: str):
+    cls.__name__ = cls.__qualname__ = name
+    return cls
+
+
+Add = _named(_elementwise(F.add, "x + y"), "Add")
+Sub = _named(_elementwise(F.sub, "x - y"), "Sub")
+Mul = _named(_elementwise(F.mul, "x * y"), "Mul")
+Div = _named(_elementwise(F.div, "x / y"), "Div")
+RealDiv = _named(_elementwise(F.div, "x / y"), "RealDiv")
+Pow = _named(_elementwise(F.pow, "x ** y"), "Pow")
+Maximum = _named(_elementwise(F.maximum, "max(x, y)"), "Maximum")
+Minimum = _named(_elementwise(F.minimum, "min(x, y)"), "Minimum")
+Equal = _named(_elementwise(F.equal, "x == y"), "Equal")
+Less = _named(_elementwise(F.less, "x < y"), "Less")
+Greater = _named(_elementwise(F.greater, "x > y"), "Greater")
+Neg = _named(_elementwise(F.neg, "-x"), "Neg")
+Abs = _named(_elementwise(F.abs, "|x|"), "Abs")
+Exp = _named(_elementwise(F.exp, "e ** x"), "Exp")
+Log = _named(_elementwise(F.log, "ln x"), "Log")
+Sqrt = _named(_elementwise(F.sqrt, "sqrt x"), "Sqrt")
+Square = _named(_elementwise(F.square, "x * x"), "Square")
+Reciprocal = _named(_elementwise(F.reciprocal, "1 / x"), "Reciprocal")
+Erf = _named(_elementwise(F.erf, "erf x"), "Erf")
+ReLU = _named(_elementwise(F.relu, "max(x, 0)"), "ReLU")
+ReLU6 = _named(_elementwise(F.relu6, "min(max(x, 0), 6)"), "ReLU6")
+Sigmoid = _named(_elementwise(F.sigmoid, "1 / (1 + e ** -x)"), "Sigmoid")
+Tanh = _named(_elementwise(F.tanh, "tanh x"), "Tanh")
+Identity = _named(_elementwise(F.identity, "x"), "Identity")
+Reshape = _named(_elementwise(F.reshape, "reshape(x, shape)"), "Reshape")
+Transpose = _named(_elementwise(F.transpose, "transpose(x, perm)"), "Transpose")
+ExpandDims = _named(_elementwise(F.expand_dims, "expand_dims(x, axis)"), "ExpandDims")
+Shape = _named(_elementwise(F.shape, "the static shape tuple"), "Shape")
+Cast = _named(_elementwise(F.cast, "cast(x, dtype)"), "Cast")
+BiasAdd = _named(_elementwise(F.bias_add, "x + bias per channel"), "BiasAdd")
+Assign = _named(_elementwise(F.assign, "variable <- value"), "Assign")
+
+
+class GeLU(Primitive):
+    def __call__(self, x):
+        return F.gelu(x)
+
+
+class Softmax(Primitive):
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def __call__(self, x):
+        return F.softmax(x, self.axis)
+
+
+class LogSoftmax(Softmax):
+    def __call__(self, x):
+        return F.log_softmax(x, self.axis)
+
+
+class Flatten(Primitive):
+    """[N, ...] -> [N, prod(...)]."""
+
+    def __call__(self, x):
+        return F.flatten(x)
+
+
+class Squeeze(Primitive):
+    def __init__(self, axis=()):
+        super().__init__()
+        self.axis = axis
+
+    def __call__(self, x):
+        return F.squeeze(x, self.axis)
+
+
+class Concat(Primitive):
+    def __init__(self, axis=0):
+        super().__init__()
+        self.axis = axis
+
+    def __call__(self, tensors):
+        return F.concat(tensors, self.axis)
+
+
+class Stack(Concat):
+    def __call__(self, tensors):
+        return F.stack(tensors, self.axis)
+
+
+class _Reduce(Primitive):
+    _fn = staticmethod(F.mean)
+
+    def __init__(self, keep_dims: bool = False):
+        super().__init__()
+        self.keep_dims = keep_dims
+
+    def __call__(self, x, axis=()):
+        return type(self)._fn(x, axis, self.keep_dims)
+
+
+class ReduceMean(_Reduce):
+    _fn = staticmethod(F.mean)
+
+
+class ReduceSum(_Reduce):
+    _fn = staticmethod(F.sum)
+
+
+class ReduceMax(_Reduce):
+    _fn = staticmethod(F.amax)
+
+
+class ReduceMin(_Reduce):
+    _fn = staticmethod(F.amin)
+
+
+class MatMul(Primitive):
+    def __init__(self, transpose_a: bool = False, transpose_b: bool = False):
+        super().__init__()
+        self.transpose_a, self.transpose_b = transpose_a, transpose_b
+
+    def __call__(self, a, b):
+        if self.transpose_a:
+            a = F.transpose(a, _swap_last(a))
+        if self.transpose_b:
+            b = F.transpose(b, _swap_last(b))
+        return F.matmul(a, b)
+
+
+class BatchMatMul(MatMul):
+    """MatMul over leading batch axes (numpy broadcasting)."""
+
+
+def _swap_last(x) -> tuple:
+    r = len(F.shape(x))
+    if r < 2:
+        raise UserError(f"MatMul: cannot transpose an operand of rank {r}", where=user_frame())
+    return (*range(r - 2), r - 1, r - 2)
+
+
+class Argmax(Primitive):
+    def __init__(self, axis: int = -1, output_type=mstype.int32):
+        super().__init__()
+        if mstype.to_ir(output_type) != "i32":
+            raise UserError("Argmax: irc's output_type is int32", where=user_frame())
+        self.axis = axis
+
+    def __call__(self, x):
+        return F.argmax(x, self.axis)
+
+
+class OneHot(Primitive):
+    def __init__(self, axis: int = -1):
+        super().__init__()
+        self.axis = axis
+
+    def __call__(self, indices, depth, on_value, off_value):
+        return F.one_hot(indices, depth, on_value, off_value, self.axis)
+
+
+class Conv2D(Primitive):
+    """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0,
+    stride=1, dilation=1, group=1)(x, weight)``."""
+
+    def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
+                 dilation=1, group=1, data_format="NCHW"):
+        super().__init__()
+        if data_format != "NCHW":
+            raise UserError("Conv2D: irc supports data_format='NCHW' only", where=user_frame())
+        self.out_channel, self.kernel_size = out_channel, kernel_size
+        self.pad_mode, self.pad = pad_mode, pad
+        self.stride, self.dilation, self.group = stride, dilation, group
+
+    def __call__(self, x, weight):
+        return F.conv2d(x, weight, None, self.stride, self.pad_mode, self.pad, self.dilation,
+                        self.group)
+
+
+class _Pool(Primitive):
+    _op = "nn.MaxPool"
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW"):
+        super().__init__()
+        if data_format != "NCHW":
+            raise UserError(f"{type(self).__name__}: irc supports data_format='NCHW' only",
+                            where=user_frame())
+        self.kernel_size, self.strides, self.pad_mode = kernel_size, strides, pad_mode
+
+    def __call__(self, x):
+        return F.pool2d(self._op, x, self.kernel_size, self.strides, self.pad_mode,
+                        what=type(self).__name__)
+
+
+class MaxPool(_Pool):
+    _op = "nn.MaxPool"
+
+
+class AvgPool(_Pool):
+    _op = "nn.AveragePool"

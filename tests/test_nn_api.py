@@ -1,0 +1,375 @@
+"""irc.nn / irc.ops / irc.common (Tensor, Parameter, initializers), eagerly:
+MindSpore's API shapes and semantics, checked against independent numpy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.nn as nn
+import irc.ops as ops
+from irc import Parameter, Tensor
+from irc.common import initializer as init
+from irc.diagnostics import UnsupportedError, UserError
+
+
+def _conv_oracle(x, w, stride, pads):
+    """Direct-loop cross-correlation; pads = (top, bottom, left, right)."""
+    t, b, l, r = pads
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (t, b), (l, r)))
+    n, _, h, wd = xp.shape
+    o, _, kh, kw = w.shape
+    ho, wo = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    out = np.zeros((n, o, ho, wo))
+    for i in range(ho):
+        for j in range(wo):
+            patch = xp[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out
+
+
+# -----------------------------------------------------------------------------
+# Cell
+
+class Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(2, 2, 3, has_bias=True)
+        self.bn1 = nn.BatchNorm2d(2)
+
+    def construct(self, x):
+        return self.bn1(self.conv1(x))
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layer1 = nn.SequentialCell([Block(), Block()])
+        self.heads = nn.CellList([nn.Dense(2, 3), nn.Dense(2, 3)])
+        self.relu = nn.ReLU()
+        self.scale = Parameter(Tensor(np.ones(1, np.float32)), requires_grad=False)
+
+    def construct(self, x):
+        return self.relu(self.layer1(x)) * self.scale
+
+
+def test_parameter_names_follow_the_cell_tree():
+    net = Net()
+    names = [n for n, _ in net.parameters_and_names()]
+    # A cell's own parameters first, then its sub-cells' (MindSpore's order).
+    assert names[0] == "scale"
+    assert names[1:7] == ["layer1.0.conv1.weight", "layer1.0.conv1.bias", "layer1.0.bn1.gamma",
+                         "layer1.0.bn1.beta", "layer1.0.bn1.moving_mean",
+                         "layer1.0.bn1.moving_variance"]
+    assert names[-1] == "heads.1.bias"
+    # Parameter.name gets the same prefixes (MindSpore's auto_prefix).
+    assert [p.name for p in net.get_parameters()] == names
+    cells = [n for n, _ in net.cells_and_names()]
+    assert cells[:4] == ["", "layer1", "layer1.0", "layer1.0.conv1"]
+
+
+def test_trainable_params_skip_running_statistics_and_frozen():
+    net = Net()
+    trainable = {p.name for p in net.trainable_params()}
+    assert "layer1.0.bn1.gamma" in trainable
+    assert not any("moving" in n for n in trainable) and "scale" not in trainable
+    assert {p.name for p in net.untrainable_params()} >= {"scale", "layer1.1.bn1.moving_mean"}
+
+
+def test_shared_cells_and_parameters_are_listed_once():
+    class Shared(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Dense(2, 2)
+            self.b = self.a
+
+        def construct(self, x):
+            return self.b(self.a(x))
+
+    net = Shared()
+    assert [n for n, _ in net.parameters_and_names()] == ["a.weight", "a.bias"]
+    assert len(list(net.cells_and_names())) == 2
+
+
+def test_set_train_is_recursive_and_returns_the_cell():
+    net = Net()
+    assert net.set_train() is net
+    assert all(c.training for _, c in net.cells_and_names())
+    net.set_train(False)
+    assert not any(c.training for _, c in net.cells_and_names())
+
+
+def test_reassigning_attributes():
+    net = Net()
+    net.relu = None
+    assert "relu" not in dict(net.name_cells())
+    net.relu = nn.Sigmoid()
+    assert list(net.name_cells())[-1] == "relu"
+    with pytest.raises(UserError, match="is a Parameter"):
+        net.scale = 3
+
+
+def test_forgetting_super_init_is_a_clear_error():
+    class Bad(nn.Cell):
+        def __init__(self):
+            self.fc = nn.Dense(2, 2)
+
+    with pytest.raises(UserError, match=r"super\(\).__init__"):
+        Bad()
+
+
+def test_sequential_and_cell_list():
+    seq = nn.SequentialCell(nn.Dense(3, 4), nn.ReLU())
+    seq.append(nn.Dense(4, 2))
+    assert len(seq) == 3 and isinstance(seq[1], nn.ReLU)
+    x = Tensor(np.ones((2, 3), np.float32))
+    assert seq(x).shape == (2, 2)
+    assert len(seq[1:]) == 2 and seq[1:][1] is seq[2]
+    assert seq[2].weight.name == "2.weight"   # slicing does not rename
+    cl = nn.CellList([nn.ReLU()])
+    cl.insert(0, nn.Dense(1, 1))
+    assert isinstance(cl[0], nn.Dense) and len(cl) == 2
+    with pytest.raises(UserError, match="not callable"):
+        cl(x)
+
+
+def test_repr_shows_the_tree():
+    text = repr(Net())
+    assert text.startswith("Net<") and "(layer1): SequentialCell<" in text
+    assert "(conv1): Conv2d<input_channels=2, output_channels=2" in text
+
+
+# -----------------------------------------------------------------------------
+# layers
+
+@pytest.mark.parametrize("kw,pads", [
+    ({"pad_mode": "valid"}, (0, 0, 0, 0)),
+    ({"pad_mode": "pad", "padding": (1, 2, 0, 3)}, (1, 2, 0, 3)),
+    ({"pad_mode": "pad", "padding": 1}, (1, 1, 1, 1)),
+    ({"pad_mode": "same", "stride": 2}, None),
+])
+def test_conv2d_pad_modes(kw, pads):
+    np.random.seed(0)
+    conv = nn.Conv2d(2, 3, 3, **kw)
+    x = np.random.default_rng(0).standard_normal((2, 2, 7, 6)).astype(np.float32)
+    y = conv(Tensor(x)).asnumpy()
+    stride = kw.get("stride", 1)
+    if pads is None:
+        # MindSpore "same": out = ceil(in / stride); the odd pad goes last.
+        assert y.shape == (2, 3, 4, 3)
+        ph = (4 - 1) * 2 + 3 - 7
+        pw = (3 - 1) * 2 + 3 - 6
+        pads = (ph // 2, ph - ph // 2, pw // 2, pw - pw // 2)
+    want = _conv_oracle(x, conv.weight.asnumpy(), stride, pads)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
+def test_conv2d_same_puts_the_extra_pixel_at_the_end():
+    conv = nn.Conv2d(1, 1, 2, pad_mode="same", weight_init="ones")
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    y = conv(Tensor(x)).asnumpy()
+    assert y.shape == (1, 1, 4, 4)
+    assert y[0, 0, 0, 0] == 0 + 1 + 4 + 5 and y[0, 0, 3, 3] == 15
+
+
+def test_conv2d_argument_errors():
+    with pytest.raises(UserError, match="needs pad_mode='pad'"):
+        nn.Conv2d(1, 1, 3, padding=1)
+    with pytest.raises(UserError, match="divide by group"):
+        nn.Conv2d(3, 4, 3, group=2)
+    with pytest.raises(UserError, match="pad_mode must be"):
+        nn.Conv2d(1, 1, 3, pad_mode="full")
+
+
+def test_grouped_conv_matches_per_group_convolutions():
+    np.random.seed(1)
+    conv = nn.Conv2d(4, 6, 3, group=2, pad_mode="valid")
+    x = np.random.default_rng(1).standard_normal((1, 4, 5, 5)).astype(np.float32)
+    y = conv(Tensor(x)).asnumpy()
+    w = conv.weight.asnumpy()
+    want = np.concatenate([_conv_oracle(x[:, :2], w[:3], 1, (0,) * 4),
+                           _conv_oracle(x[:, 2:], w[3:], 1, (0,) * 4)], axis=1)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
+def test_dense_positional_inits_and_activation():
+    np.random.seed(0)
+    fc = nn.Dense(4, 3, init.TruncatedNormal(0.02), init.TruncatedNormal(0.02), activation="relu")
+    assert fc.weight.shape == (3, 4) and np.abs(fc.bias.asnumpy()).max() > 0
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    want = np.maximum(x @ fc.weight.asnumpy().T + fc.bias.asnumpy(), 0)
+    np.testing.assert_allclose(fc(Tensor(x)).asnumpy(), want, rtol=1e-6, atol=1e-7)
+    # Rank > 2 input: applied to the last axis.
+    x3 = np.random.default_rng(1).standard_normal((2, 5, 4)).astype(np.float32)
+    want3 = np.maximum(x3 @ fc.weight.asnumpy().T + fc.bias.asnumpy(), 0)
+    np.testing.assert_allclose(fc(Tensor(x3)).asnumpy(), want3, rtol=1e-6, atol=1e-7)
+
+
+def test_pooling():
+    x = np.arange(25, dtype=np.float32).reshape(1, 1, 5, 5)
+    # "same", 5 -> 3 with stride 2: one pixel of padding on each side.
+    mp = nn.MaxPool2d(kernel_size=3, stride=2, pad_mode="same")(Tensor(x)).asnumpy()
+    assert mp.shape == (1, 1, 3, 3) and mp[0, 0, 0, 0] == 6 and mp[0, 0, 2, 2] == 24
+    ap = nn.AvgPool2d(kernel_size=3, stride=2, pad_mode="same")(Tensor(x)).asnumpy()
+    assert ap[0, 0, 0, 0] == pytest.approx(np.mean([0, 1, 5, 6]))   # padding not counted
+    ap = nn.AvgPool2d(kernel_size=2, stride=2, pad_mode="pad", padding=1)(Tensor(x)).asnumpy()
+    assert ap.shape == (1, 1, 3, 3) and ap[0, 0, 0, 1] == pytest.approx((1 + 2) / 4)
+    ap = nn.AvgPool2d(kernel_size=2, stride=2, pad_mode="pad", padding=1,
+                      count_include_pad=False)(Tensor(x)).asnumpy()
+    assert ap[0, 0, 0, 1] == pytest.approx((1 + 2) / 2)
+    assert nn.MaxPool2d(2, 2)(Tensor(x)).shape == (1, 1, 2, 2)
+
+
+def test_batchnorm_train_and_eval():
+    bn = nn.BatchNorm2d(3, momentum=0.9)
+    x = (np.random.default_rng(0).standard_normal((8, 3, 4, 4)) * 2 + 5).astype(np.float32)
+    y = bn.set_train()(Tensor(x)).asnumpy()
+    np.testing.assert_allclose(y.mean(axis=(0, 2, 3)), 0, atol=1e-5)
+    np.testing.assert_allclose(y.var(axis=(0, 2, 3)), 1, atol=1e-3)
+    np.testing.assert_allclose(bn.moving_mean.asnumpy(), 0.1 * x.mean(axis=(0, 2, 3)), rtol=1e-5)
+    np.testing.assert_allclose(bn.moving_variance.asnumpy(), 0.9 + 0.1 * x.var(axis=(0, 2, 3)),
+                               rtol=1e-5)
+    bn.set_train(False)
+    mean, var = bn.moving_mean.asnumpy(), bn.moving_variance.asnumpy()
+    y = bn(Tensor(x)).asnumpy()
+    want = (x - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(UserError, match="expects NCHW"):
+        bn(Tensor(np.ones((2, 3), np.float32)))
+
+
+def test_dropout():
+    np.random.seed(0)
+    x = Tensor(np.ones((200, 50), np.float32))
+    d = nn.Dropout(keep_prob=0.8)
+    np.testing.assert_array_equal(d(x).asnumpy(), x.asnumpy())   # eval: identity
+    y = d.set_train()(x).asnumpy()
+    assert set(np.unique(y)) == {0.0, np.float32(1.25)}
+    assert abs((y == 0).mean() - 0.2) < 0.02
+    assert nn.Dropout(p=0.3).p == pytest.approx(0.3)
+    with pytest.raises(UserError):
+        nn.Dropout(keep_prob=0.0)
+
+
+def test_activations():
+    x = Tensor(np.array([[-2.0, 0.0, 3.0, 8.0]], np.float32))
+    np.testing.assert_array_equal(nn.ReLU()(x).asnumpy(), [[0, 0, 3, 8]])
+    np.testing.assert_array_equal(nn.ReLU6()(x).asnumpy(), [[0, 0, 3, 6]])
+    np.testing.assert_allclose(nn.Sigmoid()(x).asnumpy(), 1 / (1 + np.exp(-x.asnumpy())), rtol=1e-6)
+    np.testing.assert_allclose(nn.Softmax()(x).asnumpy().sum(), 1, rtol=1e-6)
+    np.testing.assert_allclose(nn.LeakyReLU(0.1)(x).asnumpy(), [[-0.2, 0, 3, 8]], rtol=1e-6)
+    assert nn.Flatten()(Tensor(np.ones((2, 3, 4), np.float32))).shape == (2, 12)
+
+
+# -----------------------------------------------------------------------------
+# initializers
+
+def test_initializers_are_deterministic_under_seeding():
+    irc.set_seed(7)
+    a = nn.Dense(8, 8).weight.asnumpy()
+    irc.set_seed(7)
+    b = nn.Dense(8, 8).weight.asnumpy()
+    np.random.seed(7)
+    c = nn.Dense(8, 8).weight.asnumpy()
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
+    assert not np.array_equal(a, nn.Dense(8, 8).weight.asnumpy())
+
+
+@pytest.mark.parametrize("initial,check", [
+    ("zeros", lambda w: np.all(w == 0)),
+    ("ones", lambda w: np.all(w == 1)),
+    (init.Constant(0.5), lambda w: np.all(w == 0.5)),
+    (0.25, lambda w: np.all(w == 0.25)),
+    (init.Normal(sigma=0.5), lambda w: abs(w.std() - 0.5) < 0.02),
+    ("normal", lambda w: abs(w.std() - 0.01) < 0.001),
+    (init.TruncatedNormal(sigma=1.0, a=-0.5, b=0.5),
+     lambda w: np.abs(w).max() <= 0.5 and w.std() > 0.2),
+    ("truncatedNormal", lambda w: abs(w.std() - 0.01) < 0.001),
+    (init.Uniform(scale=0.07), lambda w: np.abs(w).max() <= 0.07 and np.abs(w).max() > 0.06),
+    ("xavier_uniform", lambda w: np.abs(w).max() <= np.sqrt(6 / (64 * 9 + 32 * 9))),
+    ("he_uniform", lambda w: np.abs(w).max() <= np.sqrt(6 / (32 * 9)) and np.abs(w).max() > 0.13),
+    ("he_normal", lambda w: abs(w.std() - np.sqrt(2 / (32 * 9))) < 0.005),
+    (init.HeNormal(mode="fan_out", nonlinearity="relu"),
+     lambda w: abs(w.std() - np.sqrt(2 / (64 * 9))) < 0.004),
+])
+def test_initializer_distributions(initial, check):
+    np.random.seed(0)
+    t = init.initializer(initial, (64, 32, 3, 3), irc.float32)
+    w = t.asnumpy()
+    assert w.dtype == np.float32 and w.shape == (64, 32, 3, 3)
+    assert check(w)
+
+
+def test_initializer_errors_and_tensors():
+    with pytest.raises(UserError, match="unknown initializer"):
+        init.initializer("gaussian", (2, 2))
+    with pytest.raises(UserError, match="shape"):
+        nn.Dense(2, 3, weight_init=Tensor(np.ones((2, 2), np.float32)))
+    w = np.arange(6, dtype=np.float64).reshape(3, 2)
+    fc = nn.Dense(2, 3, weight_init=Tensor(w))
+    assert fc.weight.asnumpy().dtype == np.float32
+    np.testing.assert_array_equal(fc.weight.asnumpy(), w)
+    arr = np.zeros((2, 2))
+    init.One()(arr)
+    assert arr.sum() == 4
+
+
+# -----------------------------------------------------------------------------
+# Tensor, Parameter, ops
+
+def test_tensor_basics():
+    t = Tensor([1.5, 2.5])
+    assert t.dtype == irc.float32 and t.shape == (2,)
+    assert Tensor(3).dtype == irc.int64
+    assert Tensor(np.ones(2, np.float64)).dtype == irc.float64
+    assert Tensor([1, 2], irc.float16).dtype == irc.float16
+    i = Tensor(np.array([1, 2, 3], np.int32))
+    assert (i * 2).dtype == irc.int32 and (i * 0.5).dtype == irc.float32
+    np.testing.assert_array_equal((i / 2).asnumpy(), [0.5, 1, 1.5])
+    np.testing.assert_array_equal((2 - i).asnumpy(), [1, 0, -1])
+    m = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal((m @ Tensor(np.ones((3, 1), np.float32))).asnumpy(), [[3], [12]])
+    np.testing.assert_array_equal(m[1, ::2].asnumpy(), [3, 5])
+    np.testing.assert_array_equal(m[:, None, -1].asnumpy(), [[2], [5]])
+    assert m.reshape(3, 2).shape == (3, 2) and m.transpose().shape == (3, 2)
+    assert float(m.mean()) == 2.5 and np.asarray(m).shape == (2, 3)
+
+
+def test_parameter_set_data_and_clone():
+    p = Parameter(Tensor(np.zeros(3, np.float32)), name="w")
+    p.set_data(np.ones(3))
+    assert p.asnumpy().dtype == np.float32 and p.asnumpy().sum() == 3
+    with pytest.raises(UserError, match="set_data"):
+        p.set_data(np.ones(4))
+    q = p.clone()
+    q.set_data(np.zeros(3))
+    assert p.asnumpy().sum() == 3 and q.name == "w"
+
+
+def test_functional_ops():
+    x = Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    assert ops.reshape(x, (2, -1)).shape == (2, 6)
+    assert ops.concat((x, x), 1).shape == (3, 8)
+    assert ops.stack([x, x]).shape == (2, 3, 4)
+    np.testing.assert_array_equal(ops.argmax(x, 1).asnumpy(), [3, 3, 3])
+    assert ops.argmax(x).dtype == irc.int32
+    np.testing.assert_array_equal(ops.one_hot(Tensor(np.array([1, 0], np.int32)), 3).asnumpy(),
+                                  [[0, 1, 0], [1, 0, 0]])
+    np.testing.assert_allclose(ops.ReduceMean(keep_dims=True)(x, 1).asnumpy(),
+                               [[1.5], [5.5], [9.5]])
+    np.testing.assert_array_equal(ops.ReduceSum()(x).asnumpy(), 66)
+    assert ops.Squeeze(1)(ops.expand_dims(x, 1)).shape == (3, 4)
+    np.testing.assert_array_equal(ops.cast(x, irc.int32).asnumpy(), x.asnumpy().astype(np.int32))
+    np.testing.assert_array_equal(ops.MatMul(transpose_b=True)(x, x).asnumpy(),
+                                  x.asnumpy() @ x.asnumpy().T)
+    assert ops.Shape()(x) == (3, 4)
+    with pytest.raises(UserError, match="cannot reshape"):
+        ops.reshape(x, (5, -1))
+
+
+def test_unknown_names_are_unsupported_errors():
+    with pytest.raises(UnsupportedError, match="mindspore.ops.Erfinv"):
+        ops.Erfinv  # noqa: B018
+    with pytest.raises(UnsupportedError, match="mindspore.nn.Transformer"):
+        nn.Transformer  # noqa: B018
