@@ -220,6 +220,27 @@ class Dataset:
         lower_pipeline(module, self, "host")
         return HostEngine(module, "host")
 
+    def _iteration_engine(self):
+        """The engine iterators use: with offload requested (map(offload=True)
+        or config.set_auto_offload), the offloaded tail runs through
+        onnxruntime inside the iterator, as MindSpore applies offloaded ops."""
+        from backends.host_engine import HostEngine
+        from ..frontend.pipeline import lower_pipeline
+        from ..ir.graph import Module
+        from . import config
+        module = Module("pipeline")
+        lower_pipeline(module, self, "host")
+        if config.get_auto_offload() or any(
+                n.attrs.get("offload") for n in module.graph("host").nodes()):
+            import passes
+            passes.PassManager(["offload-legality", "tail-extraction"],
+                               passes.PassContext(options={"auto_offload": config.get_auto_offload()})
+                               ).run(module)
+            if "offload" in module.graphs:
+                from backends.offload_runner import OffloadEngine
+                return OffloadEngine(module, "host", "offload")
+        return HostEngine(module, "host")
+
     def first_row(self) -> Optional[dict]:
         """The first row of one epoch as numpy arrays (None if there is none)."""
         return self._engine().first_row()
@@ -576,7 +597,7 @@ class _Iterator:
         if num_epochs == 0 or num_epochs < -1:
             raise _bad(ValueError, f"num_epochs must be -1 or positive, got {num_epochs}")
         self._run = None
-        engine = dataset._engine()
+        engine = dataset._iteration_engine()
         self._names = engine.names
         if columns is not None:
             from ..frontend.pipeline import check_columns

@@ -1,0 +1,130 @@
+"""Iterating a pipeline whose tail was offloaded (seed 000: MindSpore applies
+offloaded ops in its iterator).
+
+The host engine runs ``@host`` and forms batches; every batch then goes
+through ``@offload`` on onnxruntime.  A random offloaded op gets the same
+per-sample draws it would have had on the host: draws are a function of
+(seed, op name, epoch, the sample's position in the op's input stream), and
+the engine carries each sample's position through shuffle and batch, so
+offload on and off yield the same data.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from irc.dataset import draws as draws_mod
+from irc.ir.graph import Module, Value
+from irc.ir.registry import PIPELINE, lookup
+
+from .host_engine import DONE, EPOCH_END, HostEngine
+from .host_stream import col_row, pos_key
+from .onnx_lowering import lower_graph
+from .runtime import Session
+
+
+def pre_tail_value(graph, value: Value) -> Value:
+    """Walk a returned column back through pipeline ops (shuffle, batch ...)
+    to the value the offloaded tail used to start from."""
+    while lookup(graph.node(value.node).op).kind == PIPELINE:
+        value = graph.operands(graph.node(value.node))[value.index]
+    return value
+
+
+class OffloadEngine:
+    """Same interface as :class:`HostEngine` (run, rows, first_row, size)."""
+
+    def __init__(self, module: Module, host: str = "host", offload: str = "offload",
+                 device_target: Optional[str] = None):
+        self.module = module
+        self.host = HostEngine(module, host, keep_positions=True)
+        self.names = self.host.names
+        graph = module.graph(offload)
+        self.session = Session(lower_graph(module, offload), device_target=device_target)
+        ret = graph.find("return")[0]
+        self.out_names = list(ret.attrs.get("names") or [])
+        host_graph = module.graph(host)
+        host_ret = host_graph.find("return")[0]
+        returned = host_graph.operands(host_ret)
+        self.inputs = []   # (onnx name, column index) or (onnx name, (op, stream, k))
+        for node in sorted((n for n in graph.nodes() if n.op == "input"),
+                           key=lambda n: n.attrs["index"]):
+            name = node.results[0]
+            op = node.attrs.get("draws_for")
+            if op is None:
+                self.inputs.append((name, self.names.index(node.column)))
+            else:
+                column = self.names.index(node.column)
+                stream = self.host.plan.stream_of(pre_tail_value(host_graph, returned[column]))
+                self.inputs.append((name, (op, pos_key(stream.name), node.out_types[0].shape[-1])))
+
+    def run(self, num_epochs: int = 1, *, seed: Optional[int] = None, prefetch=None):
+        from irc.dataset import config
+        seed = config.get_seed() if seed is None else seed
+        return OffloadRun(self, self.host.run(num_epochs, seed=seed, prefetch=prefetch), seed)
+
+    def rows(self, num_epochs: int = 1, **kwargs):
+        run = self.run(num_epochs, **kwargs)
+        try:
+            for _ in range(num_epochs):
+                while True:
+                    try:
+                        yield run.next_row()
+                    except StopIteration:
+                        break
+        finally:
+            run.close()
+
+    def first_row(self):
+        run = self.run(1)
+        try:
+            return run.next_row()
+        except StopIteration:
+            return None
+        finally:
+            run.close()
+
+    def size(self):
+        return self.host.size()
+
+
+class OffloadRun:
+    def __init__(self, engine: OffloadEngine, host_run, seed: int):
+        self.engine, self.host_run, self.seed = engine, host_run, seed
+        self.epoch = 0
+        self._chunk = None
+        self._i = 0
+
+    def _device_step(self, chunk, i: int) -> dict:
+        eng = self.engine
+        feeds = {}
+        for name, source in eng.inputs:
+            if isinstance(source, int):
+                feeds[name] = np.ascontiguousarray(col_row(chunk.cols[source], i))
+            else:
+                op, pos, k = source
+                positions = col_row(chunk.extra[pos], i)
+                feeds[name] = draws_mod.draws(self.seed, op, self.epoch, positions, k).astype(np.float32)
+        outs = eng.session.run_numpy(feeds)
+        row = {name: col_row(c, i) for name, c in zip(eng.names, chunk.cols)}
+        row.update(zip(eng.out_names, outs))
+        return row
+
+    def next_row(self) -> dict:
+        while self._chunk is None or self._i >= self._chunk.n:
+            item = self.host_run.next_chunk()
+            if item is EPOCH_END:
+                self.epoch += 1
+                self._chunk = None
+                raise StopIteration
+            if item is DONE:
+                self._chunk = None
+                raise StopIteration
+            self._chunk, self._i = item, 0
+        row = self._device_step(self._chunk, self._i)
+        self._i += 1
+        return row
+
+    def close(self) -> None:
+        self.host_run.close()
