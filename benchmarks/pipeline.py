@@ -52,7 +52,10 @@ MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 
 # irc pipelines
 # =============================================================================
 
-def lenet_pipeline(workers: int):
+def lenet_pipeline(workers: int, offload: bool = False):
+    """Seed 002's chain; with offload the Rescale/Rescale/HWC2CHW tail and the
+    TypeCast run as one onnxruntime call per batch inside the iterator."""
+    config.set_auto_offload(offload)
     d = ds.MnistDataset(MNIST)
     d = d.map(input_columns="label", operations=transforms.TypeCast(irc.int32), num_parallel_workers=workers)
     d = d.map(input_columns="image", operations=vision.Resize((32, 32), interpolation=Inter.LINEAR),
@@ -246,6 +249,12 @@ def main(argv=None) -> int:
     for workers in sorted({1, args.workers}):
         n, t = run_irc(lenet_pipeline(workers), args.epochs)
         rows.append((f"irc, num_parallel_workers={workers}", rate(n, t)))
+    import irc as _irc
+    _irc.set_context(device_target="CPU")
+    run_irc(lenet_pipeline(1, offload=True), 1)
+    n, t = run_irc(lenet_pipeline(1, offload=True), args.epochs)
+    rows.append(("irc with offload (tail on onnxruntime CPU), workers=1", rate(n, t)))
+    config.set_auto_offload(False)
     n, t = hand_lenet(args.epochs, rng)
     rows.append(("hand loop (numpy + Pillow, per sample)", rate(n, t)))
     rows.append(("MindSpore (measured earlier, not run here)", f"{MINDSPORE_LENET:,} img/s"))
