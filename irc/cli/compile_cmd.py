@@ -101,6 +101,7 @@ class CompileResult:
     remarks: list
     records: list
     capture: object
+    onnx_files: list
 
 
 def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None) -> CompileResult:
@@ -135,13 +136,16 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
     except BaseException:
         out.partial = True
         raise
+    from backends.bundle import write_bundle
+    onnx_files = write_bundle(out, prefix, module, cap.jobs[0] if cap.jobs else None)
     remarks = [r.to_json() for r in ctx.remarks]
     out.write_text(prefix + "remarks.json", json.dumps({"remarks": remarks}, indent=1) + "\n")
     out.write_text(prefix + "passes.json", json.dumps({
         "passes": [{"index": r.index, "pass": r.name, "changed": r.changed,
                     "seconds": r.seconds} for r in pm.records],
         "stages": stages}, indent=1) + "\n")
-    return CompileResult(module, list(zip(stages, snapshots)), ctx.remarks, pm.records, cap)
+    return CompileResult(module, list(zip(stages, snapshots)), ctx.remarks, pm.records, cap,
+                         onnx_files)
 
 
 def main(args) -> int:
