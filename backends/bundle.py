@@ -65,18 +65,19 @@ def write_bundle(out, prefix: str, module: Module, job=None) -> list[str]:
     base = prefix + "bundle/"
     files: dict[str, bytes] = {}
     files["module.ir"] = print_module(module).encode()
+    weights = {k: np.ascontiguousarray(v) for k, v in module.weights.items()}
+    files["weights.safetensors"] = save(weights)
     onnx_files = []
     for graph in module.graphs.values():
         if graph.placement == DEVICE and graph.find("return") and not _is_nested(module, graph.name):
             model = lower_graph(module, graph.name)
+            point_at_safetensors(model, files["weights.safetensors"], "weights.safetensors")
             name = f"{graph.name}.onnx"
             files[name] = model.SerializeToString()
             onnx_files.append(name)
     pipelines = {g.name: pipeline_json(module, g) for g in module.graphs.values()
                  if g.placement == HOST}
     files["pipeline.json"] = (json.dumps(pipelines, indent=1) + "\n").encode()
-    weights = {k: np.ascontiguousarray(v) for k, v in module.weights.items()}
-    files["weights.safetensors"] = save(weights) if weights else save({})
     needs_script = sorted({o for p in pipelines.values() for o in p["python_objects"]})
     job_info = {
         "format_version": FORMAT_VERSION,
@@ -90,9 +91,37 @@ def write_bundle(out, prefix: str, module: Module, job=None) -> list[str]:
         "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
     }
     for name, data in files.items():
-        out.write_bytes(base + name, data)
+        out.write_bytes(base + name, data, share=True)
     out.write_text(base + JOB_FILE, json.dumps(job_info, indent=1) + "\n")
     return [base + n for n in onnx_files]
+
+
+def point_at_safetensors(model, blob: bytes, location: str) -> None:
+    """Make the model's weight initializers ONNX external data that points
+    into the bundle's safetensors file, so the weights are stored once.
+
+    A safetensors file is an 8-byte little-endian header length, a JSON
+    header with each tensor's byte range, then the raw little-endian data:
+    exactly what ONNX external data (location, offset, length) describes."""
+    from onnx import TensorProto
+    n = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8:8 + n])
+    start = 8 + n
+    for tensor in model.graph.initializer:
+        entry = header.get(tensor.name)
+        if entry is None or tensor.data_type not in (TensorProto.FLOAT, TensorProto.INT64,
+                                                     TensorProto.INT32, TensorProto.FLOAT16):
+            continue
+        begin, end = entry["data_offsets"]
+        if end - begin != len(tensor.raw_data):
+            continue   # not the same tensor (a lowering-made constant of that name)
+        del tensor.external_data[:]
+        for key, value in (("location", location), ("offset", str(start + begin)),
+                           ("length", str(end - begin))):
+            kv = tensor.external_data.add()
+            kv.key, kv.value = key, value
+        tensor.data_location = TensorProto.EXTERNAL
+        tensor.ClearField("raw_data")
 
 
 def _is_nested(module: Module, name: str) -> bool:

@@ -33,6 +33,7 @@ class OutputDir:
             self.abort()
             raise UserError(f"{self.dest} exists and is not a folder", hint="choose another folder with -o")
         self.files: list[str] = []
+        self._by_digest: dict[str, Path] = {}
 
     def path(self, rel: str) -> Path:
         p = self.tmp / rel
@@ -46,8 +47,21 @@ class OutputDir:
         p.write_text(text)
         return p
 
-    def write_bytes(self, rel: str, data: bytes) -> Path:
+    def write_bytes(self, rel: str, data: bytes, *, share: bool = False) -> Path:
+        """Write ``data``; with ``share``, a file identical to one written
+        before (per-rank weights, say) becomes a hard link to it."""
         p = self.path(rel)
+        if share:
+            import hashlib
+            digest = hashlib.sha256(data).hexdigest()
+            first = self._by_digest.get(digest)
+            if first is not None:
+                try:
+                    os.link(first, p)
+                    return p
+                except OSError:
+                    pass   # no hard links here: write a copy
+            self._by_digest[digest] = p
         p.write_bytes(data)
         return p
 
