@@ -116,12 +116,13 @@ def _prune_empty_dirs(root: Path) -> None:
                 pass
 
 
-def write_file_atomically(path: str | os.PathLike, text: str) -> None:
+def write_file_atomically(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write a whole file or nothing: a temporary file beside it, then a rename."""
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.resolve().parent)
     except OSError as e:
         raise UserError(f"cannot write {path}: {e.strerror}") from None
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
+    with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+        f.write(data)
     os.replace(tmp, path)

@@ -32,9 +32,23 @@ FLOATS = ("f16", "f32", "f64")
 INT64_MAX = np.iinfo(np.int64).max
 
 
+# The viewer colours ops by family: a network reads as conv / activation /
+# pooling / normalisation blocks rather than one colour.
+_FAMILIES = {
+    "nn.conv": ("Conv",),
+    "nn.dense": ("Gemm", "MatMul"),
+    "nn.activation": ("Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "Softmax", "LogSoftmax", "Erf"),
+    "nn.pool": ("MaxPool", "AveragePool"),
+    "nn.norm": ("BatchNormalization", "Dropout"),
+    "nn.shape": ("Reshape", "Flatten", "Transpose", "Concat", "Squeeze", "Unsqueeze", "Slice", "Cast"),
+    "nn.reduce": ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ArgMax", "OneHot"),
+}
+_FAMILY_OF = {op: family for family, ops in _FAMILIES.items() for op in ops}
+
+
 def _nn(name, *, attrs=None, infer, num_inputs=1, doc=""):
-    return define(f"nn.{name}", kind=TENSOR, family=FAMILY, attrs=attrs or {},
-                  infer=infer, num_inputs=num_inputs, doc=doc)
+    return define(f"nn.{name}", kind=TENSOR, family=_FAMILY_OF.get(name, "nn.math"),
+                  attrs=attrs or {}, infer=infer, num_inputs=num_inputs, doc=doc)
 
 
 # =============================================================================

@@ -1,0 +1,75 @@
+"""``irc export SCRIPT.py -o model.onnx``: one deployable ONNX model.
+
+Raw batches as the host pipeline yields them go in (uint8 NHWC images for
+the seed scripts), the preprocessing the pipeline ends with (its offloadable
+tail, forced on as by ``set_auto_offload(True)``; an explicit
+``offload=False`` still wins) and the network in inference mode are inside,
+class scores come out.  Nothing but onnxruntime is needed to use it.
+"""
+from __future__ import annotations
+
+import sys
+
+from ..diagnostics import UserError, display_path
+
+
+def add_parser(sub):
+    p = sub.add_parser("export", help="write a deployable ONNX model (preprocessing + network)",
+                       description="Compile SCRIPT.py's first Model job for inference and write "
+                                   "one ONNX model: raw images in, class scores out.")
+    p.add_argument("script", help="a script that builds a dataset and a Model")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.onnx")
+    return p
+
+
+def _drop_unused_inputs(graph) -> None:
+    inputs = sorted((n for n in graph.nodes() if n.op == "input"), key=lambda n: n.attrs["index"])
+    for node in inputs:
+        if not graph.nx.out_degree(node.name):
+            graph.remove(node)
+    for i, node in enumerate(sorted((n for n in graph.nodes() if n.op == "input"),
+                                    key=lambda n: n.attrs["index"])):
+        node.attrs["index"] = i
+
+
+def build_inference_module(script: str):
+    import passes
+    from ..capture import Job, run_script
+    from ..frontend.network import lower_job
+    from ..frontend.pipeline import lower_pipeline
+    from ..ir.graph import Module
+    from ..frontend import module_name
+
+    cap = run_script(script, mode="compile")
+    jobs = [j for j in cap.jobs if j.model is not None]
+    if not jobs:
+        raise UserError("the script runs no Model, so there is no network to export",
+                        where=display_path(script),
+                        hint="export needs model.train/eval/predict on a dataset")
+    job = jobs[0]
+    if job.dataset is None:
+        raise UserError("the script's first Model job has no dataset to take the input from",
+                        where=job.source)
+    module = Module(module_name(script))
+    lower_pipeline(module, job.dataset, "host")
+    lower_job(module, Job("predict", job.model, job.dataset, {}, job.source), "host", "network")
+    ctx = passes.PassContext(options={"auto_offload": True})
+    passes.PassManager(["offload-legality", "tail-extraction", "graph-sink", "dce"], ctx).run(module)
+    device = module.graph("device")
+    _drop_unused_inputs(device)
+    return module, ctx
+
+
+def main(args) -> int:
+    from backends.onnx_lowering import lower_graph
+    from ..output import write_file_atomically
+
+    module, ctx = build_inference_module(args.script)
+    model = lower_graph(module, "device", model_name=module.name)
+    write_file_atomically(args.output, model.SerializeToString())
+    ins = ", ".join(f"{i.name}" for i in model.graph.input)
+    outs = ", ".join(o.name for o in model.graph.output)
+    moved = sum(r.kind == "passed" for r in ctx.remarks)
+    print(f"irc: exported {display_path(args.script)} -> {display_path(args.output)} "
+          f"(inputs: {ins}; outputs: {outs}; {moved} preprocessing op(s) inside)", file=sys.stderr)
+    return 0

@@ -1,0 +1,135 @@
+"""``irc run SCRIPT.py|OUT/bundle [-o DIR] [--world-size N]``: execute.
+
+A script runs as ``__main__`` with its jobs executed (``Model.train`` trains,
+through the same compiler as ``irc compile``); ``DIR/run.json`` summarises
+the run.  A bundle runs without the user's script.  With ``--world-size N``
+the ranks run as N processes and irc checks that each read its own slice of
+the data and that together they cover it (seed 004).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from ..diagnostics import UserError, display_path
+from .compile_cmd import positive_int
+
+
+def add_parser(sub):
+    p = sub.add_parser("run", help="run a script (or a compiled bundle) and summarise it",
+                       description="Run SCRIPT.py with its training/evaluation executed, or a "
+                                   "bundle written by irc compile; DIR/run.json gets the summary.")
+    p.add_argument("target", help="a script, or an OUT/bundle folder from irc compile")
+    p.add_argument("-o", "--output", metavar="DIR", help="write DIR/run.json (and rank folders)")
+    p.add_argument("--world-size", type=positive_int, metavar="N",
+                   help="run N ranks as processes on this machine (seed 004)")
+    p.add_argument("--rank", type=int, help=argparse.SUPPRESS)   # one rank, started by the launcher
+    p.add_argument("script_args", nargs="*",
+                   help="arguments for the script, after --")
+    return p
+
+
+def main(args) -> int:
+    target = Path(args.target)
+    script_args = [a for a in args.script_args if a != "--"] if args.script_args else []
+    if target.is_dir():
+        return run_bundle(target, args)
+    if args.world_size and args.rank is None:
+        return run_ranks(args, script_args)
+    return run_script_job(args, script_args)
+
+
+def run_script_job(args, script_args: list[str]) -> int:
+    from ..capture import RUN, run_script
+    from ..train.summary import summary_for, write_run_json
+    env = None
+    if args.rank is not None:
+        if not 0 <= args.rank < (args.world_size or 1):
+            raise UserError(f"rank {args.rank} is outside the world of {args.world_size} rank(s)")
+        env = {"RANK_ID": args.rank, "RANK_SIZE": args.world_size}
+    started = time.perf_counter()
+    cap = run_script(args.target, mode=RUN, argv=script_args, env=env)
+    summary = summary_for(cap)
+    if summary.wall_s == 0.0:
+        summary.wall_s = time.perf_counter() - started
+    if args.output:
+        out = Path(args.output)
+        data = write_run_json(out / "run.json", cap)
+        if args.rank is not None:
+            from backends.ranks import record_slice
+            record_slice(cap, out, args.rank, args.world_size)
+        print(f"irc: ran {display_path(args.target)}: {data['steps']} step(s), "
+              f"{data['device_calls']} device call(s) -> {display_path(str(out / 'run.json'))}",
+              file=sys.stderr)
+    return 0
+
+
+def run_ranks(args, script_args: list[str]) -> int:
+    from backends.ranks import check_coverage, launch
+    out = Path(args.output or "run-out")
+    out.mkdir(parents=True, exist_ok=True)
+    world = args.world_size
+    print(f"irc: starting {world} rank(s) of {display_path(args.target)}; logs in "
+          f"{display_path(str(out))}/rankR.log", file=sys.stderr)
+    started = time.perf_counter()
+    codes = launch(args.target, world, out, script_args)
+    failed = [r for r, c in enumerate(codes) if c != 0]
+    if failed:
+        tail = (out / f"rank{failed[0]}.log").read_text().strip().splitlines()[-3:]
+        raise UserError(f"rank(s) {', '.join(map(str, failed))} of {world} failed; rank {failed[0]} "
+                        f"said:\n    " + "\n    ".join(tail),
+                        hint=f"see {display_path(str(out))}/rank{failed[0]}.log")
+    report = check_coverage([out / f"rank{r}" for r in range(world)])
+    ranks = [json.loads((out / f"rank{r}" / "run.json").read_text()) for r in range(world)]
+    summary = {"world_size": world, "wall_s": round(time.perf_counter() - started, 3),
+               "slicing": report, "ranks": ranks}
+    (out / "run.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"irc: {world} rank(s) ran; each read its own patch of {report['patches']} "
+          f"(patch {report['patch_shape']} of {report['image_shape']}), together covering the "
+          f"image -> {display_path(str(out / 'run.json'))}", file=sys.stderr)
+    return 0
+
+
+def run_bundle(path: Path, args) -> int:
+    from backends.bundle import load_bundle
+    module, info = load_bundle(path)
+    if info.get("needs_script"):
+        raise UserError(f"{path}: the pipeline calls Python functions "
+                        f"({', '.join(info['python_objects'])}), which a bundle does not carry",
+                        hint=f"run the script instead: irc run {info.get('source') or 'SCRIPT.py'}")
+    job = info.get("job")
+    started = time.perf_counter()
+    if job is None or job["kind"] != "train":
+        summary = _run_pipeline_bundle(module)
+    else:
+        from ..train.model import run_bundle_job
+        summary = run_bundle_job(module, info)
+    summary["wall_s"] = round(time.perf_counter() - started, 4)
+    if args.output:
+        out = Path(args.output)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "run.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"irc: ran bundle {display_path(str(path))}: {json.dumps(summary)}", file=sys.stderr)
+    return 0
+
+
+def _run_pipeline_bundle(module) -> dict:
+    """A pipeline-only bundle: one epoch through the host engine and the
+    device graph (the offloaded tail), reporting throughput."""
+    import numpy as np
+    from backends.host_engine import HostEngine
+    from backends.offload_runner import OffloadEngine
+    engine = (OffloadEngine(module, "host", "device") if "device" in module.graphs
+              else HostEngine(module, "host"))
+    start = time.perf_counter()
+    batches = images = 0
+    for row in engine.rows(1):
+        batches += 1
+        images += len(np.asarray(next(iter(row.values()))))
+    wall = time.perf_counter() - start
+    return {"epochs": 1, "steps": batches, "device_calls": batches if "device" in module.graphs else 0,
+            "images": images, "images_per_s": round(images / wall, 1) if wall else 0.0}
