@@ -3,8 +3,10 @@ dataset_sink_mode=True and sink_size.
 
 Kept as the seed writes it, with three changes so it runs offline on the
 digits irc ships: the data comes from samples/data/mnist instead of a
-download, sink_size fits the smaller training set (MindSpore requires
-sink_size <= dataset size), and the model is evaluated on the test split.
+download; the shipped training set is 1,500 images (46 batches), so
+sink_size is 40 (MindSpore requires sink_size <= dataset size) and epoch is
+60, i.e. 2,400 steps where the seed runs 10 x 1,000; and the model is
+evaluated on the test split.
 """
 import os
 
@@ -130,7 +132,7 @@ if __name__ == "__main__":
     model = ms.Model(network, net_loss, net_opt, metrics={"accuracy"})
 
     print("============== Starting Training ==============")
-    model.train(epoch=25, train_dataset=ds_train, callbacks=[ms.LossMonitor()], dataset_sink_mode=True, sink_size=40)
+    model.train(epoch=60, train_dataset=ds_train, callbacks=[ms.LossMonitor()], dataset_sink_mode=True, sink_size=40)
 
     ds_test = create_dataset(os.path.join(HERE, "data", "mnist", "test"), 32)
     print("============== Starting Testing ==============")
