@@ -4,12 +4,15 @@
 """
 from .manager import PassContext, PassFailed, PassManager, get, register, registered  # noqa: F401
 from . import dataset_strategy, dce, graph_sink, offload_legality, tail_extraction  # noqa: F401,E402
+from . import autodiff, loop_sink  # noqa: F401,E402
 
 DEFAULT_PIPELINE: list[str] = [
     "offload-legality",
     "tail-extraction",
     "graph-sink",
     "dataset-strategy",
+    "autodiff",
+    "loop-sink",
     "dce",
 ]
 

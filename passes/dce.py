@@ -19,7 +19,9 @@ def run(module, ctx) -> bool:
     for graph in module.graphs.values():
         # Reverse topological order removes whole dead chains in one sweep.
         for node in reversed(graph.topo_order()):
-            if node.op in _KEEP or graph.nx.out_degree(node.name):
+            # A node without results is there for its meaning (a marker such
+            # as train.minimize, an annotation such as dataset_strategy).
+            if node.op in _KEEP or not node.results or graph.nx.out_degree(node.name):
                 continue
             if get_op(node.op).kind in _REMOVABLE:
                 graph.remove(node)

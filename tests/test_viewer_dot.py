@@ -148,7 +148,7 @@ def test_unscoped_nodes_are_boxed_by_family_as_last_resort():
     d.add("return", [x])
     picture = draw_module(m, threshold=20)
     assert picture.top.size <= 20
-    assert any("(nn ops)" in key for key in picture.views)
+    assert any("(nn.activation ops)" in key for key in picture.views)
     assert draw_module(m, threshold=20, collapse="never").top.size == 62
 
 

@@ -27,6 +27,9 @@ def add_parser(sub):
     p.add_argument("-o", "--output", metavar="DIR", help="write DIR/run.json (and rank folders)")
     p.add_argument("--world-size", type=positive_int, metavar="N",
                    help="run N ranks as processes on this machine (seed 004)")
+    p.add_argument("--unroll", type=positive_int, metavar="U",
+                   help="training steps per Loop iteration in sink mode (default 1; "
+                        "U = sink_size removes the Loop)")
     p.add_argument("--rank", type=int, help=argparse.SUPPRESS)   # one rank, started by the launcher
     p.add_argument("script_args", nargs="*",
                    help="arguments for the script, after --")
@@ -52,7 +55,8 @@ def run_script_job(args, script_args: list[str]) -> int:
             raise UserError(f"rank {args.rank} is outside the world of {args.world_size} rank(s)")
         env = {"RANK_ID": args.rank, "RANK_SIZE": args.world_size}
     started = time.perf_counter()
-    cap = run_script(args.target, mode=RUN, argv=script_args, env=env)
+    options = {"unroll": args.unroll} if args.unroll else {}
+    cap = run_script(args.target, mode=RUN, argv=script_args, env=env, options=options)
     summary = summary_for(cap)
     if summary.wall_s == 0.0:
         summary.wall_s = time.perf_counter() - started

@@ -42,7 +42,11 @@ def build_module(cap: Capture) -> Module:
         elif job.dataset is not None:
             host = lowered[id(job.dataset)]
         from .network import lower_job
-        lower_job(module, job, host, graph_name(f"{prefix}network"))
+        network = lower_job(module, job, host, graph_name(f"{prefix}network"))
+        if job.kind == "train":
+            # the loss and the train.minimize marker autodiff and loop-sink read
+            from ..train.model import append_training
+            append_training(module, network, job)
     for ds in cap.terminal_datasets():
         if id(ds) not in lowered:
             name = graph_name("host")

@@ -1,0 +1,568 @@
+"""Executing training graphs with onnxruntime: data sink, graph sink, loop sink.
+
+``Model.train`` compiles its job (frontend -> passes) and hands the module
+to :class:`TrainRun`:
+
+* **Programs.**  The training graph (after ``autodiff``; after
+  ``loop-sink`` in sink mode) is lowered to ONNX with every parameter as a
+  graph input and run by one onnxruntime session.  Its interface is read
+  from the IR: data inputs have a column (``col "image"``), draws inputs a
+  ``draws_for``, the learning rate is the input with neither; every
+  ``return`` entry named like a parameter is that parameter's next value,
+  ``loss`` is the loss (one per step of the call).
+* **Device state.**  Parameters and optimiser state live in
+  :class:`DeviceState` as OrtValues on the session's device; each call binds
+  them as inputs and the updated values (bound as device outputs) replace
+  them, so they never travel to the host between calls (IOBinding).  They are
+  read back only for checkpoints and at the end.
+* **Data sink.**  In sink mode one call runs a whole sink: the sink's raw
+  batches, random draws and per-step learning rates are stacked into queues
+  (``[S, ...]``) and uploaded once; a worker thread builds (and uploads) the
+  next sink's queues while the device runs the current one.  Without sink
+  mode each step is one call with one batch (callbacks per step).
+* **Data order.**  Batches come from the host engine running the compiled
+  pipeline (``@host``) endlessly; the stream position (dataset epoch, batch)
+  is part of every checkpoint, so a resumed run sees the same batches and
+  draws as an uninterrupted one.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Optional, Protocol
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+from irc.diagnostics import UserError
+from irc.ir.graph import Graph, Module, Node
+from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
+from irc.ir.types import to_numpy_dtype
+
+from .onnx_lowering import lower_graph
+
+# =============================================================================
+# lowering and programs
+# =============================================================================
+
+
+def lower_training_graph(module: Module, graph_name: str, *, check: bool = True) -> onnx.ModelProto:
+    """The ONNX model of a training graph, every parameter a graph input
+    (the runtime keeps their values on the device and binds them each call)."""
+    return lower_graph(module, graph_name, params_as_inputs=True, check=check)
+
+
+@dataclass
+class ParamSlot:
+    name: str
+    node: Node
+
+    @property
+    def dtype(self) -> np.dtype:
+        return to_numpy_dtype(self.node.out_types[0].dtype)
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.node.out_types[0].shape)
+
+    def initial(self, weights: dict) -> np.ndarray:
+        """The saved value, or the one its ``init`` names (optimiser state)."""
+        if self.name in weights:
+            return np.ascontiguousarray(np.asarray(weights[self.name], dtype=self.dtype))
+        init = self.node.attrs.get("init")
+        if init == "zeros":
+            return np.zeros(self.shape, self.dtype)
+        if init == "ones":
+            return np.ones(self.shape, self.dtype)
+        raise UserError(f"parameter {self.name} has no value", hint="the network was not traced "
+                        "with its weights (module.weights is missing it)")
+
+
+class Program:
+    """One onnxruntime session over one training (or evaluation) graph."""
+
+    def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
+                 threads: Optional[int] = None):
+        from .runtime import default_options, providers_for
+        self.graph: Graph = module.graph(graph_name)
+        model = lower_training_graph(module, graph_name)
+        self.providers = providers_for(device_target)
+        options = default_options(threads)
+        self.session = ort.InferenceSession(model.SerializeToString(), options,
+                                            providers=self.providers)
+        self.provider = self.session.get_providers()[0]
+        self.device = "cuda" if self.provider == "CUDAExecutionProvider" else "cpu"
+        self._interface(model)
+        self.calls = 0
+
+    def _interface(self, model: onnx.ModelProto) -> None:
+        g = self.graph
+        inputs = sorted(g.find("input"), key=lambda n: int(n.attrs["index"]))
+        self.data = [n for n in inputs if n.column is not None and not n.attrs.get("draws_for")]
+        self.draws = [n for n in inputs if n.attrs.get("draws_for")]
+        rates = [n for n in inputs if n.column is None and not n.attrs.get("draws_for")]
+        self.lr = rates[0] if rates else None
+        seen, self.params = set(), []
+        for n in g.topo_order():
+            if n.op == "param" and n.attrs["name"] not in seen:
+                seen.add(n.attrs["name"])
+                self.params.append(ParamSlot(n.attrs["name"], n))
+        ret = g.find("return")[0]
+        names = list(ret.attrs.get("names") or [g.value_name(v) for v in g.operands(ret)])
+        self.output_names = [o.name for o in model.graph.output]
+        self.result_names = names
+        self.updates = {i: n for i, n in enumerate(names) if n in seen}
+        self.loss_index = names.index("loss") if "loss" in names else None
+        lr_t = self.lr.out_types[0] if self.lr is not None else None
+        # a loop-sunk graph takes a queue of per-step rates
+        self.sunk = lr_t is not None and lr_t.rank == 1
+        self.steps_per_call = int(lr_t.shape[0]) if self.sunk else 1
+
+    # -- running ----------------------------------------------------------------------
+    def upload(self, array: np.ndarray) -> ort.OrtValue:
+        return ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array), self.device, 0)
+
+    def run(self, feeds: dict, state: "DeviceState") -> list:
+        """One call: ``feeds`` (input name -> array or OrtValue) plus the
+        parameters from ``state``; updated parameters go back into ``state``;
+        returns the other results as numpy arrays, by result name."""
+        b = self.session.io_binding()
+        for name, value in feeds.items():
+            if isinstance(value, ort.OrtValue):
+                b.bind_ortvalue_input(name, value)
+            else:
+                b.bind_cpu_input(name, np.ascontiguousarray(value))
+        for slot in self.params:
+            b.bind_ortvalue_input(slot.name, state.values[slot.name])
+        for i, out in enumerate(self.output_names):
+            b.bind_output(out, self.device if i in self.updates else "cpu")
+        self.session.run_with_iobinding(b)
+        self.calls += 1
+        outs = b.get_outputs()
+        results = {}
+        for i, value in enumerate(outs):
+            if i in self.updates:
+                state.values[self.updates[i]] = value
+            else:
+                results[self.result_names[i]] = value.numpy()
+        return results
+
+
+class DeviceState:
+    """Parameters and optimiser state as OrtValues on the device."""
+
+    def __init__(self, program: Program, weights: dict):
+        self.program = program
+        self.values: dict[str, ort.OrtValue] = {}
+        self.dtypes = {s.name: s.dtype for s in program.params}
+        self.load({s.name: s.initial(weights) for s in program.params})
+        self.extra: dict[str, np.ndarray] = {}
+
+    def load(self, arrays: dict) -> None:
+        for name, value in arrays.items():
+            if name in self.dtypes:
+                self.values[name] = self.program.upload(np.asarray(value, dtype=self.dtypes[name]))
+
+    def numpy(self) -> dict[str, np.ndarray]:
+        return {name: v.numpy() for name, v in self.values.items()}
+
+
+# =============================================================================
+# the host side: batches, draws, queues
+# =============================================================================
+
+@dataclass
+class Batch:
+    columns: dict          # column name -> array (one batch)
+    positions: dict        # "#pos:NODE" -> per-sample positions
+    epoch: int             # dataset epoch (0-based) the batch belongs to
+    index: int             # batch index within that epoch
+
+
+class BatchStream:
+    """The compiled pipeline's batches in order, epoch after epoch, forever.
+    ``consumed`` counts the batches handed out; a stream started with
+    ``skip=k`` continues exactly where one that handed out k batches stopped
+    (same batches, same draws)."""
+
+    def __init__(self, module: Module, host: str, seed: int, keep_positions: bool, skip: int = 0):
+        from .host_engine import DONE, EPOCH_END, HostEngine
+        self._done, self._epoch_end = DONE, EPOCH_END
+        self.engine = HostEngine(module, host, keep_positions=keep_positions)
+        self.names = self.engine.names
+        self.run = self.engine.run(num_epochs=-1, seed=seed)
+        self.epoch, self.index, self.consumed = 0, 0, 0
+        self._chunk, self._i = None, 0
+        for _ in range(skip):
+            self.next()
+
+    def _next_chunk(self, within_epoch: bool):
+        while True:
+            item = self.run.next_chunk()
+            if item is self._done:
+                raise UserError("the training dataset ended: it yields no batches",
+                                hint="check the dataset's files and its batch/take/skip settings")
+            if item is self._epoch_end:
+                if self.index == 0:
+                    raise UserError("the dataset yields no batches in an epoch",
+                                    hint="a batch_size larger than the dataset with "
+                                         "drop_remainder=True leaves nothing")
+                self.epoch, self.index = self.epoch + 1, 0
+                if within_epoch:
+                    return None
+                continue
+            return item
+
+    def next(self, within_epoch: bool = False) -> Optional[Batch]:
+        """The next batch (None at the end of the epoch when ``within_epoch``)."""
+        from .host_stream import col_row
+        if self._chunk is None or self._i >= self._chunk.n:
+            self._chunk, self._i = self._next_chunk(within_epoch), 0
+            if self._chunk is None:
+                return None
+        i, c = self._i, self._chunk
+        self._i += 1
+        cols = {name: np.asarray(col_row(col, i)) for name, col in zip(self.names, c.cols)}
+        pos = {k: v[i] for k, v in c.extra.items() if k.startswith("#pos:")}
+        batch = Batch(cols, pos, self.epoch, self.index)
+        self.index += 1
+        self.consumed += 1
+        return batch
+
+    def epoch_batches(self):
+        """The batches of one epoch (the stream's first, for an evaluation)."""
+        while True:
+            b = self.next(within_epoch=True)
+            if b is None:
+                return
+            yield b
+
+    def close(self) -> None:
+        self.run.close()
+
+
+_PASS_THROUGH = ("dataset.batch", "dataset.shuffle", "dataset.repeat", "dataset.take",
+                 "dataset.skip", "dataset.project", "dataset.rename")
+
+
+def draws_stream(host: Graph, column: str) -> Optional[str]:
+    """The host stream node whose positions key the draws of an offloaded
+    random op on ``column``: the stream its input rows came from (the op was
+    the column's last map before shuffle/batch, now removed from @host)."""
+    rets = host.find("return")
+    if not rets:
+        return None
+    ret = rets[0]
+    names = list(ret.attrs.get("names") or [])
+    if column not in names:
+        return None
+    value = host.operands(ret)[names.index(column)]
+    while host.node(value.node).op in _PASS_THROUGH:
+        value = host.operands(host.node(value.node))[value.index]
+    while get_op(host.node(value.node).op).kind == MAP:
+        value = host.operands(host.node(value.node))[0]
+    return value.node if get_op(host.node(value.node).op).kind in (SOURCE, PIPELINE) else None
+
+
+class FeedMaker:
+    """Turns batches into a program's feeds: data columns, draws, rates."""
+
+    def __init__(self, program: Program, module: Module, host: str, seed: int, optimizer):
+        from irc.dataset import draws as draws_mod
+        self.program, self.seed, self.optimizer = program, seed, optimizer
+        self.draws_mod = draws_mod
+        host_graph = module.graph(host)
+        self.draw_specs = []
+        for n in program.draws:
+            op = n.attrs["draws_for"]
+            k = int(n.out_types[0].shape[-1])
+            stream = draws_stream(host_graph, n.column) if n.column else None
+            self.draw_specs.append((n.results[0], op, k, stream))
+        self.host_draws = any(s[3] for s in self.draw_specs)
+
+    def step(self, batch: Batch, global_step: int) -> dict:
+        """Feeds of one step (without the learning rate)."""
+        feeds = {}
+        for n in self.program.data:
+            if n.column not in batch.columns:
+                raise UserError(f"the pipeline has no column {n.column!r} for the network",
+                                hint=f"its columns are: {', '.join(batch.columns)}")
+            want = to_numpy_dtype(n.out_types[0].dtype)
+            feeds[n.results[0]] = np.asarray(batch.columns[n.column], dtype=want)
+        for name, op, k, stream in self.draw_specs:
+            rows = len(next(iter(batch.columns.values())))
+            if stream is not None:
+                d = self.draws_mod.draws(self.seed, op, batch.epoch, batch.positions["#pos:" + stream], k)
+            else:   # a network op's draws (Dropout): keyed by the global step
+                d = self.draws_mod.generator(self.seed, op, global_step).random((rows, k))
+            feeds[name] = d.astype(np.float32)
+        return feeds
+
+    def rates(self, first_step: int, count: int) -> np.ndarray:
+        return self.optimizer.learning_rates(first_step, count)
+
+
+@dataclass
+class Sink:
+    """The host side of one device call: stacked queues for S steps."""
+    first_step: int
+    steps: list            # per-step feeds (kept when the sink cannot be stacked)
+    rates: np.ndarray
+    consumed: int          # batches the stream had handed out after this sink
+    queue: Optional[dict] = None
+    images: int = 0
+
+
+def stack_sink(program: Program, feeds: list[dict], rates: np.ndarray) -> Optional[dict]:
+    """Stack per-step feeds into [S, ...] queues, uploaded to the device;
+    None when the steps' batches differ in shape (a short last batch)."""
+    queue = {}
+    for name in feeds[0]:
+        shapes = {f[name].shape for f in feeds}
+        if len(shapes) != 1:
+            return None
+        queue[name] = program.upload(np.stack([f[name] for f in feeds]))
+    if program.lr is not None:
+        queue[program.lr.results[0]] = program.upload(rates.astype(np.float32))
+    return queue
+
+
+# =============================================================================
+# the training loop
+# =============================================================================
+
+class NonFiniteLoss(UserError):
+    pass
+
+
+@dataclass
+class TrainPlan:
+    epochs: int
+    steps_per_epoch: int
+    sink: bool
+    first_epoch: int = 0          # 0-based epoch to start at (resume)
+    global_step: int = 0          # steps done before this run (resume / earlier train calls)
+    skip: int = 0                 # batches of the stream already trained on (resume)
+    first_call: int = 0           # calls of first_epoch already done (resume without sink)
+
+
+@dataclass
+class TrainResult:
+    losses: list = field(default_factory=list)      # last loss of each call-epoch (per sink)
+    steps: int = 0
+    device_calls: int = 0
+    wall_s: float = 0.0
+    images: int = 0
+    interrupted: bool = False
+    provider: str = ""
+
+
+class TrainRun:
+    """Runs a compiled training job: epochs of sinks (or steps), callbacks,
+    checkpoints, the NaN check and Ctrl-C."""
+
+    def __init__(self, module: Module, graph: str, host: str, *, step_module: Optional[Module],
+                 weights: dict, optimizer, seed: int, device_target: Optional[str] = None,
+                 threads: Optional[int] = None):
+        self.module, self.host = module, host
+        self.program = Program(module, graph, device_target=device_target, threads=threads)
+        self.step_module = step_module
+        self._step_program: Optional[Program] = None
+        self.graph_name = graph
+        self.device_target, self.threads = device_target, threads
+        self.state = DeviceState(self.program, weights)
+        self.optimizer, self.seed = optimizer, seed
+        self.feeds = FeedMaker(self.program, module, host, seed, optimizer)
+        self.interrupt = threading.Event()
+
+    @property
+    def step_program(self) -> Program:
+        """A one-step program (for sinks whose batches cannot be stacked)."""
+        if not self.program.sunk:
+            return self.program
+        if self._step_program is None:
+            if self.step_module is None:
+                raise UserError("a sink's batches differ in size and no single-step program exists",
+                                hint="batch(..., drop_remainder=True) gives batches of one size")
+            self._step_program = Program(self.step_module, self.graph_name,
+                                         device_target=self.device_target, threads=self.threads)
+        return self._step_program
+
+    # -- sinks ------------------------------------------------------------------------
+    def make_sink(self, stream: BatchStream, first_step: int, count: int) -> Sink:
+        batches = [stream.next() for _ in range(count)]
+        steps = [self.feeds.step(b, first_step + i) for i, b in enumerate(batches)]
+        rates = self.feeds.rates(first_step, count)
+        images = sum(len(next(iter(b.columns.values()))) for b in batches)
+        sink = Sink(first_step, steps, rates, stream.consumed, images=images)
+        if self.program.sunk and self.program.steps_per_call == count:
+            sink.queue = stack_sink(self.program, steps, rates)
+        return sink
+
+    def run_sink(self, sink: Sink) -> np.ndarray:
+        """Train the sink's steps; returns their losses."""
+        if sink.queue is not None:
+            out = self.program.run(sink.queue, self.state)
+            return np.asarray(out["loss"]).reshape(-1)
+        prog = self.step_program
+        if prog is not self.program:
+            # the sunk and the step program share parameter names: move state over
+            self._share_state(prog)
+        losses = []
+        for i, feeds in enumerate(sink.steps):
+            f = dict(feeds)
+            if prog.lr is not None:
+                f[prog.lr.results[0]] = np.asarray(sink.rates[i], dtype=np.float32)
+            out = prog.run(f, self.state)
+            losses.append(float(np.asarray(out["loss"]).reshape(-1)[0]))
+        return np.asarray(losses, dtype=np.float32)
+
+    def _share_state(self, prog: Program) -> None:
+        for slot in prog.params:
+            if slot.name not in self.state.values:
+                self.state.values[slot.name] = prog.upload(slot.initial(self.module.weights))
+
+    # -- the loop -----------------------------------------------------------------------
+    def train(self, plan: TrainPlan, hooks: "Hooks") -> TrainResult:
+        result = TrainResult(provider=self.program.provider)
+        keep_pos = self.feeds.host_draws
+        stream = BatchStream(self.module, self.host, self.seed, keep_pos, skip=plan.skip)
+        per_call = plan.steps_per_epoch if plan.sink else 1
+        calls_per_epoch = 1 if plan.sink else plan.steps_per_epoch
+        pool = ThreadPoolExecutor(1, thread_name_prefix="irc-sink")
+        global_step = plan.global_step
+        start = time.perf_counter()
+        previous = self._install_sigint()
+        try:
+            pending = pool.submit(self.make_sink, stream, global_step, per_call)
+            hooks.begin(global_step)
+            for epoch in range(plan.first_epoch, plan.epochs):
+                hooks.epoch_begin(epoch + 1)
+                first = plan.first_call if epoch == plan.first_epoch else 0
+                for call in range(first, calls_per_epoch):
+                    sink = pending.result()
+                    last = epoch == plan.epochs - 1 and call == calls_per_epoch - 1
+                    if not last:   # the host prepares the next sink while this one runs
+                        pending = pool.submit(self.make_sink, stream, global_step + per_call,
+                                              per_call)
+                    hooks.step_begin(epoch + 1, global_step + per_call)
+                    t0 = time.perf_counter()
+                    losses = self.run_sink(sink)
+                    self._check_losses(losses, sink, epoch, plan, hooks)
+                    global_step += per_call
+                    result.steps += per_call
+                    result.device_calls += 1 if sink.queue is not None or per_call == 1 else per_call
+                    result.images += sink.images
+                    hooks.step_end(epoch + 1, global_step, losses, sink, time.perf_counter() - t0)
+                    if self.interrupt.is_set() or hooks.stop_requested:
+                        break
+                result.losses.append(float(hooks.last_loss))
+                hooks.epoch_end(epoch + 1, global_step)
+                if self.interrupt.is_set() or hooks.stop_requested:
+                    result.interrupted = self.interrupt.is_set()
+                    break
+            result.wall_s = time.perf_counter() - start
+            hooks.end(global_step, finished=not result.interrupted)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+            pool.shutdown(wait=True, cancel_futures=True)
+            stream.close()
+        return result
+
+    def _check_losses(self, losses: np.ndarray, sink: Sink, epoch: int, plan: TrainPlan,
+                      hooks: "Hooks") -> None:
+        bad = np.flatnonzero(~np.isfinite(losses))
+        if not bad.size:
+            return
+        i = int(bad[0])
+        step = sink.first_step + i + 1
+        step_in_epoch = (step - 1) % plan.steps_per_epoch + 1
+        kept = hooks.last_checkpoint()
+        raise NonFiniteLoss(
+            f"the loss is {losses[i]} at step {step} (epoch {epoch + 1}, step {step_in_epoch}): "
+            f"training stopped", where=hooks.source,
+            hint=(f"the last good checkpoint is {kept}" if kept else "no checkpoint was written") +
+                 "; lower the learning rate, or check the data and the loss's inputs")
+
+    # -- Ctrl-C ---------------------------------------------------------------------------
+    def _install_sigint(self):
+        """First Ctrl-C: finish the current sink, checkpoint, stop; second: abort."""
+        if threading.current_thread() is not threading.main_thread():
+            return None
+
+        def handler(signum, frame):
+            if self.interrupt.is_set():
+                raise KeyboardInterrupt
+            self.interrupt.set()
+            print("\nirc: stopping at the end of this sink (Ctrl-C again to abort)", file=sys.stderr,
+                  flush=True)
+        return signal.signal(signal.SIGINT, handler)
+
+
+class Hooks(Protocol):
+    """What the loop reports to (``irc.train.model`` implements it):
+    callbacks, checkpoints, progress."""
+
+    source: Optional[str]
+    stop_requested: bool
+    last_loss: float
+
+    def begin(self, global_step: int) -> None:
+        """Training starts (after a resume: at global_step)."""
+
+    def epoch_begin(self, epoch: int) -> None:
+        """Epoch ``epoch`` (1-based) starts."""
+
+    def step_begin(self, epoch: int, step_after: int) -> None:
+        """A device call starts; it ends at global step ``step_after``."""
+
+    def step_end(self, epoch: int, global_step: int, losses, sink: Sink, seconds: float) -> None:
+        """A device call ended with these per-step losses."""
+
+    def epoch_end(self, epoch: int, global_step: int) -> None:
+        """Epoch ``epoch`` ended."""
+
+    def end(self, global_step: int, finished: bool) -> None:
+        """Training ends (finished: every epoch ran)."""
+
+    def last_checkpoint(self) -> Optional[str]:
+        """The newest checkpoint written, if any."""
+
+
+# =============================================================================
+# evaluation / prediction
+# =============================================================================
+
+class Evaluator:
+    """Runs a forward graph (evaluation, prediction) one batch per call, with
+    the trained weights on the device."""
+
+    def __init__(self, module: Module, graph: str, weights: dict, *,
+                 device_target: Optional[str] = None, threads: Optional[int] = None):
+        self.module = module
+        self.program = Program(module, graph, device_target=device_target, threads=threads)
+        self.state = DeviceState(self.program, weights)
+
+    def batches(self, host: str, seed: int):
+        """(columns, results) for every batch of one epoch of ``host``."""
+        feeds = FeedMaker(self.program, self.module, host, seed, optimizer=None)
+        stream = BatchStream(self.module, host, seed, feeds.host_draws)
+        try:
+            for b in stream.epoch_batches():
+                yield b.columns, self.program.run(feeds.step(b, 0), self.state)
+        finally:
+            stream.close()
+
+    def run_columns(self, columns: dict) -> dict:
+        """One call on given column arrays (prediction on Tensors)."""
+        feeds = {}
+        for n in self.program.data:
+            feeds[n.results[0]] = np.asarray(columns[n.column or n.results[0]],
+                                             dtype=to_numpy_dtype(n.out_types[0].dtype))
+        return self.program.run(feeds, self.state)

@@ -1,0 +1,231 @@
+"""LeNet5 batch-32 training steps on the CPU: irc's sunk graph against one
+onnxruntime call per step and PyTorch's eager training (when installed).
+
+Every irc row runs the same compiled job (seed 002's LeNet5, Momentum 0.9,
+sparse softmax cross entropy) on the same prepared batches, with the
+parameters and optimiser state kept as device OrtValues between calls:
+
+* ``sink, loop (u=1)``: ``S`` steps in one call, an ONNX Loop of S iterations;
+* ``sink, unroll u``: u steps per Loop iteration (u = S: no Loop at all);
+* ``one call per step``: the step graph, called S times (dataset_sink_mode=False);
+* ``pytorch eager``: the same network, SGD(momentum=0.9) + CrossEntropyLoss.
+
+The loop's overhead per step is the sunk call's time per step minus the
+fully unrolled one's (same kernels, no Loop).  ``--e2e`` also trains
+samples/lenet_sink.py end to end (host pipeline included) and reports
+device calls per epoch.
+
+    python benchmarks/train.py [--steps 100] [--repeat 5] [--threads N] [--e2e]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import irc  # noqa: E402
+import irc.dataset as ds  # noqa: E402
+from backends.trainer import DeviceState, Program, stack_sink  # noqa: E402
+from irc import nn, ops  # noqa: E402
+from irc.capture import Job  # noqa: E402
+from irc.common.initializer import TruncatedNormal  # noqa: E402
+from irc.train.model import compile_job  # noqa: E402
+
+BATCH = 32
+
+
+class LeNet5(nn.Cell):
+    """seed 002's LeNet5."""
+
+    def __init__(self):
+        super().__init__()
+        w = lambda: TruncatedNormal(0.02)  # noqa: E731
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid", weight_init=w())
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid", weight_init=w())
+        self.fc1 = nn.Dense(400, 120, w(), w())
+        self.fc2 = nn.Dense(120, 84, w(), w())
+        self.fc3 = nn.Dense(84, 10, w(), w())
+        self.relu = nn.ReLU()
+        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+
+    def construct(self, x):
+        x = self.max_pool2d(self.relu(self.conv1(x)))
+        x = self.max_pool2d(self.relu(self.conv2(x)))
+        x = ops.reshape(x, (BATCH, -1))
+        x = self.relu(self.fc1(x))
+        x = self.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+def batches(steps: int):
+    rng = np.random.default_rng(0)
+    images = rng.normal(size=(steps * BATCH, 1, 32, 32)).astype(np.float32)
+    labels = rng.integers(0, 10, steps * BATCH).astype(np.int32)
+    return images, labels
+
+
+def compile_programs(steps: int, unroll: int, threads):
+    """(sunk program, step program, weights) for LeNet5 with S = steps."""
+    images, labels = batches(steps)
+    data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(BATCH)
+    np.random.seed(1)
+    net = LeNet5()
+    model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                      nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    job = Job("train", model, data, {"epoch": 1, "callbacks": [], "dataset_sink_mode": True,
+                                     "sink_size": steps, "steps_per_epoch": steps,
+                                     "steps_per_sink": steps, "unroll": unroll}, None)
+    t0 = time.perf_counter()
+    module, step_module = compile_job(job, keep_step=True)
+    t1 = time.perf_counter()
+    sunk = Program(module, "device", threads=threads)
+    t2 = time.perf_counter()
+    step = Program(step_module, "device", threads=threads)
+    return sunk, step, module.weights, (t1 - t0, t2 - t1)
+
+
+def sunk_runner(prog: Program, weights, steps: int):
+    """A function running one sink (S steps in one call)."""
+    images, labels = batches(steps)
+    feeds = [{"image": images[i * BATCH:(i + 1) * BATCH], "label": labels[i * BATCH:(i + 1) * BATCH]}
+             for i in range(steps)]
+    queue = stack_sink(prog, feeds, np.full(steps, 0.01, np.float32))
+    state = DeviceState(prog, weights)
+    return lambda: prog.run(queue, state)
+
+
+def step_runner(prog: Program, weights, steps: int):
+    """A function running S steps, one call each."""
+    images, labels = batches(steps)
+    state = DeviceState(prog, weights)
+    lr = np.array(0.01, np.float32)
+    feeds = [{"image": images[i * BATCH:(i + 1) * BATCH],
+              "label": labels[i * BATCH:(i + 1) * BATCH], "learning_rate": lr} for i in range(steps)]
+
+    def run():
+        for f in feeds:
+            prog.run(f, state)
+    return run
+
+
+def torch_runner(steps: int, threads):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if threads:
+        torch.set_num_threads(threads)
+    F = torch.nn.functional
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = torch.nn.Conv2d(1, 6, 5, bias=False)
+            self.conv2 = torch.nn.Conv2d(6, 16, 5, bias=False)
+            self.fc1 = torch.nn.Linear(400, 120)
+            self.fc2 = torch.nn.Linear(120, 84)
+            self.fc3 = torch.nn.Linear(84, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+            x = x.reshape(BATCH, -1)
+            return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+    net = Net()
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    images, labels = batches(steps)
+    xs = [torch.from_numpy(images[i * BATCH:(i + 1) * BATCH]) for i in range(steps)]
+    ys = [torch.from_numpy(labels[i * BATCH:(i + 1) * BATCH].astype(np.int64)) for i in range(steps)]
+
+    def run():
+        for x, y in zip(xs, ys):
+            opt.zero_grad()
+            loss_fn(net(x), y).backward()
+            opt.step()
+    return run
+
+
+def measure(runners: dict, steps: int, repeat: int) -> dict:
+    """Seconds per step of each runner: the best of ``repeat`` rounds, the
+    runners taking turns so that load from other processes hits them alike."""
+    for run in runners.values():
+        run()                      # warm up (first-run allocations)
+    best = {name: float("inf") for name in runners}
+    for _ in range(repeat):
+        for name, run in runners.items():
+            t = time.perf_counter()
+            run()
+            best[name] = min(best[name], time.perf_counter() - t)
+    return {name: t / steps for name, t in best.items()}
+
+
+def end_to_end(threads) -> dict:
+    """samples/lenet_sink.py under run mode: wall time, steps, device calls."""
+    from irc.capture import run_script
+    from irc.train.summary import summary_for
+    t = time.perf_counter()
+    cap = run_script(os.path.join(ROOT, "samples", "lenet_sink.py"), mode="run",
+                     options={"threads": threads})
+    s = summary_for(cap)
+    return {"wall_s": time.perf_counter() - t, "train_s": s.wall_s, "steps": s.steps,
+            "epochs": s.epochs, "device_calls": s.device_calls, "accuracy": s.test_accuracy,
+            "images_per_s": s.images_per_s}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--steps", type=int, default=100, help="steps per sink (S)")
+    p.add_argument("--repeat", type=int, default=5, help="timed sinks per measurement (median)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="intra-op threads for onnxruntime and torch (default: the runtime's)")
+    p.add_argument("--unroll", type=int, nargs="*", default=[4],
+                   help="unroll factors to time besides 1 and S")
+    p.add_argument("--e2e", action="store_true", help="also train samples/lenet_sink.py end to end")
+    args = p.parse_args(argv)
+    S = args.steps
+    runners, calls, sessions = {}, {}, {}
+    sunk, step, weights, (compile_s, session_s) = compile_programs(S, 1, args.threads)
+    runners["irc sink, loop (u=1)"] = sunk_runner(sunk, weights, S)
+    calls["irc sink, loop (u=1)"], sessions["irc sink, loop (u=1)"] = 1, session_s
+    for u in [u for u in args.unroll if 1 < u < S] + [S]:
+        prog, _, w, (_, sess_s) = compile_programs(S, u, args.threads)
+        label = f"irc sink, unroll u={u}" + (" (no Loop)" if u == S else "")
+        runners[label], calls[label], sessions[label] = sunk_runner(prog, w, S), 1, sess_s
+    runners["irc one call per step"], calls["irc one call per step"] = step_runner(step, weights, S), S
+    torch_run = torch_runner(S, args.threads)
+    if torch_run is not None:
+        runners["pytorch eager"], calls["pytorch eager"] = torch_run, S
+    times = measure(runners, S, args.repeat)
+    print(f"LeNet5, batch {BATCH}, {S} steps per sink, CPU, threads={args.threads or 'default'}, "
+          f"best of {args.repeat} rounds")
+    print(f"{'':32} {'ms/step':>9} {'calls/sink':>11} {'session s':>10}")
+    for name, t in times.items():
+        sess = sessions.get(name)
+        print(f"{name:32} {t * 1e3:9.3f} {calls[name]:11d} "
+              f"{'' if sess is None else f'{sess:.2f}':>10}")
+    loop = times["irc sink, loop (u=1)"]
+    unrolled = next(t for n, t in times.items() if n.endswith("(no Loop)"))
+    print(f"loop overhead per step (loop - unrolled): {(loop - unrolled) * 1e6:+.1f} us")
+    print(f"one call per step costs {(times['irc one call per step'] - loop) * 1e6:+.1f} us/step "
+          f"more than the sink")
+    if torch_run is not None:
+        print(f"pytorch eager / irc sink: {times['pytorch eager'] / loop:.2f}x")
+    print(f"compile (frontend + passes): {compile_s:.3f} s")
+    if args.e2e:
+        e = end_to_end(args.threads)
+        print(f"samples/lenet_sink.py: {e['steps']} steps in {e['epochs']} epochs, "
+              f"{e['device_calls']} device calls ({e['device_calls'] / max(1, e['epochs']):.0f} per "
+              f"epoch), training {e['train_s']:.2f} s ({e['images_per_s']:.0f} images/s), "
+              f"whole script {e['wall_s']:.2f} s, test accuracy {e['accuracy']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1110 @@
+"""Gradient rules of the ``nn`` ops, and the backward ops they emit.
+
+Each rule is attached to its forward op with ``@OP.grad`` and called by the
+``autodiff`` pass as ``rule(ctx, node, douts) -> [grad per operand]``:
+``douts[i]`` is the gradient of the loss with respect to result ``i`` (or
+None), and the rule returns one value per operand (None where the operand
+needs no gradient: ``ctx.needs(i)`` says which do).  Rules build IR through
+``ctx`` (``ctx.add(op, inputs, attrs)``, ``ctx.const(value)``,
+``ctx.type(v)``, ``ctx.operands()``), so the backward pass is ordinary IR
+that prints, verifies, runs in the reference interpreter and lowers to ONNX.
+
+The backward ops below (family ``grad``) lower to standard ONNX operators:
+
+* ``grad.ConvInput``: ConvTranspose of dy with the forward weight, same
+  strides/pads/dilations/group, ``output_padding`` where the forward conv
+  dropped rows;
+* ``grad.ConvWeight``: a Conv over the transposed input with dy as the
+  kernel (strides and dilations swapped), trimmed to the kernel size;
+* ``grad.MaxPool``: the forward MaxPool's Indices output (the forward op is
+  replaced by ``grad.MaxPoolWithIndices``) and ScatterElements(reduction="add");
+* ``grad.Relu``/``grad.Where``: Where; ``grad.SumTo``: ReduceSum over the
+  broadcast axes; ``grad.ReshapeLike``/``grad.ExpandLike``: Reshape/Expand to
+  the forward operand's run-time shape.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import onnx
+
+from ..ir.registry import REQUIRED, TENSOR, define
+from ..ir.types import UNKNOWN, TensorType, is_float
+from . import nn as NN
+from .nn import _f64, _infer_pool, _like, _pad_spatial, _pool_pads, _windows
+
+FAMILY = "grad"
+I64 = onnx.TensorProto.INT64
+
+
+def _grad(name, *, attrs=None, infer, num_inputs=1, doc=""):
+    return define(f"grad.{name}", kind=TENSOR, family=FAMILY, attrs=attrs or {},
+                  infer=infer, num_inputs=num_inputs, doc=doc)
+
+
+def _i64(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64).reshape(-1)
+
+
+def _same_as(index: int):
+    return lambda attrs, ins: [ins[index]]
+
+
+# =============================================================================
+# shape plumbing
+# =============================================================================
+
+def _infer_sum_to(attrs, ins):
+    g, x = ins
+    if g.dtype != x.dtype:
+        raise TypeError(f"grad.SumTo: gradient {g} and operand {x} dtypes differ")
+    return [x]
+
+
+SUM_TO = _grad("SumTo", attrs={"axes": REQUIRED}, infer=_infer_sum_to, num_inputs=2,
+               doc="(g, x) -> g summed over 'axes' (the axes x was broadcast along, counted "
+                   "in g) and reshaped to x's shape")
+
+
+@SUM_TO.host_batch
+def _sum_to_host(inputs, attrs, draws):
+    g, x = np.asarray(inputs[0]), np.asarray(inputs[1])
+    y = _f64(g).sum(axis=tuple(attrs["axes"]), keepdims=True) if attrs["axes"] else _f64(g)
+    return [_like(y.reshape(x.shape), g)]
+
+
+@SUM_TO.lower_onnx
+def _sum_to_onnx(emit, inputs, attrs, draws):
+    g, x = inputs
+    if attrs["axes"]:
+        g = emit.op("ReduceSum", [g, emit.const(_i64(attrs["axes"]), name_hint="axes")], keepdims=1)
+    return [emit.op("Reshape", [g, emit.op("Shape", [x])])]
+
+
+RESHAPE_LIKE = _grad("ReshapeLike", infer=lambda attrs, ins: [ins[1].with_dtype(ins[0].dtype)],
+                     num_inputs=2, doc="(g, x) -> g reshaped to x's shape")
+
+
+@RESHAPE_LIKE.host_batch
+def _reshape_like_host(inputs, attrs, draws):
+    return [np.asarray(inputs[0]).reshape(np.shape(inputs[1]))]
+
+
+@RESHAPE_LIKE.lower_onnx
+def _reshape_like_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Reshape", [inputs[0], emit.op("Shape", [inputs[1]])])]
+
+
+def _infer_expand_like(attrs, ins):
+    return [ins[1].with_dtype(ins[0].dtype)]
+
+
+EXPAND_LIKE = _grad("ExpandLike", attrs={"axes": None, "keepdims": 0, "mean": False},
+                    infer=_infer_expand_like, num_inputs=2,
+                    doc="(g, x) -> the gradient of a reduction of x over 'axes' (all when none): "
+                        "g with the reduced axes restored and broadcast to x's shape, divided by "
+                        "the number of reduced elements when 'mean'")
+
+
+def _reduced_axes(axes, rank):
+    return list(range(rank)) if axes is None else sorted(a % rank for a in axes)
+
+
+@EXPAND_LIKE.host_batch
+def _expand_like_host(inputs, attrs, draws):
+    g, x = _f64(inputs[0]), np.asarray(inputs[1])
+    axes = _reduced_axes(attrs["axes"], x.ndim)
+    if not attrs["keepdims"]:
+        g = np.expand_dims(g, tuple(axes))
+    y = np.broadcast_to(g, x.shape)
+    if attrs["mean"]:
+        y = y / max(1, int(np.prod([x.shape[a] for a in axes])))
+    return [_like(y, inputs[0])]
+
+
+@EXPAND_LIKE.lower_onnx
+def _expand_like_onnx(emit, inputs, attrs, draws):
+    g, x = inputs
+    shape = emit.op("Shape", [x])
+    if not attrs["keepdims"]:
+        if attrs["axes"] is None:
+            rank = emit.op("Size", [shape])
+            ones = emit.op("ConstantOfShape", [emit.op("Reshape", [rank, emit.const(_i64([1]))])],
+                           value=onnx.helper.make_tensor("one", I64, [1], [1]))
+            g = emit.op("Reshape", [g, ones])
+        else:
+            g = emit.op("Unsqueeze", [g, emit.const(_i64(attrs["axes"]), name_hint="axes")])
+    y = emit.op("Expand", [g, shape])
+    if attrs["mean"]:
+        if attrs["axes"] is None:
+            count = emit.op("Size", [x])
+        else:
+            dims = emit.op("Gather", [shape, emit.const(_i64(attrs["axes"]))], axis=0)
+            count = emit.op("ReduceProd", [dims], keepdims=0)
+        y = emit.op("Div", [y, emit.op("CastLike", [count, y])])
+    return [y]
+
+
+def _infer_where(attrs, ins):
+    cond, a, b = ins
+    if cond.dtype != "bool":
+        raise TypeError(f"grad.Where: the condition must be bool, got {cond}")
+    return [TensorType(a.dtype, NN.broadcast_dims("grad.Where", [cond.shape, a.shape, b.shape]))]
+
+
+WHERE = _grad("Where", infer=_infer_where, num_inputs=3, doc="cond ? a : b, broadcasting")
+
+
+@WHERE.host_batch
+def _where_host(inputs, attrs, draws):
+    c, a, b = inputs
+    return [np.where(c, a, b).astype(np.asarray(a).dtype)]
+
+
+@WHERE.lower_onnx
+def _where_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Where", list(inputs))]
+
+
+def _sum_to(ctx, g, x):
+    """The gradient ``g`` of a broadcast result, summed back to operand ``x``."""
+    gt, xt = ctx.type(g), ctx.type(x)
+    lead = gt.rank - xt.rank
+    axes = list(range(lead))
+    for i, d in enumerate(xt.shape):
+        gd = gt.shape[lead + i]
+        if d == 1 and gd != 1:
+            axes.append(lead + i)
+    if not axes and gt.shape == xt.shape:
+        return g
+    return ctx.add("grad.SumTo", [g, x], {"axes": axes})
+
+
+# =============================================================================
+# elementwise
+# =============================================================================
+
+@NN.UNARY_OPS["Identity"].grad
+def _identity_grad(ctx, node, douts):
+    return [douts[0]]
+
+
+@NN.UNARY_OPS["Neg"].grad
+def _neg_grad(ctx, node, douts):
+    return [ctx.add("nn.Neg", [douts[0]])]
+
+
+@NN.UNARY_OPS["Exp"].grad
+def _exp_grad(ctx, node, douts):
+    return [ctx.add("nn.Mul", [douts[0], ctx.result(0)])]
+
+
+@NN.UNARY_OPS["Log"].grad
+def _log_grad(ctx, node, douts):
+    return [ctx.add("nn.Div", [douts[0], ctx.operand(0)])]
+
+
+@NN.UNARY_OPS["Sqrt"].grad
+def _sqrt_grad(ctx, node, douts):
+    half = ctx.const(0.5, like=ctx.result(0))
+    return [ctx.add("nn.Div", [ctx.add("nn.Mul", [douts[0], half]), ctx.result(0)])]
+
+
+@NN.UNARY_OPS["Reciprocal"].grad
+def _reciprocal_grad(ctx, node, douts):
+    y = ctx.result(0)
+    return [ctx.add("nn.Neg", [ctx.add("nn.Mul", [douts[0], ctx.add("nn.Mul", [y, y])])])]
+
+
+@NN.UNARY_OPS["Sigmoid"].grad
+def _sigmoid_grad(ctx, node, douts):
+    y = ctx.result(0)
+    one_minus = ctx.add("nn.Sub", [ctx.const(1.0, like=y), y])
+    return [ctx.add("nn.Mul", [douts[0], ctx.add("nn.Mul", [y, one_minus])])]
+
+
+@NN.UNARY_OPS["Tanh"].grad
+def _tanh_grad(ctx, node, douts):
+    y = ctx.result(0)
+    one_minus = ctx.add("nn.Sub", [ctx.const(1.0, like=y), ctx.add("nn.Mul", [y, y])])
+    return [ctx.add("nn.Mul", [douts[0], one_minus])]
+
+
+@NN.UNARY_OPS["Erf"].grad
+def _erf_grad(ctx, node, douts):
+    x = ctx.operand(0)
+    e = ctx.add("nn.Exp", [ctx.add("nn.Neg", [ctx.add("nn.Mul", [x, x])])])
+    scale = ctx.const(2.0 / math.sqrt(math.pi), like=x)
+    return [ctx.add("nn.Mul", [douts[0], ctx.add("nn.Mul", [e, scale])])]
+
+
+@NN.UNARY_OPS["Abs"].grad
+def _abs_grad(ctx, node, douts):
+    x = ctx.operand(0)
+    neg = ctx.add("nn.Less", [x, ctx.const(0.0, like=x)])
+    return [ctx.add("grad.Where", [neg, ctx.add("nn.Neg", [douts[0]]), douts[0]])]
+
+
+def _infer_relu_grad(attrs, ins):
+    dy, y = ins
+    if dy.dtype != y.dtype:
+        raise TypeError(f"grad.Relu: gradient {dy} and result {y} dtypes differ")
+    return [dy]
+
+
+RELU_GRAD = _grad("Relu", infer=_infer_relu_grad, num_inputs=2,
+                  doc="(dy, y) -> dy where y > 0, else 0 (y = relu(x))")
+
+
+@RELU_GRAD.host_batch
+def _relu_grad_host(inputs, attrs, draws):
+    dy, y = (np.asarray(v) for v in inputs)
+    return [np.where(y > 0, dy, 0).astype(dy.dtype)]
+
+
+@RELU_GRAD.lower_onnx
+def _relu_grad_onnx(emit, inputs, attrs, draws):
+    dy, y = inputs
+    zero = emit.op("CastLike", [emit.const(np.float32(0.0)), y])
+    # dy * (y > 0): measured 25% faster than Where on onnxruntime's CPU
+    return [emit.op("Mul", [dy, emit.op("CastLike", [emit.op("Greater", [y, zero]), dy])])]
+
+
+@NN.RELU.grad
+def _relu_grad(ctx, node, douts):
+    dy = douts[0]
+    pool = ctx.graph.node(dy.node)
+    if pool.op == "grad.MaxPoolWindows" and ctx.graph.operands(pool)[1] == ctx.result(0):
+        # relu -> max-pool: the pool's gradient lands on window maxima only, where
+        # the relu's output is the pooled value, so mask on the (k*k times
+        # smaller) pooled tensor: MaxPoolGrad(dy * (y > 0)), exactly
+        pooled_dy, x, y = ctx.graph.operands(pool)
+        masked = ctx.add("grad.Relu", [pooled_dy, y])
+        return [ctx.add("grad.MaxPoolWindows", [masked, x, y], pool.attrs)]
+    return [ctx.add("grad.Relu", [dy, ctx.result(0)])]
+
+
+LEAKY_GRAD = _grad("LeakyRelu", attrs={"alpha": 0.01}, infer=_infer_relu_grad, num_inputs=2,
+                   doc="(dy, x) -> dy where x >= 0, else alpha * dy")
+
+
+@LEAKY_GRAD.host_batch
+def _leaky_grad_host(inputs, attrs, draws):
+    dy, x = (np.asarray(v) for v in inputs)
+    return [_like(np.where(x >= 0, _f64(dy), attrs["alpha"] * _f64(dy)), dy)]
+
+
+@LEAKY_GRAD.lower_onnx
+def _leaky_grad_onnx(emit, inputs, attrs, draws):
+    dy, x = inputs
+    zero = emit.op("CastLike", [emit.const(np.float32(0.0)), x])
+    alpha = emit.op("CastLike", [emit.const(np.float64(attrs["alpha"])), dy])
+    return [emit.op("Where", [emit.op("GreaterOrEqual", [x, zero]), dy, emit.op("Mul", [dy, alpha])])]
+
+
+@NN.LEAKY_RELU.grad
+def _leaky_grad(ctx, node, douts):
+    return [ctx.add("grad.LeakyRelu", [douts[0], ctx.operand(0)], {"alpha": node.attrs["alpha"]})]
+
+
+CLIP_GRAD = _grad("Clip", attrs={"min": None, "max": None}, infer=_infer_relu_grad, num_inputs=2,
+                  doc="(dy, x) -> dy where min < x < max (unbounded sides pass), else 0")
+
+
+def _clip_mask_host(x, attrs):
+    keep = np.ones(x.shape, dtype=bool)
+    if attrs["min"] is not None:
+        keep &= x > attrs["min"]
+    if attrs["max"] is not None:
+        keep &= x < attrs["max"]
+    return keep
+
+
+@CLIP_GRAD.host_batch
+def _clip_grad_host(inputs, attrs, draws):
+    dy, x = (np.asarray(v) for v in inputs)
+    return [np.where(_clip_mask_host(x, attrs), dy, 0).astype(dy.dtype)]
+
+
+@CLIP_GRAD.lower_onnx
+def _clip_grad_onnx(emit, inputs, attrs, draws):
+    dy, x = inputs
+    keep = None
+    for key, cmp in (("min", "Greater"), ("max", "Less")):
+        if attrs[key] is None:
+            continue
+        c = emit.op(cmp, [x, emit.op("CastLike", [emit.const(np.float64(attrs[key])), x])])
+        keep = c if keep is None else emit.op("And", [keep, c])
+    if keep is None:
+        return [emit.op("Identity", [dy])]
+    zero = emit.op("CastLike", [emit.const(np.float32(0.0)), dy])
+    return [emit.op("Where", [keep, dy, zero])]
+
+
+@NN.CLIP.grad
+def _clip_grad(ctx, node, douts):
+    return [ctx.add("grad.Clip", [douts[0], ctx.operand(0)],
+                    {"min": node.attrs["min"], "max": node.attrs["max"]})]
+
+
+# --- binary -------------------------------------------------------------------
+
+def _binary_grads(ctx, douts, da, db):
+    """Sum each operand's gradient back over the axes it was broadcast along."""
+    a, b = ctx.operands()
+    return [_sum_to(ctx, da(), a) if ctx.needs(0) else None,
+            _sum_to(ctx, db(), b) if ctx.needs(1) else None]
+
+
+@NN.BINARY_OPS["Add"].grad
+def _add_grad(ctx, node, douts):
+    return _binary_grads(ctx, douts, lambda: douts[0], lambda: douts[0])
+
+
+@NN.BINARY_OPS["Sub"].grad
+def _sub_grad(ctx, node, douts):
+    return _binary_grads(ctx, douts, lambda: douts[0], lambda: ctx.add("nn.Neg", [douts[0]]))
+
+
+@NN.BINARY_OPS["Mul"].grad
+def _mul_grad(ctx, node, douts):
+    a, b = ctx.operands()
+    return _binary_grads(ctx, douts, lambda: ctx.add("nn.Mul", [douts[0], b]),
+                         lambda: ctx.add("nn.Mul", [douts[0], a]))
+
+
+@NN.BINARY_OPS["Div"].grad
+def _div_grad(ctx, node, douts):
+    a, b = ctx.operands()
+    y = ctx.result(0)
+    return _binary_grads(
+        ctx, douts, lambda: ctx.add("nn.Div", [douts[0], b]),
+        lambda: ctx.add("nn.Neg", [ctx.add("nn.Div", [ctx.add("nn.Mul", [douts[0], y]), b])]))
+
+
+@NN.BINARY_OPS["Pow"].grad
+def _pow_grad(ctx, node, douts):
+    a, b = ctx.operands()
+    y = ctx.result(0)
+
+    def da():
+        bm1 = ctx.add("nn.Sub", [b, ctx.const(1.0, like=b)])
+        return ctx.add("nn.Mul", [douts[0], ctx.add("nn.Mul", [b, ctx.add("nn.Pow", [a, bm1])])])
+
+    def db():
+        return ctx.add("nn.Mul", [douts[0], ctx.add("nn.Mul", [y, ctx.add("nn.Log", [a])])])
+    return _binary_grads(ctx, douts, da, db)
+
+
+def _select_grads(ctx, douts, cmp):
+    a, b = ctx.operands()
+    pick_a = ctx.add(cmp, [a, b])
+    zero = ctx.const(0.0, like=douts[0])
+    return _binary_grads(ctx, douts, lambda: ctx.add("grad.Where", [pick_a, douts[0], zero]),
+                         lambda: ctx.add("grad.Where", [pick_a, zero, douts[0]]))
+
+
+@NN.BINARY_OPS["Max"].grad
+def _max_grad(ctx, node, douts):
+    return _select_grads(ctx, douts, "nn.Greater")
+
+
+@NN.BINARY_OPS["Min"].grad
+def _min_grad(ctx, node, douts):
+    return _select_grads(ctx, douts, "nn.Less")
+
+
+# --- softmax ------------------------------------------------------------------
+
+@NN.SOFTMAX.grad
+def _softmax_grad(ctx, node, douts):
+    y, dy = ctx.result(0), douts[0]
+    s = ctx.add("nn.ReduceSum", [ctx.add("nn.Mul", [dy, y])],
+                {"axes": [node.attrs["axis"]], "keepdims": 1})
+    return [ctx.add("nn.Mul", [y, ctx.add("nn.Sub", [dy, s])])]
+
+
+@NN.LOG_SOFTMAX.grad
+def _log_softmax_grad(ctx, node, douts):
+    y, dy = ctx.result(0), douts[0]
+    s = ctx.add("nn.ReduceSum", [dy], {"axes": [node.attrs["axis"]], "keepdims": 1})
+    return [ctx.add("nn.Sub", [dy, ctx.add("nn.Mul", [ctx.add("nn.Exp", [y]), s])])]
+
+
+# =============================================================================
+# convolution and matrix products
+# =============================================================================
+
+def _conv_out_padding(x: TensorType, dy: TensorType, w: TensorType, attrs) -> list[int]:
+    """Rows/columns at the end of x that no output position reached."""
+    pads, strides, dil = attrs["pads"], attrs["strides"], attrs["dilations"]
+    out = []
+    for i in range(2):
+        size, o = x.shape[2 + i], dy.shape[2 + i]
+        if not isinstance(size, int) or not isinstance(o, int):
+            out.append(0)
+            continue
+        span = (w.shape[2 + i] - 1) * dil[i] + 1
+        out.append(size + pads[i] + pads[i + 2] - ((o - 1) * strides[i] + span))
+    return out
+
+
+def _infer_conv_input(attrs, ins):
+    dy, w = ins
+    n, _, ho, wo = dy.shape
+    c = w.shape[1] * attrs["group"] if isinstance(w.shape[1], int) else UNKNOWN
+    size = []
+    for i, o in enumerate((ho, wo)):
+        if not isinstance(o, int):
+            size.append(UNKNOWN)
+            continue
+        span = (w.shape[2 + i] - 1) * attrs["dilations"][i] + 1
+        size.append((o - 1) * attrs["strides"][i] + span + attrs["output_padding"][i]
+                    - attrs["pads"][i] - attrs["pads"][i + 2])
+    return [TensorType(dy.dtype, (n, c, *size))]
+
+
+_CONV_ATTRS = {"strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1], "group": 1}
+CONV_INPUT = _grad("ConvInput", attrs={**_CONV_ATTRS, "output_padding": [0, 0]},
+                   infer=_infer_conv_input, num_inputs=2,
+                   doc="(dy, w) -> dx of a Conv: ConvTranspose with the forward attributes")
+
+
+@CONV_INPUT.host_batch
+def _conv_input_host(inputs, attrs, draws):
+    dy, w = _f64(inputs[0]), _f64(inputs[1])
+    x_t = _infer_conv_input(attrs, [TensorType.of(inputs[0]), TensorType.of(inputs[1])])[0]
+    n, c, h, wd = dy.shape[0], *x_t.shape[1:]
+    pads, strides, dil, group = attrs["pads"], attrs["strides"], attrs["dilations"], attrs["group"]
+    hp, wp = h + pads[0] + pads[2], wd + pads[1] + pads[3]
+    dx = np.zeros((n, c, hp, wp))
+    o_g, c_g = w.shape[0] // group, c // group
+    kh, kw = w.shape[2:]
+    for g in range(group):
+        dyg = dy[:, g * o_g:(g + 1) * o_g]                        # [N, og, Ho, Wo]
+        wg = w[g * o_g:(g + 1) * o_g]                             # [og, cg, kh, kw]
+        contrib = np.tensordot(dyg, wg, axes=([1], [0]))          # [N, Ho, Wo, cg, kh, kw]
+        for i in range(kh):
+            for j in range(kw):
+                hs, ws = i * dil[0], j * dil[1]
+                dx[:, g * c_g:(g + 1) * c_g,
+                   hs:hs + strides[0] * dy.shape[2]:strides[0],
+                   ws:ws + strides[1] * dy.shape[3]:strides[1]] += \
+                    contrib[..., i, j].transpose(0, 3, 1, 2)
+    return [_like(dx[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd], inputs[0])]
+
+
+@CONV_INPUT.lower_onnx
+def _conv_input_onnx(emit, inputs, attrs, draws):
+    return [emit.op("ConvTranspose", list(inputs), strides=list(attrs["strides"]),
+                    pads=list(attrs["pads"]), dilations=list(attrs["dilations"]),
+                    group=int(attrs["group"]), output_padding=list(attrs["output_padding"]))]
+
+
+def _infer_conv_weight(attrs, ins):
+    x, dy = ins
+    g = attrs["group"]
+    c = x.shape[1] // g if isinstance(x.shape[1], int) else UNKNOWN
+    return [TensorType(x.dtype, (dy.shape[1], c, *attrs["kernel_shape"]))]
+
+
+CONV_WEIGHT = _grad("ConvWeight", attrs={**_CONV_ATTRS, "kernel_shape": REQUIRED},
+                    infer=_infer_conv_weight, num_inputs=2,
+                    doc="(x, dy) -> dw of a Conv: a Conv of the transposed input with dy as the "
+                        "kernel (strides and dilations swapped), trimmed to kernel_shape")
+
+
+@CONV_WEIGHT.host_batch
+def _conv_weight_host(inputs, attrs, draws):
+    x, dy = _f64(inputs[0]), _f64(inputs[1])
+    group, kernel = attrs["group"], attrs["kernel_shape"]
+    xp = _pad_spatial(x, attrs["pads"], 0.0)
+    win = _windows(xp, kernel, attrs["strides"], attrs["dilations"])  # [N, C, Ho', Wo', kh, kw]
+    win = win[:, :, :dy.shape[2], :dy.shape[3]]
+    c_g, o_g = x.shape[1] // group, dy.shape[1] // group
+    outs = []
+    for g in range(group):
+        xg = win[:, g * c_g:(g + 1) * c_g]
+        dyg = dy[:, g * o_g:(g + 1) * o_g]
+        outs.append(np.einsum("nchwij,nohw->ocij", xg, dyg))
+    return [_like(np.concatenate(outs, axis=0), inputs[0])]
+
+
+@CONV_WEIGHT.lower_onnx
+def _conv_weight_onnx(emit, inputs, attrs, draws):
+    x, dy = inputs
+    g = int(attrs["group"])
+    kh, kw = attrs["kernel_shape"]
+    if g == 1:
+        xt = emit.op("Transpose", [x], perm=[1, 0, 2, 3])                    # [C, N, H, W]
+    else:
+        # group k of the channels, across the batch, becomes input group k
+        shape = emit.op("Shape", [x])
+        n = emit.op("Slice", [shape, emit.const(_i64([0])), emit.const(_i64([1]))])
+        hw = emit.op("Slice", [shape, emit.const(_i64([2])), emit.const(_i64([4]))])
+        x5 = emit.op("Reshape", [x, emit.op("Concat", [n, emit.const(_i64([g, -1])), hw], axis=0)])
+        x5 = emit.op("Transpose", [x5], perm=[2, 1, 0, 3, 4])                  # [C/g, g, N, H, W]
+        xt = emit.op("Reshape", [x5, emit.op("Concat", [emit.const(_i64([0, -1])), hw], axis=0)])
+    kernel = emit.op("Transpose", [dy], perm=[1, 0, 2, 3])                     # [O, N, Ho, Wo]
+    dw = emit.op("Conv", [xt, kernel], strides=list(attrs["dilations"]),
+                 dilations=list(attrs["strides"]), pads=list(attrs["pads"]), group=g)
+    dw = emit.op("Slice", [dw, emit.const(_i64([0, 0])), emit.const(_i64([kh, kw])),
+                           emit.const(_i64([2, 3]))])
+    return [emit.op("Transpose", [dw], perm=[1, 0, 2, 3])]
+
+
+@NN.CONV.grad
+def _conv_grad(ctx, node, douts):
+    dy = douts[0]
+    operands = ctx.operands()
+    x, w = operands[0], operands[1]
+    attrs = {k: node.attrs[k] for k in _CONV_ATTRS}
+    grads = [None] * len(operands)
+    if ctx.needs(0):
+        pad = _conv_out_padding(ctx.type(x), ctx.type(dy), ctx.type(w), attrs)
+        grads[0] = ctx.add("grad.ConvInput", [dy, w], {**attrs, "output_padding": pad})
+    if ctx.needs(1):
+        kernel = list(ctx.type(w).shape[2:])
+        grads[1] = ctx.add("grad.ConvWeight", [x, dy], {**attrs, "kernel_shape": kernel})
+    if len(operands) == 3 and ctx.needs(2):
+        grads[2] = ctx.add("nn.ReduceSum", [dy], {"axes": [0, 2, 3], "keepdims": 0})
+    return grads
+
+
+@NN.GEMM.grad
+def _gemm_grad(ctx, node, douts):
+    dy = douts[0]
+    operands = ctx.operands()
+    a, b = operands[0], operands[1]
+    ta, tb, alpha = node.attrs["transA"], node.attrs["transB"], float(node.attrs["alpha"])
+    grads = [None] * len(operands)
+    if ctx.needs(0):
+        # dA = alpha dY op(B)^T, or its transpose when A was transposed
+        if not ta:
+            grads[0] = ctx.add("nn.Gemm", [dy, b], {"transB": 0 if tb else 1, "alpha": alpha})
+        else:
+            grads[0] = ctx.add("nn.Gemm", [b, dy], {"transA": 1 if tb else 0, "transB": 1,
+                                                   "alpha": alpha})
+    if ctx.needs(1):
+        # dB = alpha op(A)^T dY, or its transpose when B was transposed
+        if not tb:
+            grads[1] = ctx.add("nn.Gemm", [a, dy], {"transA": 0 if ta else 1, "alpha": alpha})
+        else:
+            grads[1] = ctx.add("nn.Gemm", [dy, a], {"transA": 1, "transB": 1 if ta else 0,
+                                                   "alpha": alpha})
+    if len(operands) == 3 and ctx.needs(2):
+        dc = dy
+        beta = float(node.attrs["beta"])
+        if beta != 1.0:
+            dc = ctx.add("nn.Mul", [dy, ctx.const(beta, like=dy)])
+        grads[2] = _sum_to(ctx, dc, operands[2])
+    return grads
+
+
+@NN.MATMUL.grad
+def _matmul_grad(ctx, node, douts):
+    a, b = ctx.operands()
+    ta, tb = ctx.type(a), ctx.type(b)
+    dy = douts[0]
+    # Treat vectors as matrices: a [K] -> [1, K], b [K] -> [K, 1].
+    a2 = ctx.add("nn.Unsqueeze", [a], {"axes": [0]}) if ta.rank == 1 else a
+    b2 = ctx.add("nn.Unsqueeze", [b], {"axes": [-1]}) if tb.rank == 1 else b
+    if ta.rank == 1 or tb.rank == 1:
+        dy = ctx.add("nn.Unsqueeze", [dy], {"axes": ([-2] if ta.rank == 1 else []) +
+                                                    ([-1] if tb.rank == 1 else [])}) \
+            if ta.rank + tb.rank > 2 else ctx.add("nn.Reshape", [dy], {"shape": [1, 1]})
+
+    def swap(v):
+        r = ctx.type(v).rank
+        perm = list(range(r - 2)) + [r - 1, r - 2]
+        return ctx.add("nn.Transpose", [v], {"perm": perm})
+    grads = [None, None]
+    if ctx.needs(0):
+        da = ctx.add("nn.MatMul", [dy, swap(b2)])
+        da = _sum_to(ctx, da, a2)
+        grads[0] = ctx.add("grad.ReshapeLike", [da, a]) if ta.rank == 1 else da
+    if ctx.needs(1):
+        db = ctx.add("nn.MatMul", [swap(a2), dy])
+        db = _sum_to(ctx, db, b2)
+        grads[1] = ctx.add("grad.ReshapeLike", [db, b]) if tb.rank == 1 else db
+    return grads
+
+
+# =============================================================================
+# pooling
+# =============================================================================
+
+def _infer_pool_indices(attrs, ins):
+    y = _infer_pool("MaxPool")(attrs, ins)[0]
+    return [y, y.with_dtype("i64")]
+
+
+MAXPOOL_WITH_INDICES = _grad(
+    "MaxPoolWithIndices", attrs=dict(NN.MAXPOOL.attrs), infer=_infer_pool_indices,
+    doc="nn.MaxPool that also returns each maximum's flat index into x (ONNX MaxPool's "
+        "Indices output); autodiff puts it in place of the MaxPool it differentiates")
+
+
+def _maxpool_argmax(x: np.ndarray, attrs):
+    kernel, dil = attrs["kernel_shape"], attrs["dilations"]
+    out_t = _infer_pool("MaxPool")(attrs, [TensorType.of(x)])[0]
+    pads, _ = _pool_pads(x, attrs, kernel, dil, out_t.shape)
+    n, c, h, w = x.shape
+    flat = np.arange(n * c * h * w, dtype=np.int64).reshape(x.shape)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = _pad_spatial(x, pads, low)
+    ip = _pad_spatial(flat, pads, -1)
+    wx = _windows(xp, kernel, attrs["strides"], dil)[:, :, :out_t.shape[2], :out_t.shape[3]]
+    wi = _windows(ip, kernel, attrs["strides"], dil)[:, :, :out_t.shape[2], :out_t.shape[3]]
+    sh = wx.shape
+    wx = wx.reshape(*sh[:4], -1)
+    wi = wi.reshape(*sh[:4], -1)
+    k = wx.argmax(axis=-1)[..., None]
+    return (np.take_along_axis(wx, k, -1)[..., 0].astype(x.dtype),
+            np.take_along_axis(wi, k, -1)[..., 0])
+
+
+@MAXPOOL_WITH_INDICES.host_batch
+def _maxpool_indices_host(inputs, attrs, draws):
+    y, idx = _maxpool_argmax(np.asarray(inputs[0]), attrs)
+    return [y, idx]
+
+
+@MAXPOOL_WITH_INDICES.lower_onnx
+def _maxpool_indices_onnx(emit, inputs, attrs, draws):
+    y, idx = emit.op("MaxPool", [inputs[0]], outputs=2, kernel_shape=list(attrs["kernel_shape"]),
+                     strides=list(attrs["strides"]), pads=list(attrs["pads"]),
+                     dilations=list(attrs["dilations"]), ceil_mode=int(attrs["ceil_mode"]))
+    return [y, idx]
+
+
+def _infer_maxpool_grad(attrs, ins):
+    dy, idx, x = ins
+    if idx.dtype != "i64":
+        raise TypeError(f"grad.MaxPool: indices must be i64, got {idx}")
+    return [x]
+
+
+MAXPOOL_GRAD = _grad("MaxPool", attrs=dict(NN.MAXPOOL.attrs),
+                     infer=_infer_maxpool_grad, num_inputs=3,
+                     doc="(dy, indices, x) -> dx: each dy element added at its maximum's flat "
+                         "index (attributes: the forward pool's)")
+
+
+@MAXPOOL_GRAD.host_batch
+def _maxpool_grad_host(inputs, attrs, draws):
+    dy, idx, x = (np.asarray(v) for v in inputs)
+    dx = np.zeros(x.size, dtype=np.float64)
+    np.add.at(dx, idx.reshape(-1), _f64(dy).reshape(-1))
+    return [_like(dx.reshape(x.shape), x)]
+
+
+@MAXPOOL_GRAD.lower_onnx
+def _maxpool_grad_onnx(emit, inputs, attrs, draws):
+    dy, idx, x = inputs
+    shape = emit.op("Shape", [x])
+    plain = not any(attrs["pads"]) and not attrs["ceil_mode"] and attrs["dilations"] == [1, 1]
+    if plain and all(s >= k for s, k in zip(attrs["strides"], attrs["kernel_shape"])):
+        # windows do not overlap: every input is some window's maximum at most
+        # once, so placing (MaxUnpool) equals adding; measured 5x faster than
+        # ScatterElements on LeNet's first pool
+        return [emit.op("MaxUnpool", [dy, idx, shape], kernel_shape=list(attrs["kernel_shape"]),
+                        strides=list(attrs["strides"]))]
+    flat = emit.const(_i64([-1]))
+    zeros = emit.op("ConstantOfShape", [emit.op("Reshape", [emit.op("Size", [x]), flat])],
+                    value=onnx.helper.make_tensor("zero", onnx.TensorProto.FLOAT, [1], [0.0]))
+    zeros = emit.op("CastLike", [zeros, dy])
+    dx = emit.op("ScatterElements", [zeros, emit.op("Reshape", [idx, flat]),
+                                     emit.op("Reshape", [dy, flat])], axis=0, reduction="add")
+    return [emit.op("Reshape", [dx, shape])]
+
+
+def _infer_windows_grad(attrs, ins):
+    dy, x, y = ins
+    if dy.dtype != x.dtype or y.dtype != x.dtype:
+        raise TypeError(f"grad.MaxPoolWindows: operand dtypes differ ({dy}, {x}, {y})")
+    return [x]
+
+
+MAXPOOL_WINDOWS_GRAD = _grad(
+    "MaxPoolWindows", attrs={"kernel_shape": REQUIRED, "input_hw": REQUIRED},
+    infer=_infer_windows_grad, num_inputs=3,
+    doc="(dy, x, y) -> dx of a MaxPool whose windows tile x (stride = kernel, no padding): "
+        "dy goes to the first maximum of each window in row-major order, found with fast "
+        "ops only (upsampled y, a position-weighted second MaxPool) instead of the "
+        "pool's Indices output, which onnxruntime computes ~15x slower than the pool")
+
+
+def _first_max_weights(kernel, hw) -> np.ndarray:
+    """[1, 1, H', W'] scores: within each window, earlier (row-major) is larger."""
+    kh, kw = kernel
+    rows = np.arange(hw[0]) % kh
+    cols = np.arange(hw[1]) % kw
+    return (kh * kw - (rows[:, None] * kw + cols[None, :])).astype(np.float32)[None, None]
+
+
+@MAXPOOL_WINDOWS_GRAD.host_batch
+def _windows_grad_host(inputs, attrs, draws):
+    dy, x, y = (np.asarray(v) for v in inputs)
+    kh, kw = attrs["kernel_shape"]
+    n, c, h, w = x.shape
+    ho, wo = dy.shape[2:]
+    win = x[:, :, :ho * kh, :wo * kw].reshape(n, c, ho, kh, wo, kw).transpose(0, 1, 2, 4, 3, 5)
+    first = win.reshape(n, c, ho, wo, kh * kw).argmax(axis=-1)
+    onehot = first[..., None] == np.arange(kh * kw)
+    g = np.where(onehot, _f64(dy)[..., None], 0.0).reshape(n, c, ho, wo, kh, kw)
+    dx = np.zeros((n, c, h, w))
+    dx[:, :, :ho * kh, :wo * kw] = g.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho * kh, wo * kw)
+    return [_like(dx, x)]
+
+
+@MAXPOOL_WINDOWS_GRAD.lower_onnx
+def _windows_grad_onnx(emit, inputs, attrs, draws):
+    dy, x, y = inputs
+    kh, kw = attrs["kernel_shape"]
+    h, w = attrs["input_hw"]
+    covered = ((h // kh) * kh, (w // kw) * kw)
+    if covered != (h, w):    # rows/columns no window reaches: no gradient
+        x = emit.op("Slice", [x, emit.const(_i64([0, 0])), emit.const(_i64(covered)),
+                              emit.const(_i64([2, 3]))])
+    scales = emit.const(np.asarray([1, 1, kh, kw], np.float32))
+
+    def up(v):
+        return emit.op("Resize", [v, "", scales], mode="nearest",
+                       coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    hit = emit.op("CastLike", [emit.op("Equal", [x, up(y)]), x])
+    score = emit.op("Mul", [hit, emit.op("CastLike", [emit.const(_first_max_weights((kh, kw), covered)), x])])
+    best = emit.op("MaxPool", [score], kernel_shape=[kh, kw], strides=[kh, kw])
+    first = emit.op("CastLike", [emit.op("Equal", [score, up(best)]), x])
+    dx = emit.op("Mul", [first, up(dy)])
+    if covered != (h, w):
+        pads = emit.const(_i64([0, 0, 0, 0, 0, 0, h - covered[0], w - covered[1]]))
+        dx = emit.op("Pad", [dx, pads])
+    return [dx]
+
+
+def _tiling(node, xt) -> bool:
+    """Windows that tile the input: stride = kernel, no padding, floor mode."""
+    a = node.attrs
+    return (list(a["strides"]) == list(a["kernel_shape"]) and not any(a["pads"]) and
+            not a["ceil_mode"] and list(a["dilations"]) == [1, 1] and
+            all(isinstance(d, int) for d in xt.shape[2:]))
+
+
+@NN.MAXPOOL.grad
+def _maxpool_grad(ctx, node, douts):
+    x = ctx.operand(0)
+    xt = ctx.type(x)
+    if _tiling(node, xt):
+        return [ctx.add("grad.MaxPoolWindows", [douts[0], x, ctx.result(0)],
+                        {"kernel_shape": list(node.attrs["kernel_shape"]),
+                         "input_hw": list(xt.shape[2:])})]
+    pooled = ctx.replace_forward("grad.MaxPoolWithIndices", node.attrs, ["indices"])
+    return [ctx.add("grad.MaxPool", [douts[0], pooled.out(1), x], node.attrs)]
+
+
+def _infer_avgpool_grad(attrs, ins):
+    c, h, w = attrs["input_shape"]
+    return [TensorType(ins[0].dtype, (ins[0].shape[0], c, h, w))]
+
+
+AVGPOOL_GRAD = _grad("AveragePool", attrs={**NN.AVGPOOL.attrs, "input_shape": REQUIRED},
+                     infer=_infer_avgpool_grad,
+                     doc="dy -> dx of an AveragePool over x of [N, *input_shape]: each dy element "
+                         "spread evenly over the elements its window averaged (a depthwise "
+                         "ConvTranspose with a ones kernel)")
+
+
+def _avgpool_plan(attrs):
+    """(count [Ho, Wo], ConvTranspose pads, output_padding) for the static
+    input shape; the counts mirror nn.AveragePool's forward rule."""
+    c, h, w = attrs["input_shape"]
+    kernel, strides = attrs["kernel_shape"], attrs["strides"]
+    x_t = TensorType("f32", (1, c, h, w))
+    out_t = _infer_pool("AveragePool")(attrs, [x_t])[0]
+    x = np.zeros((1, 1, h, w))
+    pads, (eb, er) = _pool_pads(x, attrs, kernel, [1, 1], out_t.shape)
+    ones = np.ones((1, 1, h, w))
+    if attrs["count_include_pad"]:
+        ones = _pad_spatial(_pad_spatial(ones, attrs["pads"], 1.0), (0, 0, eb, er), 0.0)
+    else:
+        ones = _pad_spatial(ones, pads, 0.0)
+    count = _windows(ones, kernel, strides, (1, 1)).sum(axis=(4, 5))[0, 0]
+    count = count[:out_t.shape[2], :out_t.shape[3]]
+    out_pad = []
+    for i, size in enumerate((h, w)):
+        need = (out_t.shape[2 + i] - 1) * strides[i] + kernel[i]
+        out_pad.append(max(0, size + pads[i] + pads[i + 2] - need))
+    return count, pads, out_pad
+
+
+@AVGPOOL_GRAD.host_batch
+def _avgpool_grad_host(inputs, attrs, draws):
+    dy = _f64(inputs[0])
+    count, pads, _ = _avgpool_plan(attrs)
+    c, h, w = attrs["input_shape"]
+    kh, kw = attrs["kernel_shape"]
+    sh, sw = attrs["strides"]
+    dxp = np.zeros((dy.shape[0], c, h + pads[0] + pads[2], w + pads[1] + pads[3]))
+    g = dy / count
+    for i in range(kh):
+        for j in range(kw):
+            dxp[:, :, i:i + sh * g.shape[2]:sh, j:j + sw * g.shape[3]:sw] += g
+    return [_like(dxp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + w], inputs[0])]
+
+
+@AVGPOOL_GRAD.lower_onnx
+def _avgpool_grad_onnx(emit, inputs, attrs, draws):
+    count, pads, out_pad = _avgpool_plan(attrs)
+    c = attrs["input_shape"][0]
+    kh, kw = attrs["kernel_shape"]
+    dy = inputs[0]
+    g = emit.op("Div", [dy, emit.op("CastLike", [emit.const(count.astype(np.float32)), dy])])
+    ones = emit.op("CastLike", [emit.const(np.ones((c, 1, kh, kw), np.float32)), dy])
+    return [emit.op("ConvTranspose", [g, ones], strides=list(attrs["strides"]), pads=list(pads),
+                    output_padding=out_pad, group=int(c))]
+
+
+@NN.AVGPOOL.grad
+def _avgpool_grad(ctx, node, douts):
+    xt = ctx.type(ctx.operand(0))
+    if not all(isinstance(d, int) for d in xt.shape[1:]):
+        ctx.fail(f"training through AveragePool needs a static input shape, got {xt}")
+    return [ctx.add("grad.AveragePool", [douts[0]],
+                    {**node.attrs, "input_shape": list(xt.shape[1:])})]
+
+
+# =============================================================================
+# shape manipulation, casts, reductions
+# =============================================================================
+
+def _reshape_back(ctx, node, douts):
+    return [ctx.add("grad.ReshapeLike", [douts[0], ctx.operand(0)])]
+
+
+for _op in (NN.RESHAPE, NN.FLATTEN, NN.SQUEEZE, NN.UNSQUEEZE):
+    _op.grad(_reshape_back)
+
+
+@NN.TRANSPOSE.grad
+def _transpose_grad(ctx, node, douts):
+    perm = list(node.attrs["perm"])
+    inverse = [perm.index(i) for i in range(len(perm))]
+    return [ctx.add("nn.Transpose", [douts[0]], {"perm": inverse})]
+
+
+@NN.CONCAT.grad
+def _concat_grad(ctx, node, douts):
+    operands = ctx.operands()
+    rank = ctx.type(operands[0]).rank
+    axis = node.attrs["axis"] % rank
+    grads, start = [], 0
+    for i, v in enumerate(operands):
+        size = ctx.type(v).shape[axis]
+        if not isinstance(size, int):
+            ctx.fail(f"training through Concat needs static sizes along axis {axis}, "
+                     f"got {ctx.type(v)}")
+        if ctx.needs(i):
+            grads.append(ctx.add("nn.Slice", [douts[0]], {"starts": [start], "ends": [start + size],
+                                                         "axes": [axis], "steps": [1]}))
+        else:
+            grads.append(None)
+        start += size
+    return grads
+
+
+def _infer_pad_back(attrs, ins):
+    return [ins[1].with_dtype(ins[0].dtype)]
+
+
+SLICE_GRAD = _grad("Slice", attrs={"starts": REQUIRED, "ends": REQUIRED, "axes": REQUIRED},
+                   infer=_infer_pad_back, num_inputs=2,
+                   doc="(dy, x) -> dx of a step-1 Slice: dy zero-padded back to x's shape "
+                       "(starts/ends resolved to non-negative positions)")
+
+
+@SLICE_GRAD.host_batch
+def _slice_grad_host(inputs, attrs, draws):
+    dy, x = np.asarray(inputs[0]), np.asarray(inputs[1])
+    dx = np.zeros(x.shape, dtype=dy.dtype)
+    index = [slice(None)] * x.ndim
+    for a, s, e in zip(attrs["axes"], attrs["starts"], attrs["ends"]):
+        index[a] = slice(s, e)
+    dx[tuple(index)] = dy
+    return [dx]
+
+
+@SLICE_GRAD.lower_onnx
+def _slice_grad_onnx(emit, inputs, attrs, draws):
+    dy, x = inputs
+    axes = emit.const(_i64(attrs["axes"]), name_hint="axes")
+    size = emit.op("Gather", [emit.op("Shape", [x]), axes], axis=0)
+    after = emit.op("Sub", [size, emit.const(_i64(attrs["ends"]))])
+    pads = emit.op("Concat", [emit.const(_i64(attrs["starts"])), after], axis=0)
+    zero = emit.op("CastLike", [emit.const(np.float32(0.0)), dy])
+    return [emit.op("Pad", [dy, pads, zero, axes], mode="constant")]
+
+
+@NN.SLICE.grad
+def _slice_grad(ctx, node, douts):
+    xt = ctx.type(ctx.operand(0))
+    starts, ends, axes = [], [], []
+    for a, s, e, st in zip(node.attrs["axes"], node.attrs["starts"], node.attrs["ends"],
+                           node.attrs["steps"]):
+        a = a % xt.rank
+        size = xt.shape[a]
+        if st != 1 or not isinstance(size, int):
+            ctx.fail(f"training through a slice needs step 1 and a static size on axis {a}, "
+                     f"got step {st} on {xt}")
+        lo, hi, _ = slice(s, e, 1).indices(size)
+        starts.append(lo)
+        ends.append(max(lo, hi))
+        axes.append(a)
+    return [ctx.add("grad.Slice", [douts[0], ctx.operand(0)],
+                    {"starts": starts, "ends": ends, "axes": axes})]
+
+
+@NN.CAST.grad
+def _cast_grad(ctx, node, douts):
+    xt = ctx.type(ctx.operand(0))
+    if not is_float(xt.dtype):
+        return [None]
+    return [ctx.add("nn.Cast", [douts[0]], {"to": xt.dtype})]
+
+
+def _reduce_grad(mean: bool):
+    def rule(ctx, node, douts):
+        return [ctx.add("grad.ExpandLike", [douts[0], ctx.operand(0)],
+                        {"axes": node.attrs["axes"], "keepdims": node.attrs["keepdims"],
+                         "mean": mean})]
+    return rule
+
+
+NN.REDUCE_OPS["ReduceSum"].grad(_reduce_grad(False))
+NN.REDUCE_OPS["ReduceMean"].grad(_reduce_grad(True))
+
+
+def _extremum_grad(ctx, node, douts):
+    """Ties share the gradient evenly (as PyTorch's amax/amin)."""
+    x, y = ctx.operand(0), ctx.result(0)
+    spec = {"axes": node.attrs["axes"], "keepdims": node.attrs["keepdims"], "mean": False}
+    hit = ctx.add("nn.Equal", [x, ctx.add("grad.ExpandLike", [y, x], spec)])
+    mask = ctx.add("nn.Cast", [hit], {"to": ctx.type(x).dtype})
+    ties = ctx.add("grad.ExpandLike", [ctx.add("nn.ReduceSum", [mask], {
+        "axes": node.attrs["axes"], "keepdims": node.attrs["keepdims"]}), x], spec)
+    share = ctx.add("nn.Div", [ctx.add("grad.ExpandLike", [douts[0], x], spec), ties])
+    return [ctx.add("nn.Mul", [share, mask])]
+
+
+NN.REDUCE_OPS["ReduceMax"].grad(_extremum_grad)
+NN.REDUCE_OPS["ReduceMin"].grad(_extremum_grad)
+
+
+# =============================================================================
+# normalisation and dropout
+# =============================================================================
+
+def _infer_bn_grad(attrs, ins):
+    dy, x, scale = ins[:3]
+    return [x, scale, scale]
+
+
+BN_GRAD = _grad("BatchNorm", attrs={"epsilon": 1e-5, "training_mode": 0},
+                infer=_infer_bn_grad, num_inputs=5,
+                doc="(dy, x, scale, mean, var) -> (dx, dscale, dbias) of BatchNormalization "
+                    "over axis 1; training_mode = 1 differentiates through the batch "
+                    "statistics (mean and var operands unused)")
+
+
+def _bn_axes(ndim):
+    return tuple(i for i in range(ndim) if i != 1)
+
+
+@BN_GRAD.host_batch
+def _bn_grad_host(inputs, attrs, draws):
+    dy, x, scale, mean, var = (_f64(v) for v in inputs)
+    axes = _bn_axes(x.ndim)
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    if attrs["training_mode"]:
+        mean, var = x.mean(axis=axes), x.var(axis=axes)
+    inv = 1.0 / np.sqrt(var + attrs["epsilon"])
+    xhat = (x - mean.reshape(shape)) * inv.reshape(shape)
+    dbias = dy.sum(axis=axes)
+    dscale = (dy * xhat).sum(axis=axes)
+    if attrs["training_mode"]:
+        m = x.size / x.shape[1]
+        dx = (scale * inv).reshape(shape) / m * (m * dy - dbias.reshape(shape)
+                                                 - xhat * dscale.reshape(shape))
+    else:
+        dx = dy * (scale * inv).reshape(shape)
+    like = inputs[1]
+    return [_like(dx, like), _like(dscale, inputs[2]), _like(dbias, inputs[2])]
+
+
+@BN_GRAD.lower_onnx
+def _bn_grad_onnx(emit, inputs, attrs, draws):
+    dy, x, scale, mean, var = inputs
+    # axes = all but 1, from the run-time rank
+    rank = emit.op("Size", [emit.op("Shape", [x])])
+    all_axes = emit.op("Range", [emit.const(np.int64(0)), rank, emit.const(np.int64(1))])
+    axes = emit.op("Compress", [all_axes, emit.op("Not", [emit.op("Equal", [
+        all_axes, emit.const(np.int64(1))])])], axis=0)
+    # a [1, C, 1, ...] view of per-channel vectors
+    ones = emit.op("ConstantOfShape", [emit.op("Reshape", [emit.op("Sub", [rank, emit.const(np.int64(2))]),
+                                                           emit.const(_i64([1]))])],
+                   value=onnx.helper.make_tensor("one", I64, [1], [1]))
+    chan_shape = emit.op("Concat", [emit.const(_i64([1, -1])), ones], axis=0)
+
+    def per_channel(v):
+        return emit.op("Reshape", [v, chan_shape])
+    eps = emit.op("CastLike", [emit.const(np.float64(attrs["epsilon"])), x])
+    if attrs["training_mode"]:
+        mean_b = emit.op("ReduceMean", [x, axes], keepdims=1)
+        centered = emit.op("Sub", [x, mean_b])
+        var_b = emit.op("ReduceMean", [emit.op("Mul", [centered, centered]), axes], keepdims=1)
+    else:
+        mean_b, var_b = per_channel(mean), per_channel(var)
+        centered = emit.op("Sub", [x, mean_b])
+    inv = emit.op("Reciprocal", [emit.op("Sqrt", [emit.op("Add", [var_b, eps])])])
+    xhat = emit.op("Mul", [centered, inv])
+    dbias = emit.op("ReduceSum", [dy, axes], keepdims=0)
+    dscale = emit.op("ReduceSum", [emit.op("Mul", [dy, xhat]), axes], keepdims=0)
+    k = emit.op("Mul", [per_channel(scale), inv])
+    if attrs["training_mode"]:
+        m = emit.op("CastLike", [emit.op("Div", [emit.op("Size", [x]), emit.op(
+            "Gather", [emit.op("Shape", [x]), emit.const(np.int64(1))], axis=0)]), x])
+        inner = emit.op("Sub", [emit.op("Sub", [emit.op("Mul", [dy, m]), per_channel(dbias)]),
+                                emit.op("Mul", [xhat, per_channel(dscale)])])
+        dx = emit.op("Div", [emit.op("Mul", [k, inner]), m])
+    else:
+        dx = emit.op("Mul", [dy, k])
+    return [dx, dscale, dbias]
+
+
+@NN.BATCHNORM.grad
+def _bn_grad(ctx, node, douts):
+    operands = ctx.operands()
+    if douts[0] is None:
+        return [None] * 5
+    node_bn = ctx.add_node("grad.BatchNorm", [douts[0], operands[0], operands[1], *operands[3:5]],
+                           {"epsilon": node.attrs["epsilon"],
+                            "training_mode": node.attrs["training_mode"]})
+    dx, dscale, dbias = node_bn.outs
+    return [dx if ctx.needs(0) else None, dscale if ctx.needs(1) else None,
+            dbias if ctx.needs(2) else None, None, None]
+
+
+@NN.DROPOUT.grad
+def _dropout_grad(ctx, node, douts):
+    # the same keep mask and scale, from the same draws
+    return [ctx.add("nn.Dropout", [douts[0], ctx.operand(1)], node.attrs), None]
+
+
+# Ops whose results carry no gradient (integer or boolean results).
+def _no_grad(ctx, node, douts):
+    return [None] * len(node.in_types)
+
+
+for _op in (NN.ARGMAX, NN.ONEHOT, *(NN.BINARY_OPS[n] for n in ("Equal", "Less", "Greater"))):
+    _op.grad(_no_grad)

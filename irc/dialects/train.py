@@ -1,0 +1,888 @@
+"""The ``train`` dialect: losses, optimiser updates, the training marker and
+the loop-sink ops.  Everything here lowers to standard ONNX operators: stock
+onnxruntime has no training operators, so the backward pass and the
+optimiser are ordinary graph nodes.
+
+Losses (``train.SoftmaxCrossEntropyWithLogits`` ...) take the logits and the
+label column and give the loss (``f32[]`` with ``reduction`` "mean"/"sum",
+per element with "none"); each has a ``...Grad`` op that the autodiff pass
+emits, giving the loss's gradient with respect to the logits.
+
+``train.minimize(%loss)`` (no results) marks what to train: the optimiser,
+its hyper-parameters and the trainable parameters by name.  The ``autodiff``
+pass replaces it by the backward pass and one update op per parameter:
+
+* ``train.MomentumUpdate(param, grad, accum, lr)``: MindSpore's
+  ApplyMomentum, ``accum = momentum * accum + grad``, then
+  ``param -= lr * accum`` (Nesterov: ``param -= lr * (grad + momentum * accum)``);
+* ``train.SGDUpdate(param, grad, accum, stat, lr)``: MindSpore's SGD
+  (dampening, Nesterov, the first step takes the gradient as the momentum);
+* ``train.AdamPowers`` once per step and ``train.AdamUpdate`` per parameter:
+  MindSpore's Adam (bias-corrected step size, ``eps`` outside the root).
+
+Weight decay adds ``weight_decay * param`` to the gradient (MindSpore's
+``decay_weight``), after dividing the gradient by ``loss_scale``.
+
+The ``loop-sink`` pass runs many steps in one graph with ``train.QueueGet``
+(step ``i``'s slice of a stacked queue) and ``train.Loop`` (an ONNX ``Loop``
+over a body graph of the module, ``body = @name``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from ..ir.registry import REQUIRED, TENSOR, define
+from ..ir.types import TensorType, is_float, types_compatible
+
+FAMILY = "train"
+REDUCTIONS = ("mean", "sum", "none")
+INT_DTYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+
+
+def _train(name, *, attrs=None, infer, num_inputs=1, kind=TENSOR, doc=""):
+    return define(f"train.{name}", kind=kind, family=FAMILY, attrs=attrs or {},
+                  infer=infer, num_inputs=num_inputs, doc=doc)
+
+
+def _f64(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+def _like(y, x) -> np.ndarray:
+    return np.asarray(y).astype(np.asarray(x).dtype, copy=False)
+
+
+def _scalar(x) -> np.float64:
+    return np.float64(np.asarray(x).reshape(()))
+
+
+def _check_reduction(op: str, attrs) -> str:
+    r = attrs["reduction"]
+    if r not in REDUCTIONS:
+        raise ValueError(f"{op}: reduction must be one of {', '.join(REDUCTIONS)}, got {r!r}")
+    return r
+
+
+def _fmt(t: TensorType) -> str:
+    return str(t)
+
+
+# =============================================================================
+# losses
+# =============================================================================
+
+def _reduce_host(per_elem: np.ndarray, reduction: str, like) -> np.ndarray:
+    if reduction == "mean":
+        return _like(per_elem.mean(), like)
+    if reduction == "sum":
+        return _like(per_elem.sum(), like)
+    return _like(per_elem, like)
+
+
+def _reduce_onnx(emit, per_elem: str, reduction: str) -> str:
+    if reduction == "mean":
+        return emit.op("ReduceMean", [per_elem], keepdims=0)
+    if reduction == "sum":
+        return emit.op("ReduceSum", [per_elem], keepdims=0)
+    return per_elem
+
+
+def _dloss_scale_onnx(emit, dloss: str, like: str, reduction: str) -> str:
+    """The upstream gradient spread over the loss's elements: dloss / count
+    for "mean", dloss for "sum" (both scalars), dloss itself for "none"."""
+    if reduction != "mean":
+        return dloss
+    count = emit.op("CastLike", [emit.op("Size", [like]), dloss])
+    return emit.op("Div", [dloss, count])
+
+
+def _dloss_scale_host(dloss, like: np.ndarray, reduction: str) -> np.ndarray:
+    d = _f64(dloss)
+    return d / like.size if reduction == "mean" else d
+
+
+def _reduced_type(t: TensorType, reduction: str, elem_shape) -> TensorType:
+    return TensorType(t.dtype, () if reduction != "none" else tuple(elem_shape))
+
+
+# --- softmax cross entropy --------------------------------------------------------
+
+def _check_sce(op: str, attrs, logits: TensorType, labels: TensorType) -> None:
+    if not is_float(logits.dtype):
+        raise TypeError(f"{op}: the logits must be a float tensor, got {_fmt(logits)}")
+    if logits.rank != 2:
+        raise ValueError(f"{op}: the logits must be [N, C], got {_fmt(logits)}")
+    n, c = logits.shape
+    if attrs["sparse"]:
+        if labels.dtype not in INT_DTYPES:
+            raise TypeError(f"{op}: with sparse=True the labels must be class indices (integers), "
+                            f"got {_fmt(labels)}")
+        if labels.rank != 1 or not _dims_match(labels.shape[0], n):
+            raise ValueError(f"{op}: with sparse=True the labels must be [N] for logits "
+                             f"{_fmt(logits)}, got {_fmt(labels)}")
+    else:
+        if labels.dtype != logits.dtype or labels.rank != 2 or not all(
+                _dims_match(a, b) for a, b in zip(labels.shape, logits.shape)):
+            raise ValueError(f"{op}: with sparse=False the labels must have the logits' type "
+                             f"{_fmt(logits)} (one probability per class), got {_fmt(labels)}")
+
+
+def _dims_match(a, b) -> bool:
+    return not (isinstance(a, int) and isinstance(b, int) and a != b)
+
+
+def _infer_sce(attrs, ins):
+    op = "train.SoftmaxCrossEntropyWithLogits"
+    r = _check_reduction(op, attrs)
+    _check_sce(op, attrs, ins[0], ins[1])
+    return [_reduced_type(ins[0], r, ins[0].shape[:1])]
+
+
+SCE = _train("SoftmaxCrossEntropyWithLogits", attrs={"sparse": False, "reduction": "none"},
+             infer=_infer_sce, num_inputs=2,
+             doc="-sum(labels * log_softmax(logits)) per sample (sparse: labels are class "
+                 "indices), then reduced; MindSpore's nn.SoftmaxCrossEntropyWithLogits")
+
+
+def _log_softmax64(x):
+    z = x - x.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def _target_host(labels, attrs, shape) -> np.ndarray:
+    if not attrs["sparse"]:
+        return _f64(labels)
+    idx = np.asarray(labels).astype(np.int64)
+    return (idx[:, None] == np.arange(shape[1])[None, :]).astype(np.float64)
+
+
+@SCE.host_batch
+def _sce_host(inputs, attrs, draws):
+    logits = np.asarray(inputs[0])
+    per = -(_target_host(inputs[1], attrs, logits.shape) * _log_softmax64(_f64(logits))).sum(axis=1)
+    return [_reduce_host(per, attrs["reduction"], logits)]
+
+
+def _target_onnx(emit, logits: str, labels: str, attrs) -> str:
+    """The target distribution: the labels, or one-hot rows of the indices."""
+    if not attrs["sparse"]:
+        return labels
+    classes = emit.op("Range", [emit.const(np.int64(0)),
+                                emit.op("Gather", [emit.op("Shape", [logits]),
+                                                   emit.const(np.int64(1))], axis=0),
+                                emit.const(np.int64(1))])
+    idx = emit.op("Unsqueeze", [emit.op("Cast", [labels], to=onnx.TensorProto.INT64),
+                                emit.const(np.array([1], dtype=np.int64))])
+    return emit.op("CastLike", [emit.op("Equal", [idx, classes]), logits])
+
+
+@SCE.lower_onnx
+def _sce_onnx(emit, inputs, attrs, draws):
+    logits, labels = inputs
+    lsm = emit.op("LogSoftmax", [logits], axis=1)
+    if attrs["sparse"]:
+        idx = emit.op("Unsqueeze", [emit.op("Cast", [labels], to=onnx.TensorProto.INT64),
+                                    emit.const(np.array([1], dtype=np.int64))])
+        picked = emit.op("GatherElements", [lsm, idx], axis=1)
+        per = emit.op("Neg", [emit.op("Squeeze", [picked, emit.const(np.array([1], dtype=np.int64))])])
+    else:
+        per = emit.op("Neg", [emit.op("ReduceSum", [emit.op("Mul", [labels, lsm]),
+                                                    emit.const(np.array([1], dtype=np.int64))],
+                                      keepdims=0)])
+    return [_reduce_onnx(emit, per, attrs["reduction"])]
+
+
+def _infer_sce_grad(attrs, ins):
+    op = "train.SoftmaxCrossEntropyWithLogitsGrad"
+    _check_reduction(op, attrs)
+    _check_sce(op, attrs, ins[1], ins[2])
+    return [ins[1]]
+
+
+SCE_GRAD = _train("SoftmaxCrossEntropyWithLogitsGrad", attrs={"sparse": False, "reduction": "none"},
+                  infer=_infer_sce_grad, num_inputs=3,
+                  doc="(dloss, logits, labels) -> dlogits = (softmax(logits) - target) * dloss "
+                      "(/ N for mean)")
+
+
+@SCE_GRAD.host_batch
+def _sce_grad_host(inputs, attrs, draws):
+    dloss, logits, labels = inputs
+    x = _f64(logits)
+    p = np.exp(_log_softmax64(x))
+    g = p - _target_host(labels, attrs, x.shape)
+    # the target rows sum to one for sparse labels; dense labels may not:
+    if not attrs["sparse"]:
+        g = p * _target_host(labels, attrs, x.shape).sum(axis=1, keepdims=True) - \
+            _target_host(labels, attrs, x.shape)
+    d = _f64(dloss)
+    if attrs["reduction"] == "mean":
+        d = d / x.shape[0]
+    d = d.reshape(-1, 1) if attrs["reduction"] == "none" else d
+    return [_like(g * d, logits)]
+
+
+@SCE_GRAD.lower_onnx
+def _sce_grad_onnx(emit, inputs, attrs, draws):
+    dloss, logits, labels = inputs
+    p = emit.op("Softmax", [logits], axis=1)
+    target = _target_onnx(emit, logits, labels, attrs)
+    if attrs["sparse"]:
+        g = emit.op("Sub", [p, target])
+    else:
+        mass = emit.op("ReduceSum", [target, emit.const(np.array([1], dtype=np.int64))], keepdims=1)
+        g = emit.op("Sub", [emit.op("Mul", [p, mass]), target])
+    if attrs["reduction"] == "none":
+        d = emit.op("Unsqueeze", [dloss, emit.const(np.array([1], dtype=np.int64))])
+    elif attrs["reduction"] == "mean":
+        n = emit.op("Gather", [emit.op("Shape", [logits]), emit.const(np.int64(0))], axis=0)
+        d = emit.op("Div", [dloss, emit.op("CastLike", [n, dloss])])
+    else:
+        d = dloss
+    return [emit.op("Mul", [g, d])]
+
+
+# --- elementwise regression losses (MSE, L1) ----------------------------------------
+
+def _broadcast_shape(op, a: TensorType, b: TensorType):
+    from .nn import broadcast_dims
+    return broadcast_dims(op, [a.shape, b.shape])
+
+
+def _check_pair(op: str, x: TensorType, y: TensorType):
+    if not is_float(x.dtype):
+        raise TypeError(f"{op}: the logits must be a float tensor, got {_fmt(x)}")
+    if y.dtype != x.dtype:
+        raise TypeError(f"{op}: the labels must have the logits' dtype: logits {_fmt(x)}, "
+                        f"labels {_fmt(y)}")
+    try:
+        return _broadcast_shape(op, x, y)
+    except ValueError:
+        raise ValueError(f"{op}: logits {_fmt(x)} and labels {_fmt(y)} do not have matching "
+                         f"shapes") from None
+
+
+def _infer_pair_loss(name):
+    def infer(attrs, ins):
+        op = f"train.{name}"
+        r = _check_reduction(op, attrs)
+        shape = _check_pair(op, ins[0], ins[1])
+        return [_reduced_type(ins[0], r, shape)]
+    return infer
+
+
+def _infer_pair_grad(name):
+    def infer(attrs, ins):
+        op = f"train.{name}"
+        _check_reduction(op, attrs)
+        _check_pair(op, ins[1], ins[2])
+        return [ins[1]]
+    return infer
+
+
+def _sum_to_host(g: np.ndarray, shape) -> np.ndarray:
+    """Sum a broadcast gradient back to ``shape``."""
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for i, d in enumerate(shape):
+        if d == 1 and g.shape[i] != 1:
+            g = g.sum(axis=i, keepdims=True)
+    return g
+
+
+def _sum_to_onnx(emit, g: str, like: str) -> str:
+    """``g`` (broadcast shape) summed back to ``like``'s shape, at run time."""
+    # Reduce over the broadcast axes: sum over every axis where the shapes differ.
+    # Expand(like) has g's shape when like broadcasts to it, so: sum g over
+    # the axes where like's (left-padded) shape is 1 but g's is not.
+    shape_g = emit.op("Shape", [g])
+    shape_x = emit.op("Shape", [like])
+    rank_g = emit.op("Size", [shape_g])
+    rank_x = emit.op("Size", [shape_x])
+    pad = emit.op("Sub", [rank_g, rank_x])
+    ones = emit.op("ConstantOfShape", [emit.op("Reshape", [pad, emit.const(np.array([1], np.int64))])],
+                   value=helper.make_tensor("one", onnx.TensorProto.INT64, [1], [1]))
+    padded = emit.op("Concat", [ones, shape_x], axis=0)
+    differ = emit.op("Not", [emit.op("Equal", [padded, shape_g])])
+    axes = emit.op("Squeeze", [emit.op("NonZero", [differ]), emit.const(np.array([0], np.int64))])
+    summed = emit.op("ReduceSum", [g, axes], keepdims=1, noop_with_empty_axes=1)
+    return emit.op("Reshape", [summed, shape_x])
+
+
+MSE = _train("MSELoss", attrs={"reduction": "mean"}, infer=_infer_pair_loss("MSELoss"),
+             num_inputs=2, doc="(logits - labels)^2, reduced; MindSpore's nn.MSELoss")
+MSE_GRAD = _train("MSELossGrad", attrs={"reduction": "mean"}, infer=_infer_pair_grad("MSELossGrad"),
+                  num_inputs=3, doc="(dloss, logits, labels) -> 2 (logits - labels) dloss (/ count)")
+L1 = _train("L1Loss", attrs={"reduction": "mean"}, infer=_infer_pair_loss("L1Loss"),
+            num_inputs=2, doc="|logits - labels|, reduced; MindSpore's nn.L1Loss")
+L1_GRAD = _train("L1LossGrad", attrs={"reduction": "mean"}, infer=_infer_pair_grad("L1LossGrad"),
+                 num_inputs=3, doc="(dloss, logits, labels) -> sign(logits - labels) dloss (/ count)")
+
+
+@MSE.host_batch
+def _mse_host(inputs, attrs, draws):
+    x, y = inputs
+    return [_reduce_host((_f64(x) - _f64(y)) ** 2, attrs["reduction"], x)]
+
+
+@MSE.lower_onnx
+def _mse_onnx(emit, inputs, attrs, draws):
+    d = emit.op("Sub", list(inputs))
+    return [_reduce_onnx(emit, emit.op("Mul", [d, d]), attrs["reduction"])]
+
+
+@L1.host_batch
+def _l1_host(inputs, attrs, draws):
+    x, y = inputs
+    return [_reduce_host(np.abs(_f64(x) - _f64(y)), attrs["reduction"], x)]
+
+
+@L1.lower_onnx
+def _l1_onnx(emit, inputs, attrs, draws):
+    return [_reduce_onnx(emit, emit.op("Abs", [emit.op("Sub", list(inputs))]), attrs["reduction"])]
+
+
+def _pair_grad_host(fn):
+    def host(inputs, attrs, draws):
+        dloss, x, y = inputs
+        diff = _f64(x) - _f64(y)
+        g = fn(diff) * _dloss_scale_host(dloss, diff, attrs["reduction"])
+        return [_like(_sum_to_host(np.broadcast_to(g, diff.shape), np.shape(x)), x)]
+    return host
+
+
+def _pair_grad_onnx(fn):
+    def lower(emit, inputs, attrs, draws):
+        dloss, x, y = inputs
+        diff = emit.op("Sub", [x, y])
+        g = emit.op("Mul", [fn(emit, diff), _dloss_scale_onnx(emit, dloss, diff, attrs["reduction"])])
+        return [_sum_to_onnx(emit, g, x)]
+    return lower
+
+
+MSE_GRAD.host_batch(_pair_grad_host(lambda d: 2.0 * d))
+MSE_GRAD.lower_onnx(_pair_grad_onnx(
+    lambda emit, d: emit.op("Mul", [d, emit.op("CastLike", [emit.const(np.float32(2.0)), d])])))
+L1_GRAD.host_batch(_pair_grad_host(np.sign))
+L1_GRAD.lower_onnx(_pair_grad_onnx(lambda emit, d: emit.op("Sign", [d])))
+
+
+# --- binary cross entropy with logits ------------------------------------------------
+
+def _infer_bce(attrs, ins):
+    op = "train.BCEWithLogitsLoss"
+    r = _check_reduction(op, attrs)
+    shape = _check_pair(op, ins[0], ins[1])
+    _check_bce_weights(op, attrs, ins)
+    return [_reduced_type(ins[0], r, shape)]
+
+
+def _check_bce_weights(op, attrs, ins):
+    want = 2 + bool(attrs["weighted"]) + bool(attrs["pos_weighted"])
+    if len(ins) != want:
+        raise ValueError(f"{op}: takes logits, labels{', weight' if attrs['weighted'] else ''}"
+                         f"{', pos_weight' if attrs['pos_weighted'] else ''}; got {len(ins)} operands")
+    for t in ins[2:]:
+        _check_pair(op, ins[0], t)
+
+
+BCE = _train("BCEWithLogitsLoss", attrs={"reduction": "mean", "weighted": False, "pos_weighted": False},
+             infer=_infer_bce, num_inputs=None,
+             doc="-(w (p y log s(x) + (1 - y) log(1 - s(x)))), s = sigmoid; operands logits, "
+                 "labels, then weight and pos_weight when flagged; MindSpore's nn.BCEWithLogitsLoss")
+
+
+def _infer_bce_grad(attrs, ins):
+    op = "train.BCEWithLogitsLossGrad"
+    _check_reduction(op, attrs)
+    _check_pair(op, ins[1], ins[2])
+    _check_bce_weights(op, attrs, ins[1:])
+    return [ins[1]]
+
+
+BCE_GRAD = _train("BCEWithLogitsLossGrad",
+                  attrs={"reduction": "mean", "weighted": False, "pos_weighted": False},
+                  infer=_infer_bce_grad, num_inputs=None,
+                  doc="(dloss, logits, labels[, weight][, pos_weight]) -> "
+                      "w (s(x) (p y + 1 - y) - p y) dloss (/ count)")
+
+
+def _bce_weights_host(inputs, attrs):
+    rest = list(inputs)
+    w = _f64(rest.pop(0)) if attrs["weighted"] else np.float64(1.0)
+    p = _f64(rest.pop(0)) if attrs["pos_weighted"] else np.float64(1.0)
+    return w, p
+
+
+@BCE.host_batch
+def _bce_host(inputs, attrs, draws):
+    x, y = _f64(inputs[0]), _f64(inputs[1])
+    w, p = _bce_weights_host(inputs[2:], attrs)
+    # log(1 + exp(-|x|)) + max(-x, 0) = -log sigmoid(x), computed stably
+    neg_log_sig = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0.0)
+    neg_log_one_minus = neg_log_sig + x
+    per = w * (p * y * neg_log_sig + (1.0 - y) * neg_log_one_minus)
+    return [_reduce_host(per, attrs["reduction"], inputs[0])]
+
+
+def _bce_weights_onnx(inputs, attrs):
+    rest = list(inputs)
+    w = rest.pop(0) if attrs["weighted"] else None
+    p = rest.pop(0) if attrs["pos_weighted"] else None
+    return w, p
+
+
+@BCE.lower_onnx
+def _bce_onnx(emit, inputs, attrs, draws):
+    x, y = inputs[0], inputs[1]
+    w, p = _bce_weights_onnx(inputs[2:], attrs)
+    one = emit.op("CastLike", [emit.const(np.float32(1.0)), x])
+    zero = emit.op("CastLike", [emit.const(np.float32(0.0)), x])
+    soft = emit.op("Log", [emit.op("Add", [one, emit.op("Exp", [emit.op("Neg", [emit.op("Abs", [x])])])])])
+    neg_log_sig = emit.op("Add", [soft, emit.op("Max", [emit.op("Neg", [x]), zero])])
+    neg_log_one_minus = emit.op("Add", [neg_log_sig, x])
+    pos = emit.op("Mul", [y, neg_log_sig])
+    if p is not None:
+        pos = emit.op("Mul", [p, pos])
+    per = emit.op("Add", [pos, emit.op("Mul", [emit.op("Sub", [one, y]), neg_log_one_minus])])
+    if w is not None:
+        per = emit.op("Mul", [w, per])
+    return [_reduce_onnx(emit, per, attrs["reduction"])]
+
+
+@BCE_GRAD.host_batch
+def _bce_grad_host(inputs, attrs, draws):
+    dloss, x_in, y_in = inputs[:3]
+    x, y = _f64(x_in), _f64(y_in)
+    w, p = _bce_weights_host(inputs[3:], attrs)
+    s = 1.0 / (1.0 + np.exp(-x))
+    g = w * (s * (p * y + 1.0 - y) - p * y)
+    g = np.broadcast_to(g, np.broadcast_shapes(x.shape, y.shape))
+    g = g * _dloss_scale_host(dloss, g, attrs["reduction"])
+    return [_like(_sum_to_host(g, x.shape), x_in)]
+
+
+@BCE_GRAD.lower_onnx
+def _bce_grad_onnx(emit, inputs, attrs, draws):
+    dloss, x, y = inputs[:3]
+    w, p = _bce_weights_onnx(inputs[3:], attrs)
+    one = emit.op("CastLike", [emit.const(np.float32(1.0)), x])
+    s = emit.op("Sigmoid", [x])
+    py = emit.op("Mul", [p, y]) if p is not None else y
+    g = emit.op("Sub", [emit.op("Mul", [s, emit.op("Sub", [emit.op("Add", [py, one]), y])]), py])
+    if w is not None:
+        g = emit.op("Mul", [w, g])
+    g = emit.op("Expand", [g, emit.op("Shape", [emit.op("Add", [x, y])])])   # the loss's shape
+    g = emit.op("Mul", [g, _dloss_scale_onnx(emit, dloss, g, attrs["reduction"])])
+    return [_sum_to_onnx(emit, g, x)]
+
+
+# Loss op -> its gradient op (w.r.t. the logits), for the autodiff rules below.
+LOSS_GRADS = [(SCE, SCE_GRAD), (MSE, MSE_GRAD), (L1, L1_GRAD), (BCE, BCE_GRAD)]
+
+
+def _loss_grad_rule(loss_op, grad_op):
+    def rule(ctx, node, douts):
+        if douts[0] is None:
+            return [None] * len(node.in_types)
+        operands = ctx.operands()
+        if any(ctx.needs(i) for i in range(1, len(operands))) and loss_op is not MSE:
+            ctx.fail(f"{loss_op.name}: the labels (and weights) must not depend on trainable "
+                     f"parameters")
+        dx = ctx.add(grad_op.name, [douts[0], *operands], node.attrs)
+        grads = [dx] + [None] * (len(operands) - 1)
+        if loss_op is MSE and ctx.needs(1):   # symmetric: d/dlabels = the grad op, roles swapped
+            grads[1] = ctx.add(grad_op.name, [douts[0], operands[1], operands[0]], node.attrs)
+        return grads
+    return rule
+
+
+for _loss, _grad in LOSS_GRADS:
+    _loss.grad(_loss_grad_rule(_loss, _grad))
+
+
+# =============================================================================
+# optimiser updates
+# =============================================================================
+
+def _check_update(op: str, param: TensorType, others: list[tuple[str, TensorType]]) -> None:
+    if not is_float(param.dtype):
+        raise TypeError(f"{op}: the parameter must be a float tensor, got {_fmt(param)}")
+    for what, t in others:
+        if not types_compatible(t, param):
+            raise ValueError(f"{op}: the {what} must have the parameter's type {_fmt(param)}, "
+                             f"got {_fmt(t)}")
+
+
+def _check_lr(op: str, lr: TensorType, param: TensorType) -> None:
+    if lr.dtype != param.dtype or lr.rank != 0:
+        raise ValueError(f"{op}: the learning rate must be a {param.dtype}[] scalar, got {_fmt(lr)}")
+
+
+def _decayed_host(g, p, attrs):
+    g = g / attrs["loss_scale"] if attrs["loss_scale"] != 1.0 else g
+    if attrs["weight_decay"]:
+        g = g + attrs["weight_decay"] * p
+    return g
+
+
+def _decayed_onnx(emit, g: str, p: str, attrs) -> str:
+    if attrs["loss_scale"] != 1.0:
+        g = emit.op("Div", [g, emit.op("CastLike", [emit.const(np.float32(attrs["loss_scale"])), g])])
+    if attrs["weight_decay"]:
+        wd = emit.op("CastLike", [emit.const(np.float32(attrs["weight_decay"])), p])
+        g = emit.op("Add", [g, emit.op("Mul", [p, wd])])
+    return g
+
+
+_DECAY_ATTRS = {"weight_decay": 0.0, "loss_scale": 1.0}
+
+
+def _f32c(emit, value, like: str) -> str:
+    return emit.op("CastLike", [emit.const(np.float32(value)), like])
+
+
+# --- Momentum ---------------------------------------------------------------------
+
+def _infer_momentum(attrs, ins):
+    op = "train.MomentumUpdate"
+    param, grad, accum, lr = ins
+    _check_update(op, param, [("gradient", grad), ("accumulation", accum)])
+    _check_lr(op, lr, param)
+    return [param, accum]
+
+
+MOMENTUM = _train("MomentumUpdate",
+                  attrs={"momentum": REQUIRED, "use_nesterov": False, **_DECAY_ATTRS},
+                  infer=_infer_momentum, num_inputs=4,
+                  doc="(param, grad, accum, lr) -> (param', accum'): accum' = momentum * accum + g; "
+                      "param' = param - lr * accum' (Nesterov: param - lr * (g + momentum * accum'))")
+
+
+@MOMENTUM.host_batch
+def _momentum_host(inputs, attrs, draws):
+    p, g, a, lr = (np.asarray(x, dtype=np.float32) for x in inputs)
+    m = np.float32(attrs["momentum"])
+    g = _decayed_host(g, p, attrs).astype(np.float32)
+    a2 = (a * m + g).astype(np.float32)
+    step = (g + a2 * m) if attrs["use_nesterov"] else a2
+    return [(p - lr * step).astype(inputs[0].dtype), a2.astype(inputs[2].dtype)]
+
+
+@MOMENTUM.lower_onnx
+def _momentum_onnx(emit, inputs, attrs, draws):
+    p, g, a, lr = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    m = _f32c(emit, attrs["momentum"], p)
+    a2 = emit.op("Add", [emit.op("Mul", [a, m]), g])
+    step = emit.op("Add", [g, emit.op("Mul", [a2, m])]) if attrs["use_nesterov"] else a2
+    return [emit.op("Sub", [p, emit.op("Mul", [lr, step])]), a2]
+
+
+# --- SGD ----------------------------------------------------------------------------
+
+def _infer_sgd(attrs, ins):
+    op = "train.SGDUpdate"
+    param, grad, accum, stat, lr = ins
+    _check_update(op, param, [("gradient", grad), ("accumulation", accum)])
+    if stat.rank != 0 or stat.dtype != param.dtype:
+        raise ValueError(f"{op}: the first-step flag must be a {param.dtype}[] scalar, got {_fmt(stat)}")
+    _check_lr(op, lr, param)
+    return [param, accum, stat]
+
+
+SGD = _train("SGDUpdate",
+             attrs={"momentum": 0.0, "dampening": 0.0, "nesterov": False, **_DECAY_ATTRS},
+             infer=_infer_sgd, num_inputs=5,
+             doc="(param, grad, accum, stat, lr) -> (param', accum', stat'): MindSpore's SGD; "
+                 "with momentum, accum' = g on the first step (stat = 1), else "
+                 "momentum * accum + (1 - dampening) * g; param' = param - lr * accum' "
+                 "(Nesterov: g + momentum * accum'); stat' = 0")
+
+
+@SGD.host_batch
+def _sgd_host(inputs, attrs, draws):
+    p, g, a, stat, lr = (np.asarray(x, dtype=np.float32) for x in inputs)
+    g = _decayed_host(g, p, attrs).astype(np.float32)
+    m = np.float32(attrs["momentum"])
+    if attrs["momentum"] > 0:
+        later = a * m + np.float32(1.0 - attrs["dampening"]) * g
+        a2 = np.where(stat > 0, g, later).astype(np.float32)
+        step = (g + a2 * m) if attrs["nesterov"] else a2
+    else:
+        a2, step = a, g
+    return [(p - lr * step).astype(inputs[0].dtype), a2.astype(inputs[2].dtype),
+            np.zeros_like(inputs[3])]
+
+
+@SGD.lower_onnx
+def _sgd_onnx(emit, inputs, attrs, draws):
+    p, g, a, stat, lr = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    if attrs["momentum"] > 0:
+        m = _f32c(emit, attrs["momentum"], p)
+        later = emit.op("Add", [emit.op("Mul", [a, m]),
+                                emit.op("Mul", [g, _f32c(emit, 1.0 - attrs["dampening"], p)])])
+        first = emit.op("Greater", [stat, _f32c(emit, 0.0, stat)])
+        a2 = emit.op("Where", [first, g, later])
+        step = emit.op("Add", [g, emit.op("Mul", [a2, m])]) if attrs["nesterov"] else a2
+    else:
+        a2, step = emit.op("Identity", [a]), g
+    zero = emit.op("Mul", [stat, _f32c(emit, 0.0, stat)])
+    return [emit.op("Sub", [p, emit.op("Mul", [lr, step])]), a2, zero]
+
+
+# --- Adam ---------------------------------------------------------------------------
+
+def _infer_adam_powers(attrs, ins):
+    for t in ins:
+        if t.rank != 0 or not is_float(t.dtype):
+            raise ValueError(f"train.AdamPowers: beta powers must be float scalars, got {_fmt(t)}")
+    return list(ins)
+
+
+ADAM_POWERS = _train("AdamPowers", attrs={"beta1": 0.9, "beta2": 0.999}, infer=_infer_adam_powers,
+                     num_inputs=2,
+                     doc="(beta1_power, beta2_power) -> (beta1_power * beta1, beta2_power * beta2): "
+                         "the step's bias-correction powers, once per step")
+
+
+@ADAM_POWERS.host_batch
+def _adam_powers_host(inputs, attrs, draws):
+    b1, b2 = (np.asarray(x, dtype=np.float32) for x in inputs)
+    return [(b1 * np.float32(attrs["beta1"])).astype(inputs[0].dtype),
+            (b2 * np.float32(attrs["beta2"])).astype(inputs[1].dtype)]
+
+
+@ADAM_POWERS.lower_onnx
+def _adam_powers_onnx(emit, inputs, attrs, draws):
+    b1, b2 = inputs
+    return [emit.op("Mul", [b1, _f32c(emit, attrs["beta1"], b1)]),
+            emit.op("Mul", [b2, _f32c(emit, attrs["beta2"], b2)])]
+
+
+def _infer_adam(attrs, ins):
+    op = "train.AdamUpdate"
+    param, grad, m, v, lr, b1p, b2p = ins
+    _check_update(op, param, [("gradient", grad), ("first moment", m), ("second moment", v)])
+    _check_lr(op, lr, param)
+    for t in (b1p, b2p):
+        if t.rank != 0:
+            raise ValueError(f"{op}: beta powers must be scalars, got {_fmt(t)}")
+    return [param, m, v]
+
+
+ADAM = _train("AdamUpdate",
+              attrs={"beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "use_nesterov": False, **_DECAY_ATTRS},
+              infer=_infer_adam, num_inputs=7,
+              doc="(param, grad, m, v, lr, beta1_power, beta2_power) -> (param', m', v'): "
+                  "MindSpore's Adam: m' = b1 m + (1 - b1) g, v' = b2 v + (1 - b2) g^2, "
+                  "param' = param - lr sqrt(1 - b2^t) / (1 - b1^t) * m' / (sqrt(v') + eps)")
+
+
+@ADAM.host_batch
+def _adam_host(inputs, attrs, draws):
+    p, g, m, v, lr, b1p, b2p = (np.asarray(x, dtype=np.float32) for x in inputs)
+    b1, b2 = np.float32(attrs["beta1"]), np.float32(attrs["beta2"])
+    g = _decayed_host(g, p, attrs).astype(np.float32)
+    m2 = (m * b1 + g * (np.float32(1) - b1)).astype(np.float32)
+    v2 = (v * b2 + g * g * (np.float32(1) - b2)).astype(np.float32)
+    lr_t = lr * np.sqrt(np.float32(1) - b2p) / (np.float32(1) - b1p)
+    num = (m2 * b1 + g * (np.float32(1) - b1)) if attrs["use_nesterov"] else m2
+    p2 = p - lr_t * num / (np.sqrt(v2) + np.float32(attrs["eps"]))
+    return [p2.astype(inputs[0].dtype), m2.astype(inputs[2].dtype), v2.astype(inputs[3].dtype)]
+
+
+@ADAM.lower_onnx
+def _adam_onnx(emit, inputs, attrs, draws):
+    p, g, m, v, lr, b1p, b2p = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    b1, b2 = _f32c(emit, attrs["beta1"], p), _f32c(emit, attrs["beta2"], p)
+    one = _f32c(emit, 1.0, p)
+    m2 = emit.op("Add", [emit.op("Mul", [m, b1]), emit.op("Mul", [g, emit.op("Sub", [one, b1])])])
+    v2 = emit.op("Add", [emit.op("Mul", [v, b2]),
+                         emit.op("Mul", [emit.op("Mul", [g, g]), emit.op("Sub", [one, b2])])])
+    lr_t = emit.op("Div", [emit.op("Mul", [lr, emit.op("Sqrt", [emit.op("Sub", [one, b2p])])]),
+                           emit.op("Sub", [one, b1p])])
+    num = emit.op("Add", [emit.op("Mul", [m2, b1]), emit.op("Mul", [g, emit.op("Sub", [one, b1])])]) \
+        if attrs["use_nesterov"] else m2
+    den = emit.op("Add", [emit.op("Sqrt", [v2]), _f32c(emit, attrs["eps"], p)])
+    return [emit.op("Sub", [p, emit.op("Mul", [lr_t, emit.op("Div", [num, den])])]), m2, v2]
+
+
+# =============================================================================
+# the training marker
+# =============================================================================
+
+OPTIMIZERS = ("Momentum", "SGD", "Adam")
+
+
+def _infer_minimize(attrs, ins):
+    op = "train.minimize"
+    loss = ins[0]
+    if attrs["optimizer"] not in OPTIMIZERS:
+        raise ValueError(f"{op}: optimizer must be one of {', '.join(OPTIMIZERS)}, "
+                         f"got {attrs['optimizer']!r}")
+    if loss.rank != 0 or not is_float(loss.dtype):
+        raise ValueError(f"{op}: the loss must be a float scalar, got {_fmt(loss)} (use a loss "
+                         f"with reduction 'mean' or 'sum')")
+    return []
+
+
+MINIMIZE = _train(
+    "minimize",
+    attrs={"optimizer": REQUIRED, "params": REQUIRED, "learning_rate": None,
+           "momentum": 0.0, "use_nesterov": False, "dampening": 0.0,
+           "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
+           "weight_decay": 0.0, "decay_params": None, "loss_scale": 1.0, "sens": 1.0,
+           "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
+    infer=_infer_minimize, num_inputs=1,
+    doc="Train: minimise the operand (a scalar loss) over the parameters named in "
+        "'params' with 'optimizer'.  'learning_rate' is the constant rate, or "
+        "'dynamic' when it changes per step (it is a graph input after autodiff); "
+        "'decay_params' lists the parameters weight decay applies to (none: all); "
+        "'sens' is the gradient the backward pass starts from (a loss scale manager's "
+        "scale, which the optimizer's loss_scale divides out again).  "
+        "'dataset_sink_mode', 'sink_size' (steps per device call) and 'unroll' are "
+        "Model.train's sink settings, which autodiff hands to loop-sink in the module "
+        "header (train.*).  No results: the autodiff pass replaces it with the "
+        "backward pass and the updates.")
+
+
+@MINIMIZE.host_batch
+def _minimize_host(inputs, attrs, draws):
+    return []     # a marker: before autodiff the graph computes the forward pass only
+
+
+@MINIMIZE.lower_onnx
+def _minimize_onnx(emit, inputs, attrs, draws):
+    return []
+
+
+# =============================================================================
+# loop sink
+# =============================================================================
+
+def _infer_queue_get(attrs, ins):
+    q = ins[0]
+    if q.rank == 0:
+        raise ValueError(f"train.QueueGet: the queue must have a leading step axis, got {_fmt(q)}")
+    if len(ins) == 2 and (ins[1].dtype != "i64" or ins[1].rank != 0):
+        raise ValueError(f"train.QueueGet: the iteration must be i64[], got {_fmt(ins[1])}")
+    if len(ins) > 2:
+        raise ValueError("train.QueueGet: takes the queue and an optional iteration number")
+    return [TensorType(q.dtype, q.shape[1:])]
+
+
+QUEUE_GET = _train("QueueGet", attrs={"offset": 0, "stride": 1}, infer=_infer_queue_get,
+                   num_inputs=None,
+                   doc="Entry iteration * stride + offset of a queue stacked along axis 0 "
+                       "(the epoch's batches, draws or learning rates); without an iteration "
+                       "operand, entry 'offset'.")
+
+
+@QUEUE_GET.host_batch
+def _queue_get_host(inputs, attrs, draws):
+    i = int(np.asarray(inputs[1])) if len(inputs) == 2 else 0
+    return [np.asarray(inputs[0])[i * attrs["stride"] + attrs["offset"]]]
+
+
+@QUEUE_GET.lower_onnx
+def _queue_get_onnx(emit, inputs, attrs, draws):
+    if len(inputs) == 2:
+        idx = emit.op("Add", [emit.op("Mul", [inputs[1], emit.const(np.int64(attrs["stride"]))]),
+                              emit.const(np.int64(attrs["offset"]))])
+    else:
+        idx = emit.const(np.int64(attrs["offset"]))
+    return [emit.op("Gather", [inputs[0], idx], axis=0)]
+
+
+LOOP = define(
+    "train.Loop", kind=TENSOR, family=FAMILY, num_inputs=None, infer=None,
+    attrs={"body": REQUIRED, "trip_count": REQUIRED, "carried": REQUIRED},
+    doc="Run the body graph trip_count times (an ONNX Loop).  Operands: the "
+        "'carried' loop-carried values, then loop invariants (queues).  The body's "
+        "inputs are the iteration number (i64[], index 0), the carried values, then "
+        "the invariants; it returns the carried values' next state, then per-"
+        "iteration values.  Results: the final carried values, then the per-"
+        "iteration values stacked along a new leading axis of trip_count.")
+
+
+@LOOP.lower_onnx
+def _loop_onnx(emit, inputs, attrs, draws):
+    module = getattr(emit, "module", None)
+    if module is None:
+        raise RuntimeError("train.Loop: the ONNX lowering driver must give the emitter the module "
+                           "(emit.module), so the Loop can lower its body graph")
+    from backends.onnx_lowering import lower_graph   # the lowering driver, at lowering time
+    body = module.graph(attrs["body"].name)
+    carried = int(attrs["carried"])
+    proto = lower_graph(module, body.name, params_as_inputs=True, check=False).graph
+    graph = _loop_body(emit, proto, body, carried, inputs[carried:])
+    trip = emit.const(np.int64(attrs["trip_count"]), name_hint="trip_count")
+    cond = emit.const(np.bool_(True), name_hint="cond")
+    n_out = len(proto.output)
+    outs = emit.op("Loop", [trip, cond, *inputs[:carried]], outputs=n_out, body=graph)
+    return list(outs) if n_out > 1 else [outs]
+
+
+def _loop_body(emit, proto: onnx.GraphProto, body, carried: int, invariants: list[str]):
+    """The ONNX Loop body from the lowered body graph: the iteration and the
+    carried values stay inputs (with a condition input added), invariant
+    inputs become references to the outer graph's values, and every other
+    name gets a prefix so the subgraph never reuses an outer name (ONNX
+    requires SSA across scopes)."""
+    prefix = emit.fresh("loop") + "/"
+    inputs = list(proto.input)
+    rename = {vi.name: prefix + vi.name for vi in inputs[:1 + carried]}
+    for vi, outer in zip(inputs[1 + carried:], invariants):
+        rename[vi.name] = outer
+    for node in proto.node:
+        for name in node.output:
+            rename.setdefault(name, prefix + name)
+    for init in proto.initializer:
+        rename.setdefault(init.name, prefix + init.name)
+
+    def fix(name: str) -> str:
+        return rename.get(name, name) if name else name
+
+    nodes = []
+    for node in proto.node:
+        new = onnx.NodeProto()
+        new.CopyFrom(node)
+        new.name = prefix + node.name
+        new.input[:] = [fix(n) for n in node.input]
+        new.output[:] = [fix(n) for n in node.output]
+        nodes.append(new)
+    inits = []
+    for init in proto.initializer:
+        t = onnx.TensorProto()
+        t.CopyFrom(init)
+        t.name = fix(init.name)
+        inits.append(t)
+    cond_in, cond_out = prefix + "cond_in", prefix + "cond_out"
+    nodes.append(helper.make_node("Identity", [cond_in], [cond_out], name=prefix + "cond"))
+    body_inputs = [_renamed_vi(inputs[0], fix(inputs[0].name)),
+                   helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, [])]
+    body_inputs += [_renamed_vi(vi, fix(vi.name)) for vi in inputs[1:1 + carried]]
+    outputs = [helper.make_tensor_value_info(cond_out, onnx.TensorProto.BOOL, [])]
+    used = set()
+    for vi in proto.output:
+        src = fix(vi.name)
+        out = src
+        if src in used or src in {v.name for v in body_inputs} or src in invariants:
+            # an output must be a fresh value: copy inputs passed straight through
+            out = emit.fresh(prefix + "out")
+            nodes.append(helper.make_node("Identity", [src], [out], name=out + "/copy"))
+        used.add(out)
+        outputs.append(_renamed_vi(vi, out))
+    return helper.make_graph(nodes, prefix.rstrip("/"), body_inputs, outputs, initializer=inits)
+
+
+def _renamed_vi(vi: onnx.ValueInfoProto, name: str) -> onnx.ValueInfoProto:
+    new = onnx.ValueInfoProto()
+    new.CopyFrom(vi)
+    new.name = name
+    return new

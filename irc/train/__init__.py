@@ -1,0 +1,10 @@
+"""``mindspore.train``: Model, callbacks, checkpoints and metrics."""
+from .callback import (  # noqa: F401
+    Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, RunContext, TimeMonitor,
+)
+from .metrics import (  # noqa: F401
+    Accuracy, Loss, Metric, Top1CategoricalAccuracy, Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy, get_metrics,
+)
+from .model import Model  # noqa: F401
+from .serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401

@@ -1,0 +1,308 @@
+"""Training callbacks (``mindspore.train.callback``): ``Callback``,
+``LossMonitor``, ``TimeMonitor``, ``ModelCheckpoint``, ``CheckpointConfig``,
+``RunContext``.
+
+With ``dataset_sink_mode=True`` a whole sink runs in one device call, so the
+step hooks run once per sink (``cb_params.cur_step_num`` advances by the
+sink size and ``net_outputs`` is the sink's last loss), exactly as
+MindSpore's sink mode; with ``dataset_sink_mode=False`` they run every step.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import time
+from typing import Optional
+
+import numpy as np
+
+from ..diagnostics import UserError, user_frame
+
+__all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
+           "CheckpointConfig"]
+
+
+class _Params(dict):
+    """``cb_params``: a dict whose keys read as attributes (MindSpore's
+    _InternalCallbackParam)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+
+class RunContext:
+    def __init__(self, original_args):
+        self._original_args = original_args
+        self._stop_requested = False
+
+    def original_args(self):
+        return self._original_args
+
+    def request_stop(self) -> None:
+        self._stop_requested = True
+
+    def get_stop_requested(self) -> bool:
+        return self._stop_requested
+
+
+class Callback:
+    """Hooks called by ``Model.train``/``eval``; the ``on_train_*`` names
+    (MindSpore 2.x) default to the classic ones."""
+
+    def begin(self, run_context):
+        pass
+
+    def epoch_begin(self, run_context):
+        pass
+
+    def epoch_end(self, run_context):
+        pass
+
+    def step_begin(self, run_context):
+        pass
+
+    def step_end(self, run_context):
+        pass
+
+    def end(self, run_context):
+        pass
+
+    def on_train_begin(self, run_context):
+        self.begin(run_context)
+
+    def on_train_epoch_begin(self, run_context):
+        self.epoch_begin(run_context)
+
+    def on_train_epoch_end(self, run_context):
+        self.epoch_end(run_context)
+
+    def on_train_step_begin(self, run_context):
+        self.step_begin(run_context)
+
+    def on_train_step_end(self, run_context):
+        self.step_end(run_context)
+
+    def on_train_end(self, run_context):
+        self.end(run_context)
+
+    def on_eval_begin(self, run_context):
+        self.begin(run_context)
+
+    def on_eval_epoch_begin(self, run_context):
+        self.epoch_begin(run_context)
+
+    def on_eval_epoch_end(self, run_context):
+        self.epoch_end(run_context)
+
+    def on_eval_step_begin(self, run_context):
+        self.step_begin(run_context)
+
+    def on_eval_step_end(self, run_context):
+        self.step_end(run_context)
+
+    def on_eval_end(self, run_context):
+        self.end(run_context)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *err):
+        return False
+
+
+def callback_list(callbacks) -> list[Callback]:
+    if callbacks is None:
+        return []
+    items = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+    for cb in items:
+        if not isinstance(cb, Callback):
+            raise UserError(f"callbacks must be Callback objects, got {type(cb).__name__}",
+                            where=user_frame())
+    return items
+
+
+class CallbackManager:
+    """Calls every callback's hook of one phase ("train" or "eval")."""
+
+    def __init__(self, callbacks: list[Callback], phase: str, cb_params: _Params):
+        self.callbacks, self.phase = callbacks, phase
+        self.run_context = RunContext(cb_params)
+
+    def __call__(self, hook: str) -> None:
+        for cb in self.callbacks:
+            getattr(cb, f"on_{self.phase}_{hook}")(self.run_context)
+
+    @property
+    def stop_requested(self) -> bool:
+        return self.run_context.get_stop_requested()
+
+
+def loss_value(outputs) -> np.float32:
+    """The float32 loss of ``net_outputs`` (a Tensor, array or tuple)."""
+    if isinstance(outputs, (tuple, list)):
+        outputs = outputs[0]
+    if hasattr(outputs, "asnumpy"):
+        outputs = outputs.asnumpy()
+    return np.float32(np.mean(np.asarray(outputs, dtype=np.float32)))
+
+
+class LossMonitor(Callback):
+    """Prints ``epoch: E step: S, loss is L`` every ``per_print_times``
+    steps (in sink mode: once per sink), S counted within the epoch."""
+
+    def __init__(self, per_print_times: int = 1):
+        if isinstance(per_print_times, bool) or not isinstance(per_print_times, int) or \
+                per_print_times < 0:
+            raise UserError(f"LossMonitor: per_print_times must be an int >= 0, got "
+                            f"{per_print_times!r}", where=user_frame())
+        self._per_print_times = per_print_times
+        self._last_print_time = 0
+
+    def on_train_begin(self, run_context):
+        self._last_print_time = run_context.original_args().cur_step_num
+        super().on_train_begin(run_context)
+
+    def step_end(self, run_context):
+        cb = run_context.original_args()
+        loss = loss_value(cb.net_outputs)
+        step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
+        if self._per_print_times and cb.cur_step_num - self._last_print_time >= self._per_print_times:
+            self._last_print_time = cb.cur_step_num
+            print("epoch: %s step: %s, loss is %s" % (cb.cur_epoch_num, step_in_epoch, loss),
+                  flush=True)
+
+
+class TimeMonitor(Callback):
+    """Prints each epoch's time and the time per step."""
+
+    def __init__(self, data_size: Optional[int] = None, data_time: bool = False):
+        self.data_size = data_size
+        self.epoch_time = 0.0
+
+    def epoch_begin(self, run_context):
+        self.epoch_time = time.perf_counter()
+
+    def epoch_end(self, run_context):
+        ms = (time.perf_counter() - self.epoch_time) * 1000
+        cb = run_context.original_args()
+        steps = cb.get("batch_num") or self.data_size or 1
+        mode = cb.get("mode", "")
+        print(f"{mode.title()} epoch time: {ms:5.3f} ms, per step time: {ms / steps:5.3f} ms".strip(),
+              flush=True)
+
+
+class CheckpointConfig:
+    def __init__(self, save_checkpoint_steps: int = 1, save_checkpoint_seconds: int = 0,
+                 keep_checkpoint_max: int = 5, keep_checkpoint_per_n_minutes: int = 0,
+                 integrated_save: bool = True, async_save: bool = False, saved_network=None,
+                 append_info=None, enc_key=None, enc_mode="AES-GCM", exception_save: bool = False,
+                 **kwargs):
+        for name, v in (("save_checkpoint_steps", save_checkpoint_steps),
+                        ("save_checkpoint_seconds", save_checkpoint_seconds),
+                        ("keep_checkpoint_max", keep_checkpoint_max),
+                        ("keep_checkpoint_per_n_minutes", keep_checkpoint_per_n_minutes)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise UserError(f"CheckpointConfig: {name} must be an int >= 0, got {v!r}",
+                                where=user_frame())
+        if not save_checkpoint_steps and not save_checkpoint_seconds:
+            raise UserError("CheckpointConfig: save_checkpoint_steps and save_checkpoint_seconds "
+                            "are both 0: nothing would be saved", where=user_frame())
+        self.save_checkpoint_steps = save_checkpoint_steps
+        self.save_checkpoint_seconds = save_checkpoint_seconds
+        self.keep_checkpoint_max = keep_checkpoint_max
+        self.keep_checkpoint_per_n_minutes = keep_checkpoint_per_n_minutes
+        self.append_info = append_info
+        self.exception_save = exception_save
+
+
+_CKPT_NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
+
+
+class ModelCheckpoint(Callback):
+    """Saves ``{prefix}-{epoch}_{step}.ckpt`` (safetensors) in ``directory``
+    every ``save_checkpoint_steps`` steps (in sink mode: at the end of the
+    sinks that reach it) and at the end of training, keeping the newest
+    ``keep_checkpoint_max``.  Each file records where training stood (global
+    step, dataset position), so ``Model.train`` started again with the same
+    arguments resumes from the newest checkpoint of an unfinished run."""
+
+    def __init__(self, prefix: str = "CKP", directory: Optional[str] = None,
+                 config: Optional[CheckpointConfig] = None):
+        if not isinstance(prefix, str) or not prefix or "/" in prefix:
+            raise UserError(f"ModelCheckpoint: prefix must be a non-empty name, got {prefix!r}",
+                            where=user_frame())
+        self.prefix = prefix
+        self.directory = os.path.abspath(directory) if directory else os.getcwd()
+        self.config = config or CheckpointConfig()
+        self._last_step = 0
+        self._last_time = time.monotonic()
+        self.latest: Optional[str] = None
+
+    # -- files ----------------------------------------------------------------------
+    def files(self) -> list[str]:
+        """This callback's checkpoints, oldest first (by epoch, then step)."""
+        found = []
+        pattern = os.path.join(glob.escape(self.directory), f"{glob.escape(self.prefix)}-*.ckpt")
+        for path in glob.glob(pattern):
+            m = _CKPT_NAME.match(os.path.basename(path))
+            if m and m.group("prefix") == self.prefix:
+                found.append(((int(m.group("epoch")), int(m.group("step"))), path))
+        return [path for _, path in sorted(found)]
+
+    def save(self, state, epoch: int, step_in_epoch: int, metadata: dict) -> str:
+        from .serialization import save_checkpoint
+        path = os.path.join(self.directory, f"{self.prefix}-{epoch}_{step_in_epoch}.ckpt")
+        save_checkpoint(state, path, metadata=metadata)
+        self.latest = path
+        self._prune()
+        return path
+
+    def _prune(self) -> None:
+        keep = self.config.keep_checkpoint_max
+        if not keep:
+            return
+        files = self.files()
+        for path in files[:-keep]:
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+
+    # -- hooks ------------------------------------------------------------------------
+    def on_train_begin(self, run_context):
+        cb = run_context.original_args()
+        self._last_step = cb.cur_step_num
+        self._last_time = time.monotonic()
+        super().on_train_begin(run_context)
+
+    def due(self, cur_step: int) -> bool:
+        c = self.config
+        if c.save_checkpoint_steps and cur_step >= self._last_step + c.save_checkpoint_steps:
+            return True
+        return bool(c.save_checkpoint_seconds) and \
+            time.monotonic() - self._last_time >= c.save_checkpoint_seconds
+
+    def step_end(self, run_context):
+        cb = run_context.original_args()
+        if self.due(cb.cur_step_num):
+            self._save_now(cb)
+
+    def end(self, run_context):
+        cb = run_context.original_args()
+        if cb.cur_step_num != self._last_step or self.latest is None:
+            self._save_now(cb, final=True)
+
+    def _save_now(self, cb, final: bool = False) -> None:
+        step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
+        meta = dict(cb.resume_metadata())
+        meta["irc.finished"] = bool(final and cb.get("finished", False))
+        self.save(cb.train_state, cb.cur_epoch_num, step_in_epoch, meta)
+        self._last_step = cb.cur_step_num
+        self._last_time = time.monotonic()

@@ -1,0 +1,380 @@
+"""autodiff: reverse-mode differentiation of a training graph, and the
+optimiser's updates, as ordinary IR.
+
+For each ``train.minimize(%loss) {optimizer, params, ...}`` (put on the
+network by ``Model.train``; after graph-sink it sits in ``@device``):
+
+1. the values between the listed trainable ``param`` nodes and ``%loss``
+   are found; walking them in reverse topological order, each op's gradient
+   rule (``@OP.grad``, declared beside the op: ``irc/dialects/nn_grad.py``,
+   ``irc/dialects/train.py``) turns the gradients of its results into
+   gradients of its operands, emitting backward ops; contributions to one
+   value are summed with ``nn.Add``;
+2. per parameter, the optimiser's update op is emitted
+   (``train.MomentumUpdate``/``SGDUpdate``/``AdamUpdate``), its state as
+   non-trainable ``param`` nodes under MindSpore's names (``moments.conv1.weight``;
+   ``init`` says how the runtime fills a state that has no saved value), the
+   learning rate as a new graph ``input`` (``f32[]``, no column: one value per
+   step, so schedules work);
+3. the graph's ``return`` gets the updated parameters and state after its
+   own results, each named by the parameter it replaces, and the marker goes.
+
+The result is one training step as a pure function: (batch, learning rate,
+parameters, state) -> (loss, parameters', state').
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import networkx as nx
+import numpy as np
+
+from irc.diagnostics import UserError
+from irc.ir.graph import Graph, Module, Node, Value
+from irc.ir.registry import get as get_op
+from irc.ir.types import TensorType, to_numpy_dtype
+
+from .manager import register
+
+PROV = "autodiff"
+
+
+@register("autodiff", "differentiate train.minimize's loss and emit the optimiser updates")
+def run(module: Module, ctx) -> bool:
+    changed = False
+    for graph in list(module.graphs.values()):
+        markers = graph.find("train.minimize")
+        if not markers:
+            continue
+        if len(markers) > 1:
+            raise UserError(f"@{graph.name} has {len(markers)} train.minimize ops; one loss is "
+                            f"trained per graph", where=_loc(markers[1]))
+        Trainer(module, graph, markers[0], ctx).run()
+        changed = True
+    return changed
+
+
+def _loc(node: Node) -> Optional[str]:
+    return str(node.loc) if node.loc else None
+
+
+def _infer(op: str, attrs: dict, in_types: list[TensorType]) -> list[TensorType]:
+    opdef = get_op(op)
+    return opdef.infer_types(opdef.normalize_attrs(attrs), in_types)
+
+
+class GradContext:
+    """What a gradient rule sees: the forward node, its operands and results,
+    which operands need a gradient, and builders for backward ops."""
+
+    def __init__(self, graph: Graph, node: Node, needs: list[bool]):
+        self.graph, self.node, self._needs = graph, node, needs
+        self.replaced: Optional[Node] = None
+
+    # -- the forward node ---------------------------------------------------------
+    def operands(self) -> list[Value]:
+        return self.graph.operands(self.node)
+
+    def operand(self, i: int) -> Value:
+        return self.operands()[i]
+
+    def result(self, i: int) -> Value:
+        return (self.replaced or self.node).out(i)
+
+    def type(self, value: Value) -> TensorType:
+        return self.graph.type_of(value)
+
+    def needs(self, i: int) -> bool:
+        return i < len(self._needs) and self._needs[i]
+
+    # -- building -------------------------------------------------------------------
+    def add_node(self, op: str, inputs: list[Value], attrs: Optional[dict] = None) -> Node:
+        n = self.node
+        hint = f"d.{n.results[0] if n.results else n.op.rsplit('.', 1)[-1].lower()}"
+        out_types = _infer(op, attrs or {}, [self.type(v) for v in inputs])
+        return self.graph.add(op, inputs, attrs or {}, out_types=out_types,
+                              names=[hint] * len(out_types), loc=n.loc, scope=n.scope,
+                              placement=self.graph.placement, prov=[f"{PROV}:grad of %{n.name}"])
+
+    def add(self, op: str, inputs: list[Value], attrs: Optional[dict] = None) -> Value:
+        return self.add_node(op, inputs, attrs).out(0)
+
+    def const(self, value: float, *, like: Value) -> Value:
+        dtype = self.type(like).dtype
+        return self.graph.add("const", [], {"value": float(value), "dtype": dtype},
+                              names=["c"], placement=self.graph.placement,
+                              prov=[f"{PROV}:grad of %{self.node.name}"]).out(0)
+
+    def replace_forward(self, op: str, attrs: dict, extra_names: list[str]) -> Node:
+        """Put ``op`` (with more results, e.g. MaxPool's indices, named
+        ``<result>.<extra name>``) in place of the forward node: its first
+        results take over every use."""
+        n = self.node
+        operands = self.operands()
+        out_types = _infer(op, attrs, [self.type(v) for v in operands])
+        names = list(n.results) + [f"{n.results[0]}.{e}" for e in extra_names]
+        new = self.graph.add(op, operands, attrs, out_types=out_types, loc=n.loc, scope=n.scope,
+                             placement=n.placement, column=n.column, names=names,
+                             prov=[*n.prov, f"{PROV}:replaced %{n.name}"])
+        for i in range(len(n.results)):
+            self.graph.replace_uses(n.out(i), new.out(i))
+        self.replaced = new
+        return new
+
+    def fail(self, message: str) -> None:
+        raise UserError(message, where=_loc(self.node),
+                        hint="this network cannot be trained by irc as written")
+
+
+class Trainer:
+    """The autodiff and optimiser emission for one graph's train.minimize."""
+
+    def __init__(self, module: Module, graph: Graph, marker: Node, ctx):
+        self.module, self.graph, self.marker, self.ctx = module, graph, marker, ctx
+        self.attrs = marker.attrs
+        self.loss = graph.operands(marker)[0]
+        self.grads: dict[Value, Value] = {}
+        self.dead: list[Node] = []
+
+    # -- driver ---------------------------------------------------------------------
+    def run(self) -> None:
+        params = self._params()
+        trainable = {name: nodes for name, nodes in params.items()
+                     if all(n.attrs.get("trainable", True) for n in nodes)}
+        if not trainable:
+            raise UserError("the optimizer has no trainable parameter of this network",
+                            where=_loc(self.marker),
+                            hint="pass network.trainable_params() to the optimizer")
+        relevant = self._relevant(trainable)
+        self._backward(relevant)
+        grads = {name: self._param_grad(nodes) for name, nodes in trainable.items()}
+        missing = [n for n, g in grads.items() if g is None]
+        if len(missing) == len(grads):
+            raise UserError("the loss does not depend on any trainable parameter",
+                            where=_loc(self.marker),
+                            hint="check that the network's output feeds the loss")
+        for name in missing:
+            self.ctx.remark("analysis", "minimize", f"parameter {name} does not affect the loss: "
+                            f"it is not updated", reason="no path from the parameter to the loss",
+                            source=_loc(self.marker))
+        updates = OptimizerEmitter(self.module, self.graph, self.marker).emit(
+            {n: g for n, g in grads.items() if g is not None}, trainable)
+        self._finish(updates)
+        self._drop_unused_backward()
+        self._sink_settings()
+        self.ctx.remark("passed", "minimize",
+                        f"{len(grads) - len(missing)} parameters trained with "
+                        f"{self.attrs['optimizer']}: backward pass and updates emitted",
+                        reason="train.minimize", source=_loc(self.marker))
+
+    def _sink_settings(self) -> None:
+        """Model.train's sink settings, for loop-sink (and `irc opt` on a dump)."""
+        a = self.attrs
+        self.module.meta.update({
+            "train.graph": self.graph.name,
+            "train.dataset_sink_mode": "true" if a["dataset_sink_mode"] else "false",
+            "train.sink_size": str(int(a["sink_size"])),
+            "train.unroll": str(int(a["unroll"])),
+            # the constant rate (or "dynamic"): what a bundle trains with without the script
+            "train.learning_rate": str(a["learning_rate"]),
+        })
+
+    def _params(self) -> dict[str, list[Node]]:
+        wanted = list(self.attrs["params"])
+        found: dict[str, list[Node]] = {}
+        for node in self.graph.nodes():
+            if node.op == "param" and node.attrs["name"] in wanted:
+                found.setdefault(node.attrs["name"], []).append(node)
+        for name in wanted:
+            if name not in found:
+                self.ctx.remark("analysis", "minimize", f"optimizer parameter {name} is not used "
+                                f"by the network: it is not updated", reason="not in the graph",
+                                source=_loc(self.marker))
+        return {name: found[name] for name in wanted if name in found}
+
+    def _relevant(self, trainable: dict[str, list[Node]]) -> set[str]:
+        """Nodes on a path from a trainable parameter to the loss."""
+        g = self.graph.nx
+        down: set[str] = set()
+        for nodes in trainable.values():
+            for n in nodes:
+                down.add(n.name)
+                down |= nx.descendants(g, n.name)
+        up = nx.ancestors(g, self.loss.node) | {self.loss.node}
+        return down & up
+
+    # -- reverse sweep ----------------------------------------------------------------
+    def _backward(self, relevant: set[str]) -> None:
+        seed = self.graph.add("const", [], {"value": float(self.attrs["sens"]),
+                                            "dtype": self.graph.type_of(self.loss).dtype},
+                              names=["d.loss"], placement=self.graph.placement,
+                              prov=[f"{PROV}:seed"])
+        self.grads[self.loss] = seed.out(0)
+        order = [n for n in self.graph.topo_order() if n.name in relevant and n.op != "param"]
+        for node in reversed(order):
+            douts = [self.grads.get(v) for v in node.outs]
+            if all(d is None for d in douts):
+                continue
+            self._apply_rule(node, douts, relevant)
+        for node in self.dead:
+            if not self.graph.nx.out_degree(node.name):
+                self.graph.remove(node)
+
+    def _drop_unused_backward(self) -> None:
+        """Backward ops a later rule superseded (peepholes) and nothing uses."""
+        changed = True
+        while changed:
+            changed = False
+            for node in list(self.graph.nodes()):
+                if node.name not in self.graph:
+                    continue
+                if node.results and not self.graph.nx.out_degree(node.name) and \
+                        any(p.startswith(f"{PROV}:grad of") for p in node.prov):
+                    self.graph.remove(node)
+                    changed = True
+
+    def _apply_rule(self, node: Node, douts: list, relevant: set[str]) -> None:
+        opdef = get_op(node.op)
+        if opdef.grad_fn is None:
+            raise UserError(f"cannot train through {node.op}: it has no gradient rule",
+                            where=_loc(node),
+                            hint="irc differentiates the nn ops (see irc/dialects/nn_grad.py); "
+                                 "keep other ops out of the path from the parameters to the loss")
+        operands = self.graph.operands(node)
+        needs = [v.node in relevant for v in operands]
+        gctx = GradContext(self.graph, node, needs)
+        grads = opdef.grad_fn(gctx, node, douts)
+        if gctx.replaced is not None:
+            self.dead.append(node)
+        if len(grads) != len(operands):
+            raise ValueError(f"gradient rule of {node.op} gave {len(grads)} values for "
+                             f"{len(operands)} operands")
+        for value, grad, need in zip(operands, grads, needs):
+            if need and grad is not None:
+                self._accumulate(value, grad, node)
+
+    def _accumulate(self, value: Value, grad: Value, node: Node) -> None:
+        have = self.grads.get(value)
+        if have is None:
+            self.grads[value] = grad
+            return
+        total = self.graph.add("nn.Add", [have, grad], loc=node.loc, scope=node.scope,
+                               names=[f"d.{self.graph.value_name(value)}"],
+                               placement=self.graph.placement,
+                               prov=[f"{PROV}:sum of gradients of %{self.graph.value_name(value)}"])
+        self.grads[value] = total.out(0)
+
+    def _param_grad(self, nodes: list[Node]) -> Optional[Value]:
+        grads = [self.grads[n.out(0)] for n in nodes if n.out(0) in self.grads]
+        if not grads:
+            return None
+        total = grads[0]
+        for g in grads[1:]:
+            total = self.graph.add("nn.Add", [total, g], names=[f"d.{nodes[0].results[0]}"],
+                                   placement=self.graph.placement,
+                                   prov=[f"{PROV}:sum of gradients"]).out(0)
+        return total
+
+    # -- results ------------------------------------------------------------------------
+    def _finish(self, updates: list[tuple[str, Value]]) -> None:
+        g = self.graph
+        rets = g.find("return")
+        if rets:
+            ret = rets[0]
+            operands = g.operands(ret)
+            names = list(ret.attrs.get("names") or [g.value_name(v) for v in operands])
+            g.remove(ret)
+        else:
+            operands, names = [self.loss], ["loss"]
+        operands += [v for _, v in updates]
+        names += [n for n, _ in updates]
+        g.add("return", operands, {"names": names}, placement=g.placement, prov=[f"{PROV}:updates"])
+        g.remove(self.marker)
+
+
+class OptimizerEmitter:
+    """One update op per parameter, with the optimiser's state as parameters."""
+
+    STATE = {
+        "Momentum": [("moments", "zeros")],
+        "SGD": [("accum", "zeros"), ("stat", "ones")],
+        "Adam": [("moment1", "zeros"), ("moment2", "zeros")],
+    }
+
+    def __init__(self, module: Module, graph: Graph, marker: Node):
+        self.module, self.graph, self.marker, self.attrs = module, graph, marker, marker.attrs
+        self.prov = [f"{PROV}:optimizer {self.attrs['optimizer']}"]
+
+    def emit(self, grads: dict[str, Value], params: dict[str, list[Node]]) -> list[tuple[str, Value]]:
+        lr = self._learning_rate(params)
+        kind = self.attrs["optimizer"]
+        updates: list[tuple[str, Value]] = []
+        state_updates: list[tuple[str, Value]] = []
+        powers = self._adam_powers(state_updates) if kind == "Adam" else None
+        for name, grad in grads.items():
+            pnode = params[name][0]
+            state = [self._state(f"{prefix}.{name}", init, pnode, scalar=(prefix == "stat"))
+                     for prefix, init in self.STATE[kind]]
+            node = self._update(kind, name, pnode, grad, state, lr, powers)
+            updates.append((name, node.out(0)))
+            for i, (prefix, _) in enumerate(self.STATE[kind]):
+                state_updates.append((f"{prefix}.{name}", node.out(1 + i)))
+        return updates + state_updates
+
+    def _learning_rate(self, params) -> Value:
+        inputs = self.graph.find("input")
+        index = 1 + max((int(n.attrs["index"]) for n in inputs), default=-1)
+        dtype = next(iter(params.values()))[0].out_types[0].dtype
+        return self.graph.add("input", [], {"index": index}, out_types=[TensorType(dtype, ())],
+                              names=["learning_rate"], loc=self.marker.loc,
+                              prov=self.prov).out(0)
+
+    def _state(self, name: str, init: str, like: Node, scalar: bool = False) -> Value:
+        t = like.out_types[0]
+        t = TensorType(t.dtype, ()) if scalar else t
+        weights = self.module.weights
+        if like.attrs["name"] in weights and name not in weights and t.is_static:
+            # a module that carries its weights (not IR text) gets the state's
+            # first value too, so it lowers and runs as it is
+            fill = np.zeros if init == "zeros" else np.ones
+            weights[name] = fill(t.shape, dtype=to_numpy_dtype(t.dtype))
+        return self.graph.add("param", [], {"name": name, "init": init, "trainable": False},
+                              out_types=[t], names=[name], loc=self.marker.loc,
+                              prov=self.prov).out(0)
+
+    def _adam_powers(self, state_updates: list) -> tuple[Value, Value]:
+        ref = next(n for n in self.graph.nodes() if n.op == "param")
+        b1 = self._state("beta1_power", "ones", ref, scalar=True)
+        b2 = self._state("beta2_power", "ones", ref, scalar=True)
+        node = self.graph.add("train.AdamPowers", [b1, b2],
+                              {"beta1": self.attrs["beta1"], "beta2": self.attrs["beta2"]},
+                              names=["beta1_power.new", "beta2_power.new"], loc=self.marker.loc,
+                              prov=self.prov)
+        state_updates += [("beta1_power", node.out(0)), ("beta2_power", node.out(1))]
+        return node.out(0), node.out(1)
+
+    def _weight_decay(self, name: str) -> float:
+        decay = self.attrs["decay_params"]
+        if decay is not None and name not in decay:
+            return 0.0
+        return float(self.attrs["weight_decay"])
+
+    def _update(self, kind: str, name: str, pnode: Node, grad: Value, state: list[Value],
+                lr: Value, powers) -> Node:
+        a = self.attrs
+        common = {"weight_decay": self._weight_decay(name), "loss_scale": float(a["loss_scale"])}
+        p = pnode.out(0)
+        if kind == "Momentum":
+            op, inputs = "train.MomentumUpdate", [p, grad, state[0], lr]
+            attrs = {"momentum": float(a["momentum"]), "use_nesterov": bool(a["use_nesterov"])}
+        elif kind == "SGD":
+            op, inputs = "train.SGDUpdate", [p, grad, state[0], state[1], lr]
+            attrs = {"momentum": float(a["momentum"]), "dampening": float(a["dampening"]),
+                     "nesterov": bool(a["use_nesterov"])}
+        else:
+            op, inputs = "train.AdamUpdate", [p, grad, state[0], state[1], lr, *powers]
+            attrs = {"beta1": float(a["beta1"]), "beta2": float(a["beta2"]), "eps": float(a["eps"]),
+                     "use_nesterov": bool(a["use_nesterov"])}
+        names = [f"{name}.new"] + [f"{prefix}.{name}.new" for prefix, _ in self.STATE[kind]]
+        return self.graph.add(op, inputs, {**attrs, **common}, loc=self.marker.loc,
+                              scope=pnode.scope, names=names, prov=self.prov)

@@ -1,0 +1,262 @@
+"""loop-sink: one device call runs a whole sink of training steps (seeds 002/003).
+
+After ``autodiff`` the training graph (module meta ``train.graph``) is one
+step: (batch, draws, learning rate, parameters, state) -> (loss,
+parameters', state').  With ``train.dataset_sink_mode: true`` this pass
+rewrites it so that one call runs ``train.sink_size`` steps (``S``):
+
+* every step input becomes a queue with a leading axis of ``S`` (the
+  epoch's raw batches, draws and learning rates, uploaded once: data sink);
+* the step is copied ``u`` times (``train.unroll``, or the ``unroll``
+  option) into a body graph ``@<graph>.body`` whose copy ``j`` reads queue
+  entry ``iteration * u + j`` (``train.QueueGet``), each copy taking the
+  parameters the previous one produced;
+* ``train.Loop {body, trip_count = S // u, carried}`` runs the body with the
+  updated parameters and state loop-carried; the ``S % u`` remaining steps
+  follow the Loop as inline copies; with ``S // u < 2`` every step is inline
+  and there is no Loop at all (what CUDA graph capture needs);
+* per-step results (the loss) come out stacked: ``f32[S]``.
+
+Parameters stay ``param`` nodes of the sunk graph: the runtime binds them as
+inputs and keeps their values on the device between calls.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from irc.diagnostics import UserError
+from irc.ir.graph import DEVICE, Graph, GraphRef, Module, Node, Value
+from irc.ir.types import TensorType
+
+from .manager import register
+
+PROV = "loop-sink"
+
+
+def sink_config(module: Module, options: dict) -> Optional[tuple[str, int, int]]:
+    """(graph, steps per sink, unroll) when the module trains in sink mode."""
+    meta = module.meta
+    if meta.get("train.dataset_sink_mode", "false") != "true" or "train.graph" not in meta:
+        return None
+    steps = int(meta.get("train.sink_size", "0"))
+    unroll = int(options.get("unroll") or meta.get("train.unroll", "1"))
+    if steps < 1:
+        raise UserError(f"train.sink_size must be a positive number of steps, got {steps}")
+    if unroll < 1:
+        raise UserError(f"the unroll factor must be at least 1, got {unroll}")
+    return meta["train.graph"], steps, min(unroll, steps)
+
+
+@register("loop-sink", "run a sink of training steps in one device call (Loop + unrolling)")
+def run(module: Module, ctx) -> bool:
+    config = sink_config(module, ctx.options)
+    if config is None:
+        return False
+    name, steps, unroll = config
+    step = module.graphs.get(name)
+    if step is None or not step.find("return") or step.find("train.Loop"):
+        return False
+    sinker = LoopSink(module, step, steps, unroll)
+    module.graphs[name] = sinker.build()
+    trip = steps // unroll
+    how = (f"a Loop of {trip} iterations of {unroll} step(s)" +
+           (f" and {steps - trip * unroll} inline step(s)" if steps - trip * unroll else "")
+           if trip >= 2 else f"{steps} inline steps, no Loop")
+    ctx.remark("passed", "loop-sink", f"@{name}: {steps} training steps per device call as {how}",
+               reason=f"dataset_sink_mode with sink_size {steps}, unroll {unroll}")
+    return True
+
+
+class Interface:
+    """The step graph's inputs, parameters and results, by role."""
+
+    def __init__(self, step: Graph):
+        self.step = step
+        self.inputs = sorted(step.find("input"), key=lambda n: int(n.attrs["index"]))
+        self.params = [n for n in step.topo_order() if n.op == "param"]
+        ret = step.find("return")[0]
+        self.results = step.operands(ret)
+        self.names = list(ret.attrs.get("names") or [step.value_name(v) for v in self.results])
+        param_names = {n.attrs["name"] for n in self.params}
+        # A result named like a parameter is that parameter's next value.
+        self.updated = {n: v for n, v in zip(self.names, self.results) if n in param_names}
+        self.carried = self._unique([n for n in self.params if n.attrs["name"] in self.updated])
+        self.frozen = self._unique([n for n in self.params if n.attrs["name"] not in self.updated])
+        self.per_step = [(n, v) for n, v in zip(self.names, self.results) if n not in self.updated]
+
+    @staticmethod
+    def _unique(nodes: list[Node]) -> list[Node]:
+        seen, out = set(), []
+        for n in nodes:
+            if n.attrs["name"] not in seen:
+                seen.add(n.attrs["name"])
+                out.append(n)
+        return out
+
+
+class LoopSink:
+    def __init__(self, module: Module, step: Graph, steps: int, unroll: int):
+        self.module, self.step = module, step
+        self.steps, self.unroll = steps, unroll
+        self.iface = Interface(step)
+
+    # -- the sunk graph -------------------------------------------------------------------
+    def build(self) -> Graph:
+        it = self.iface
+        outer = Graph(self.step.name, DEVICE)
+        queues = [self._queue_input(outer, n) for n in it.inputs]
+        carried = [self._param(outer, n) for n in it.carried]
+        frozen = [self._param(outer, n) for n in it.frozen]
+        trip = self.steps // self.unroll
+        per_step: list[list[Value]] = [[] for _ in it.per_step]
+        inline_from = 0
+        if trip >= 2:
+            body = self._body(queues, frozen)
+            self.module.graphs[body.name] = body
+            loop = self._loop(outer, body, carried, frozen + queues, trip)
+            carried = [loop.out(i) for i in range(len(carried))]
+            for k in range(len(it.per_step)):
+                per_step[k].append(self._flatten(outer, loop.out(len(carried) + k)))
+            inline_from = trip * self.unroll
+        for s in range(inline_from, self.steps):
+            env = self._bind(outer, queues, carried, frozen, offset=s, iteration=None,
+                             prefix=f"s{s}.")
+            carried, outs = self._copy_step(outer, env, prefix=f"s{s}.",
+                                            prov=f"{PROV}:inline step {s}")
+            for k, v in enumerate(outs):
+                per_step[k].append(self._unsqueeze(outer, v))
+        stacked = {name: self._concat(outer, parts, name)
+                   for (name, _), parts in zip(it.per_step, per_step)}
+        finals = {n.attrs["name"]: v for n, v in zip(it.carried, carried)}
+        outer.add("return", [finals.get(n, stacked.get(n)) for n in it.names],
+                  {"names": list(it.names)}, prov=[f"{PROV}:created"])
+        return outer
+
+    def _queue_input(self, g: Graph, node: Node) -> Value:
+        t = node.out_types[0]
+        return g.add("input", [], dict(node.attrs), out_types=[TensorType(t.dtype, (self.steps, *t.shape))],
+                     names=[node.results[0]], column=node.column, loc=node.loc,
+                     prov=[*node.prov, f"{PROV}:queue of {self.steps} steps"]).out(0)
+
+    def _param(self, g: Graph, node: Node) -> Value:
+        return g.add("param", [], dict(node.attrs), out_types=list(node.out_types),
+                     names=[node.results[0]], loc=node.loc, scope=node.scope,
+                     prov=list(node.prov)).out(0)
+
+    def _loop(self, outer: Graph, body: Graph, carried: list[Value], invariants: list[Value],
+              trip: int) -> Node:
+        ret = body.find("return")[0]
+        out_types = [outer.type_of(v) for v in carried]
+        out_types += [TensorType(t.dtype, (trip, *t.shape)) for t in ret.in_types[len(carried):]]
+        names = [f"{n.attrs['name']}.final" for n in self.iface.carried] + \
+                [f"{name}.steps" for name, _ in self.iface.per_step]
+        return outer.add("train.Loop", [*carried, *invariants],
+                         {"body": GraphRef(body.name), "trip_count": trip, "carried": len(carried)},
+                         out_types=out_types, names=names, prov=[f"{PROV}:created"])
+
+    # -- the body ----------------------------------------------------------------------------
+    def _body(self, queues: list[Value], frozen: list[Value]) -> Graph:
+        it = self.iface
+        body = Graph(self._body_name(), DEVICE)
+        iteration = body.add("input", [], {"index": 0}, out_types=[TensorType("i64", ())],
+                             names=["iteration"], prov=[f"{PROV}:created"]).out(0)
+        index = 1
+        carried = []
+        for n in it.carried:
+            carried.append(body.add("input", [], {"index": index}, out_types=list(n.out_types),
+                                    names=[n.results[0]], loc=n.loc, prov=[f"{PROV}:loop-carried"]).out(0))
+            index += 1
+        inv_frozen = []
+        for n in it.frozen:
+            inv_frozen.append(body.add("input", [], {"index": index}, out_types=list(n.out_types),
+                                       names=[n.results[0]], loc=n.loc,
+                                       prov=[f"{PROV}:loop invariant"]).out(0))
+            index += 1
+        inv_queues = []
+        for n in it.inputs:
+            t = n.out_types[0]
+            inv_queues.append(body.add("input", [], {"index": index},
+                                       out_types=[TensorType(t.dtype, (self.steps, *t.shape))],
+                                       names=[n.results[0]], column=n.column, loc=n.loc,
+                                       prov=[f"{PROV}:queue"]).out(0))
+            index += 1
+        per_step: list[list[Value]] = [[] for _ in it.per_step]
+        for j in range(self.unroll):
+            prefix = f"u{j}." if self.unroll > 1 else ""
+            env = self._bind(body, inv_queues, carried, inv_frozen, offset=j, iteration=iteration,
+                             prefix=prefix)
+            carried, outs = self._copy_step(body, env, prefix=prefix,
+                                            prov=f"{PROV}:step {j} of {self.unroll} per iteration")
+            for k, v in enumerate(outs):
+                per_step[k].append(v)
+        scans = [parts[0] if self.unroll == 1 else
+                 self._concat(body, [self._unsqueeze(body, v) for v in parts], name)
+                 for (name, _), parts in zip(it.per_step, per_step)]
+        # ".next": names of their own, so the lowering needs no copies to keep
+        # the body's outputs apart from its inputs
+        body.add("return", [*carried, *scans],
+                 {"names": [f"{n.attrs['name']}.next" for n in it.carried] +
+                           [name for name, _ in it.per_step]},
+                 prov=[f"{PROV}:created"])
+        return body
+
+    def _body_name(self) -> str:
+        name, i = f"{self.step.name}.body", 1
+        while name in self.module.graphs:
+            name, i = f"{self.step.name}.body{i}", i + 1
+        return name
+
+    # -- copying the step -----------------------------------------------------------------
+    def _bind(self, g: Graph, queues: list[Value], carried: list[Value], frozen: list[Value], *,
+              offset: int, iteration: Optional[Value], prefix: str) -> dict:
+        """Step values -> this copy's values: queue entries, current parameters."""
+        it = self.iface
+        env: dict[Value, Value] = {}
+        stride = self.unroll if iteration is not None else 1
+        for node, q in zip(it.inputs, queues):
+            operands = [q] if iteration is None else [q, iteration]
+            get = g.add("train.QueueGet", operands, {"offset": offset, "stride": stride},
+                        names=[prefix + node.results[0]], column=node.column, loc=node.loc,
+                        prov=[f"{PROV}:dequeue"])
+            env[node.out(0)] = get.out(0)
+        by_name = {n.attrs["name"]: v for n, v in zip(it.carried, carried)}
+        by_name.update({n.attrs["name"]: v for n, v in zip(it.frozen, frozen)})
+        for node in it.params:
+            env[node.out(0)] = by_name[node.attrs["name"]]
+        return env
+
+    def _copy_step(self, g: Graph, env: dict, *, prefix: str, prov: str
+                   ) -> tuple[list[Value], list[Value]]:
+        """Copy the step's computation; returns (next carried, per-step outputs)."""
+        for node in self.step.topo_order():
+            if node.op in ("input", "param", "return"):
+                continue
+            new = g.add(node.op, [env[v] for v in self.step.operands(node)], node.attrs,
+                        out_types=list(node.out_types), names=[prefix + r for r in node.results],
+                        placement=node.placement, column=node.column, loc=node.loc,
+                        scope=node.scope, prov=[*node.prov, prov])
+            for old, fresh in zip(node.outs, new.outs):
+                env[old] = fresh
+        it = self.iface
+        carried = [env[it.updated[n.attrs["name"]]] for n in it.carried]
+        outs = [env[v] for _, v in it.per_step]
+        return carried, outs
+
+    # -- stacking per-step values ----------------------------------------------------------
+    def _unsqueeze(self, g: Graph, v: Value) -> Value:
+        return g.add("nn.Unsqueeze", [v], {"axes": [0]}, names=[f"{g.value_name(v)}.1"],
+                     prov=[f"{PROV}:stack"]).out(0)
+
+    def _flatten(self, g: Graph, v: Value) -> Value:
+        """[trip, u, ...] scan output -> [trip * u, ...]."""
+        t = g.type_of(v)
+        if self.unroll == 1:
+            return v
+        shape = [t.shape[0] * t.shape[1], *t.shape[2:]]
+        return g.add("nn.Reshape", [v], {"shape": shape}, names=[g.value_name(v)],
+                     prov=[f"{PROV}:stack"]).out(0)
+
+    def _concat(self, g: Graph, parts: list[Value], name: str) -> Value:
+        if len(parts) == 1:
+            return parts[0]
+        return g.add("nn.Concat", parts, {"axis": 0}, names=[name], prov=[f"{PROV}:stack"]).out(0)

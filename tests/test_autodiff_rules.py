@@ -1,0 +1,313 @@
+"""Every gradient rule against central finite differences (float64, through
+the reference interpreter) and the lowered backward pass (onnxruntime)
+against the reference interpreter."""
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+import passes
+from backends.onnx_lowering import lower_graph
+from backends.reference import run_graph
+from irc.ir.graph import Module
+from irc.ir.types import TensorType
+
+RNG = np.random.default_rng(1234)
+
+
+def build(op, shapes, attrs, *, dtype="f64", then=(), const_operands=()):
+    """A graph: params p0..pk (the operands), y = op(...), loss = sum(y * w)
+    for a fixed random w, and train.minimize over the params."""
+    m = Module("g")
+    g = m.add_graph("device", "device")
+    operands, names = [], []
+    for i, shape in enumerate(shapes):
+        if i in const_operands:
+            t = const_operands[i]
+            operands.append(g.add("param", [], {"name": f"c{i}", "trainable": False},
+                                  out_types=[TensorType.of(t)], names=[f"c{i}"]).out(0))
+            m.weights[f"c{i}"] = t
+            continue
+        name = f"p{i}"
+        operands.append(g.add("param", [], {"name": name}, out_types=[TensorType(dtype, shape)],
+                              names=[name]).out(0))
+        names.append(name)
+    node = g.add(op, operands, attrs)
+    y = node.out(0)
+    for next_op, next_attrs in then:       # a chain: op -> then[0] -> then[1] ...
+        y = g.add(next_op, [y], next_attrs).out(0)
+    yt = g.type_of(y)
+    w = g.add("param", [], {"name": "w", "trainable": False}, out_types=[yt], names=["w"]).out(0)
+    m.weights["w"] = RNG.normal(size=yt.shape).astype(np.float64 if dtype == "f64" else np.float32)
+    loss = g.add("nn.ReduceSum", [g.add("nn.Mul", [y, w]).out(0)]).out(0)
+    g.add("train.minimize", [loss], {"optimizer": "SGD", "params": names, "learning_rate": 1.0})
+    g.add("return", [loss], {"names": ["loss"]})
+    return m, names
+
+
+def gradients_of(m, names):
+    """Run autodiff, then make the graph return the loss and each parameter's gradient."""
+    passes.PassManager(["autodiff"], passes.PassContext()).run(m)
+    g = m.graph("device")
+    updates = {n.results[0].rsplit(".new", 1)[0]: g.operands(n)[1] for n in g.find("train.SGDUpdate")}
+    ret = g.find("return")[0]
+    loss = g.operands(ret)[0]
+    g.remove(ret)
+    g.add("return", [loss] + [updates[n] for n in names], {"names": ["loss"] + [f"d{n}" for n in names]})
+    passes.PassManager(["dce"], passes.PassContext()).run(m)
+    for n in g.find("input"):      # the learning rate, unused once the updates are gone
+        if not g.users(n.out(0)):
+            g.remove(n)
+    return m
+
+
+def loss_at(m, weights):
+    g = m.graph("device")
+    return float(run_graph(m, "device", {}, weights=weights)[0])
+
+
+def check_rule(op, shapes, attrs, *, values=None, tol=1e-6, ort_tol=2e-4, const_operands=None,
+               fd_eps=1e-6, then=()):
+    const_operands = const_operands or {}
+    m, names = build(op, shapes, attrs, const_operands=const_operands, then=then)
+    weights = {}
+    for i, shape in enumerate(shapes):
+        if i in const_operands:
+            continue
+        v = values[i] if values and i < len(values) and values[i] is not None else \
+            RNG.normal(size=shape)
+        weights[f"p{i}"] = np.asarray(v, dtype=np.float64)
+    fwd = m.copy()
+    gm = gradients_of(m, names)
+    out = run_graph(gm, "device", {}, weights={**m.weights, **weights})
+    for k, name in enumerate(names):
+        got = out[1 + k]
+        base = weights[name]
+        num = np.zeros_like(base)
+        for idx in np.ndindex(base.shape):
+            hi, lo = dict(weights), dict(weights)
+            hi[name] = base.copy()
+            lo[name] = base.copy()
+            hi[name][idx] += fd_eps
+            lo[name][idx] -= fd_eps
+            num[idx] = (loss_at(fwd, {**fwd.weights, **hi}) - loss_at(fwd, {**fwd.weights, **lo})) \
+                / (2 * fd_eps)
+        scale = max(1.0, np.abs(num).max())
+        assert np.abs(got - num).max() <= tol * scale * 1e3, \
+            f"{op}: d{name} differs from finite differences by {np.abs(got - num).max():.3g}"
+    check_onnx(gm, names, weights, ort_tol)
+    return out
+
+
+def check_onnx(gm, names, weights, tol):
+    """The lowered backward graph (float32) agrees with the reference."""
+    m32 = Module(gm.name, {k: g.copy() for k, g in gm.graphs.items()})
+    g = m32.graph("device")
+    for node in g.topo_order():
+        node.out_types = [t.with_dtype("f32") if t.dtype == "f64" else t for t in node.out_types]
+        if node.op == "const" and node.attrs["dtype"] == "f64":
+            node.attrs["dtype"] = "f32"
+        if node.op == "nn.Cast" and node.attrs["to"] == "f64":
+            node.attrs["to"] = "f32"
+    for node in g.topo_order():
+        node.in_types = [g.type_of(v) for v in g.operands(node)]
+    w32 = {k: np.asarray(v, dtype=np.float32) if np.asarray(v).dtype == np.float64 else v
+           for k, v in {**gm.weights, **weights}.items()}
+    m32.weights = w32
+    ref = run_graph(m32, "device", {}, weights=w32)
+    model = lower_graph(m32, "device")
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = sess.run(None, {})
+    for r, o in zip(ref, got):
+        scale = max(1.0, np.abs(r).max())
+        assert np.abs(r - o).max() <= tol * scale, f"onnx differs from the reference by {np.abs(r - o).max()}"
+
+
+# -- elementwise ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("op", ["nn.Sigmoid", "nn.Tanh", "nn.Exp", "nn.Neg", "nn.Identity", "nn.Erf"])
+def test_unary(op):
+    check_rule(op, [(3, 4)], {})
+
+
+def test_positive_domain_unary():
+    x = RNG.uniform(0.5, 2.0, (3, 4))
+    for op in ("nn.Log", "nn.Sqrt", "nn.Reciprocal"):
+        check_rule(op, [(3, 4)], {}, values=[x])
+
+
+def test_relu_leaky_abs_clip_away_from_kinks():
+    x = RNG.normal(size=(4, 5))
+    x = np.where(np.abs(x) < 0.1, 0.5, x)
+    check_rule("nn.Relu", [(4, 5)], {}, values=[x])
+    check_rule("nn.LeakyRelu", [(4, 5)], {"alpha": 0.1}, values=[x])
+    check_rule("nn.Abs", [(4, 5)], {}, values=[x])
+    check_rule("nn.Clip", [(4, 5)], {"min": -0.5, "max": 0.7},
+               values=[np.where(np.abs(np.abs(x) - 0.6) < 0.15, 0.0, x)])
+
+
+@pytest.mark.parametrize("op", ["nn.Add", "nn.Sub", "nn.Mul", "nn.Div"])
+def test_binary_with_broadcast(op):
+    b = RNG.uniform(0.5, 1.5, (1, 4)) if op == "nn.Div" else None
+    check_rule(op, [(3, 4), (1, 4)], {}, values=[None, b])
+    check_rule(op, [(2, 3, 4), (4,)], {}, values=[None, None if b is None else b.reshape(4)])
+
+
+def test_pow_max_min():
+    a = RNG.uniform(0.5, 2.0, (3, 4))
+    check_rule("nn.Pow", [(3, 4), (3, 4)], {}, values=[a, RNG.uniform(0.5, 2, (3, 4))])
+    x, y = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
+    y = np.where(np.abs(x - y) < 0.1, y + 0.3, y)
+    check_rule("nn.Max", [(3, 4), (3, 4)], {}, values=[x, y])
+    check_rule("nn.Min", [(3, 4), (3, 4)], {}, values=[x, y])
+
+
+def test_softmax_and_log_softmax():
+    check_rule("nn.Softmax", [(3, 5)], {"axis": -1})
+    check_rule("nn.LogSoftmax", [(3, 5)], {"axis": 1})
+
+
+# -- matrix products and convolution --------------------------------------------------------------
+
+@pytest.mark.parametrize("ta,tb", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_gemm(ta, tb):
+    a = (4, 3) if ta else (3, 4)
+    b = (5, 4) if tb else (4, 5)
+    check_rule("nn.Gemm", [a, b, (5,)], {"transA": ta, "transB": tb, "alpha": 0.7, "beta": 1.3})
+
+
+def test_matmul_batched_and_vector():
+    check_rule("nn.MatMul", [(2, 3, 4), (4, 5)], {})
+    check_rule("nn.MatMul", [(3, 4), (4,)], {})
+
+
+@pytest.mark.parametrize("attrs", [
+    {},
+    {"strides": [2, 2], "pads": [1, 1, 1, 1]},
+    {"strides": [2, 1], "pads": [0, 1, 2, 0], "dilations": [1, 2]},
+    {"group": 2, "pads": [1, 1, 1, 1]},
+])
+def test_conv(attrs):
+    group = attrs.get("group", 1)
+    check_rule("nn.Conv", [(2, 4, 7, 8), (6, 4 // group, 3, 3), (6,)], attrs, ort_tol=5e-4)
+
+
+def test_conv_weight_grad_only_skips_the_input():
+    """The input of the first layer is data: no ConvTranspose is emitted for it."""
+    x = RNG.normal(size=(2, 1, 6, 6))
+    m, names = build("nn.Conv", [(2, 1, 6, 6), (3, 1, 3, 3)], {},
+                     const_operands={0: x})
+    gm = gradients_of(m, names)
+    assert not gm.graph("device").find("grad.ConvInput")
+    assert gm.graph("device").find("grad.ConvWeight")
+
+
+# -- pooling ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("attrs", [
+    {"kernel_shape": [2, 2], "strides": [2, 2]},
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+    {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
+])
+def test_maxpool(attrs):
+    check_rule("nn.MaxPool", [(2, 3, 7, 7)], attrs)
+
+
+def test_maxpool_ties_go_to_the_first_maximum():
+    """A constant window (a background region) gives its gradient to one
+    element, as PyTorch and MindSpore do, not to every tied element."""
+    x = np.zeros((1, 1, 4, 4))
+    m, names = build("nn.MaxPool", [(1, 1, 4, 4)], {"kernel_shape": [2, 2], "strides": [2, 2]})
+    gm = gradients_of(m, names)
+    out = run_graph(gm, "device", {}, weights={**m.weights, "p0": x})
+    d = out[1].reshape(2, 2, 2, 2).transpose(0, 2, 1, 3).reshape(4, 4)
+    assert np.count_nonzero(out[1]) == 4
+    assert np.count_nonzero(out[1][0, 0, ::2, ::2]) == 4 and d.shape == (4, 4)
+    check_onnx(gm, names, {"p0": x}, 1e-6)
+
+
+def test_relu_then_tiling_maxpool():
+    """The relu's mask moves onto the pooled gradient (a peephole): still exact,
+    also on an input with rows no window reaches."""
+    x = RNG.normal(size=(2, 3, 7, 6))
+    x = np.where(np.abs(x) < 0.05, 0.3, x)
+    m = check_rule("nn.Conv", [(2, 3, 7, 6), (3, 3, 1, 1)], {}, values=[x, None],
+                   then=[("nn.Relu", {}), ("nn.MaxPool", {"kernel_shape": [2, 2], "strides": [2, 2]})])
+    assert m is not None
+
+
+@pytest.mark.parametrize("attrs", [
+    {"kernel_shape": [2, 2], "strides": [2, 2]},
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "count_include_pad": 0},
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "count_include_pad": 1,
+     "ceil_mode": 1},
+])
+def test_average_pool(attrs):
+    check_rule("nn.AveragePool", [(2, 3, 7, 7)], attrs)
+
+
+# -- shapes, reductions, normalisation --------------------------------------------------------------
+
+def test_shape_ops():
+    check_rule("nn.Reshape", [(2, 3, 4)], {"shape": [0, -1]})
+    check_rule("nn.Flatten", [(2, 3, 4)], {"axis": 1})
+    check_rule("nn.Transpose", [(2, 3, 4)], {"perm": [2, 0, 1]})
+    check_rule("nn.Squeeze", [(2, 1, 4)], {"axes": [1]})
+    check_rule("nn.Unsqueeze", [(2, 4)], {"axes": [1]})
+    check_rule("nn.Concat", [(2, 3), (2, 2)], {"axis": 1})
+    check_rule("nn.Slice", [(4, 6)], {"starts": [1, -4], "ends": [3, 100], "axes": [0, 1],
+                                      "steps": [1, 1]})
+
+
+def test_reductions():
+    check_rule("nn.ReduceSum", [(2, 3, 4)], {"axes": [1], "keepdims": 0})
+    check_rule("nn.ReduceMean", [(2, 3, 4)], {"axes": [0, 2], "keepdims": 1})
+    check_rule("nn.ReduceMean", [(2, 3, 4)], {"axes": None, "keepdims": 0})
+    x = RNG.permutation(24).reshape(2, 3, 4).astype(np.float64)   # no ties
+    check_rule("nn.ReduceMax", [(2, 3, 4)], {"axes": [2], "keepdims": 0}, values=[x])
+    check_rule("nn.ReduceMin", [(2, 3, 4)], {"axes": [1], "keepdims": 1}, values=[x])
+
+
+@pytest.mark.parametrize("training", [0, 1])
+def test_batch_norm(training):
+    mean = RNG.normal(size=3)
+    var = RNG.uniform(0.5, 1.5, 3)
+    check_rule("nn.BatchNormalization", [(4, 3, 2, 2), (3,), (3,), (3,), (3,)],
+               {"training_mode": training, "epsilon": 1e-3},
+               const_operands={3: mean, 4: var}, ort_tol=5e-4)
+
+
+# -- losses --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_softmax_cross_entropy_sparse(reduction):
+    labels = np.array([0, 3, 1], dtype=np.int32)
+    check_rule("train.SoftmaxCrossEntropyWithLogits", [(3, 4), (3,)],
+               {"sparse": True, "reduction": reduction}, const_operands={1: labels})
+
+
+def test_softmax_cross_entropy_dense():
+    target = RNG.dirichlet(np.ones(4), size=3)
+    check_rule("train.SoftmaxCrossEntropyWithLogits", [(3, 4), (3, 4)],
+               {"sparse": False, "reduction": "mean"}, const_operands={1: target})
+
+
+@pytest.mark.parametrize("op", ["train.MSELoss", "train.L1Loss"])
+def test_regression_losses(op):
+    x = RNG.normal(size=(3, 4))
+    y = x + np.where(RNG.random((3, 4)) < 0.5, -0.5, 0.5)   # away from L1's kink
+    check_rule(op, [(3, 4), (3, 4)], {"reduction": "mean"}, values=[x], const_operands={1: y})
+    check_rule(op, [(3, 4), (1, 4)], {"reduction": "sum"}, values=[x],
+               const_operands={1: y[:1]})
+
+
+def test_mse_label_gradient():
+    check_rule("train.MSELoss", [(3, 4), (3, 4)], {"reduction": "mean"})
+
+
+def test_bce_with_logits_weights():
+    y = (RNG.random((3, 4)) < 0.5).astype(np.float64)
+    check_rule("train.BCEWithLogitsLoss", [(3, 4), (3, 4)], {"reduction": "mean"},
+               const_operands={1: y})
+    check_rule("train.BCEWithLogitsLoss", [(3, 4), (3, 4), (3, 4), (4,)],
+               {"reduction": "sum", "weighted": True, "pos_weighted": True},
+               const_operands={1: y, 2: RNG.uniform(0.5, 2, (3, 4)), 3: RNG.uniform(0.5, 2, 4)})

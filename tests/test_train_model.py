@@ -1,0 +1,400 @@
+"""Model.train / eval / predict with data sink, graph sink and loop sink (seeds
+002/003): epochs and sinks, LossMonitor, equivalences between sink modes and
+unroll factors, checkpoints and resume, and the user's errors."""
+import os
+import re
+import signal
+
+import numpy as np
+import pytest
+
+import irc
+import irc.dataset as ds
+import irc.dataset.vision as V
+from irc import nn, ops
+from irc.diagnostics import UserError
+from irc.train.callback import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint
+
+N_BATCHES, BATCH = 5, 8
+
+
+class Small(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, pad_mode="valid", weight_init="he_uniform")
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+        self.fc = nn.Dense(36, 3)
+
+    def construct(self, x):
+        return self.fc(self.flatten(self.pool(self.relu(self.conv(x)))))
+
+
+def images_and_labels(n=N_BATCHES * BATCH, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 3, n).astype(np.int32)
+    images = rng.integers(0, 60, (n, 8, 8, 1)).astype(np.uint8)
+    for i, y in enumerate(labels):          # a learnable pattern per class
+        images[i, 2 * y:2 * y + 3, :, 0] += 150
+    return images, labels
+
+
+def dataset(shuffle=False, flip_offload=None, n=N_BATCHES * BATCH, seed=0):
+    images, labels = images_and_labels(n, seed)
+    d = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False)
+    if flip_offload is not None:
+        d = d.map(V.RandomHorizontalFlip(0.5), input_columns="image", offload=flip_offload)
+    d = d.map([V.Rescale(1 / 255.0, 0.0), V.HWC2CHW()], input_columns="image")
+    if shuffle:
+        d = d.shuffle(16)
+    return d.batch(BATCH, drop_remainder=True)
+
+
+def model_for(net, lr=0.05, optimizer="momentum", metrics=None, loss=None):
+    loss = loss or nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    if optimizer == "momentum":
+        opt = nn.Momentum(net.trainable_params(), lr, 0.9)
+    elif optimizer == "sgd":
+        opt = nn.SGD(net.trainable_params(), lr)
+    else:
+        opt = nn.Adam(net.trainable_params(), lr)
+    return irc.Model(net, loss, opt, metrics=metrics)
+
+
+def fresh_net(seed=0):
+    np.random.seed(seed)
+    return Small()
+
+
+def weights(net):
+    return {name: p.asnumpy().copy() for name, p in net.parameters_and_names()}
+
+
+def assert_same(a, b, rtol=1e-5):
+    for k in a:
+        np.testing.assert_allclose(a[k], b[k], rtol=rtol, atol=1e-6, err_msg=k)
+
+
+def train(epochs, sink=True, sink_size=-1, data=None, callbacks=None, seed=0, **kw):
+    net = fresh_net(seed)
+    model = model_for(net, **kw)
+    model.train(epochs, data or dataset(), callbacks=callbacks, dataset_sink_mode=sink,
+                sink_size=sink_size)
+    return net, model
+
+
+# -- epochs, sinks and the loss monitor ---------------------------------------------------------------
+
+def test_loss_monitor_prints_once_per_sink(capsys):
+    train(3, sink_size=2, callbacks=[LossMonitor()])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3
+    for epoch, line in enumerate(lines, 1):
+        assert re.fullmatch(rf"epoch: {epoch} step: 2, loss is \d+\.\d+(e-?\d+)?", line), line
+
+
+def test_loss_monitor_prints_every_step_without_sink(capsys):
+    train(1, sink=False, callbacks=[LossMonitor()])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split(",")[0] for line in lines] == [f"epoch: 1 step: {s}" for s in range(1, 6)]
+
+
+def test_sink_traverses_the_dataset_endlessly():
+    """sink_size 3 x 2 epochs trains the same 6 batches as sink_size 6 x 1
+    (the second epoch continues where the first stopped, into the dataset's
+    next epoch)."""
+    a, _ = train(2, sink_size=3, data=dataset(shuffle=True))
+    b, _ = train(1, sink_size=6, data=dataset(shuffle=True))
+    assert_same(weights(a), weights(b))
+
+
+def test_sink_and_step_modes_train_the_same():
+    a, ma = train(2, sink=True, data=dataset(shuffle=True))
+    b, mb = train(2, sink=False, data=dataset(shuffle=True))
+    assert_same(weights(a), weights(b))
+    assert ma._global_step == mb._global_step == 2 * N_BATCHES
+
+
+@pytest.mark.parametrize("unroll", [2, 5])
+def test_unrolled_loop_sink_gives_the_same_weights(unroll):
+    base, _ = train(1, data=dataset())
+    cap = irc.capture.Capture("x", mode="run", options={"unroll": unroll})
+    previous = irc.capture._current
+    irc.capture._current = cap
+    try:
+        other, _ = train(1, data=dataset())
+    finally:
+        irc.capture._current = previous
+    assert_same(weights(base), weights(other))
+
+
+def test_one_device_call_per_epoch():
+    from irc.train.summary import summary_for
+    before = summary_for().device_calls
+    train(3, sink_size=4)
+    assert summary_for().device_calls - before == 3
+
+
+# -- optimisers and learning rates ---------------------------------------------------------------------
+
+def test_dynamic_learning_rate_is_fed_per_step():
+    """SGD with rates [r, 0, 0, 0, 0]: only the first step moves the weights."""
+    one, _ = train(1, sink_size=1, optimizer="sgd", lr=[0.1, 0, 0, 0, 0])
+    five, _ = train(1, optimizer="sgd", lr=[0.1, 0, 0, 0, 0])
+    assert_same(weights(one), weights(five))
+    assert not np.allclose(weights(five)["fc.weight"], weights(fresh_net())["fc.weight"])
+
+
+def test_adam_and_schedules_train():
+    sched = nn.CosineDecayLR(0.001, 0.01, 5)
+    net, model = train(2, optimizer="adam", lr=sched)
+    assert model._global_step == 10
+    assert "moment1.fc.weight" in model._opt_state and "beta1_power" in model._opt_state
+    np.testing.assert_allclose(model._opt_state["beta1_power"], 0.9 ** 10, rtol=1e-5)
+
+
+def test_dynamic_lr_lists_match_mindspore():
+    assert nn.piecewise_constant_lr([2, 5], [0.1, 0.05]) == [0.1, 0.1, 0.05, 0.05, 0.05]
+    lr = nn.cosine_decay_lr(0.01, 0.1, 6, 2, 2)
+    np.testing.assert_allclose(lr, [0.1, 0.1, 0.055, 0.055, 0.01, 0.01])
+    np.testing.assert_allclose(nn.exponential_decay_lr(0.1, 0.9, 4, 1, 2, True),
+                               [0.1, 0.1, 0.09, 0.09])
+    np.testing.assert_allclose(nn.warmup_lr(0.1, 4, 1, 2), [0.0, 0.05, 0.1, 0.1])
+    opt = nn.SGD(fresh_net().trainable_params(), [0.3, 0.2])
+    np.testing.assert_allclose(opt.learning_rates(0, 4), [0.3, 0.2, 0.2, 0.2])
+
+
+# -- offloaded random ops draw on the device what the host would draw -----------------------------------
+
+def test_offloaded_random_flip_trains_like_the_host():
+    a, _ = train(1, data=dataset(flip_offload=True))
+    b, _ = train(1, data=dataset(flip_offload=False))
+    assert_same(weights(a), weights(b), rtol=1e-4)
+
+
+# -- evaluation and prediction -------------------------------------------------------------------------
+
+def test_eval_and_predict_after_training():
+    net = fresh_net()
+    model = model_for(net, metrics={"accuracy", "loss"})
+    model.train(8, dataset(shuffle=True), dataset_sink_mode=True)
+    result = model.eval(dataset(seed=1))
+    assert set(result) == {"accuracy", "loss"}
+    assert result["accuracy"] > 0.9
+    images, _ = images_and_labels(BATCH, seed=1)
+    x = irc.Tensor((images.transpose(0, 3, 1, 2) / 255.0).astype(np.float32))
+    out = model.predict(x)
+    assert out.shape == (BATCH, 3)
+    np.testing.assert_allclose(out.asnumpy(), net(x).asnumpy(), rtol=1e-4, atol=1e-5)
+
+
+# -- checkpoints --------------------------------------------------------------------------------------
+
+def test_checkpoint_roundtrip_as_safetensors(tmp_path):
+    from safetensors.numpy import load_file
+    net, _ = train(1)
+    path = irc.save_checkpoint(net, str(tmp_path / "net.ckpt"))
+    assert sorted(load_file(path)) == sorted(weights(net))
+    other = fresh_net(seed=5)
+    not_loaded, unused = irc.load_param_into_net(other, irc.load_checkpoint(path))
+    assert not not_loaded and not unused
+    assert_same(weights(other), weights(net), rtol=0)
+
+
+def test_model_checkpoint_names_and_state(tmp_path):
+    ckpt = ModelCheckpoint("lenet", str(tmp_path), CheckpointConfig(keep_checkpoint_max=2))
+    train(3, sink_size=2, callbacks=[ckpt])
+    names = sorted(os.listdir(tmp_path))
+    assert names == ["lenet-2_2.ckpt", "lenet-3_2.ckpt"]
+    saved = irc.load_checkpoint(str(tmp_path / "lenet-3_2.ckpt"))
+    assert {"conv.weight", "moments.conv.weight", "global_step"} <= set(saved)
+    assert int(saved["global_step"].asnumpy()[0]) == 6
+
+
+class Crash(Callback):
+    """Stands in for a killed process: an error after ``epoch`` epochs."""
+
+    def __init__(self, epoch):
+        self.epoch = epoch
+
+    def epoch_end(self, run_context):
+        if run_context.original_args().cur_epoch_num == self.epoch:
+            raise RuntimeError("killed")
+
+
+@pytest.mark.parametrize("sink", [True, False])
+def test_resume_ends_on_the_weights_of_an_uninterrupted_run(tmp_path, sink):
+    data = lambda: dataset(shuffle=True, flip_offload=False)   # noqa: E731
+    whole, _ = train(4, sink=sink, sink_size=3, data=data())
+    ckpt = lambda: ModelCheckpoint("run", str(tmp_path), CheckpointConfig(save_checkpoint_steps=3))  # noqa
+    with pytest.raises(RuntimeError, match="killed"):
+        train(4, sink=sink, sink_size=3, data=data(), callbacks=[ckpt(), Crash(2)])
+    resumed, model = train(4, sink=sink, sink_size=3, data=data(), callbacks=[ckpt()])
+    assert model._global_step == (12 if sink else 20)
+    assert_same(weights(resumed), weights(whole), rtol=1e-5)
+
+
+def test_ctrl_c_stops_at_the_end_of_the_sink_with_a_checkpoint(tmp_path):
+    class CtrlC(Callback):
+        def step_begin(self, run_context):
+            if run_context.original_args().cur_epoch_num == 2:
+                os.kill(os.getpid(), signal.SIGINT)
+
+    ckpt = ModelCheckpoint("cc", str(tmp_path), CheckpointConfig(save_checkpoint_steps=100))
+    with pytest.raises(KeyboardInterrupt):
+        train(5, sink_size=2, callbacks=[ckpt, CtrlC()])
+    assert os.listdir(tmp_path) == ["cc-2_2.ckpt"]
+    saved = irc.load_checkpoint(str(tmp_path / "cc-2_2.ckpt"))
+    assert int(saved["global_step"].asnumpy()[0]) == 4
+
+
+def test_nan_loss_stops_naming_the_step_and_keeps_the_good_checkpoint(tmp_path):
+    ckpt = ModelCheckpoint("nan", str(tmp_path))
+    with pytest.raises(UserError, match=r"the loss is (nan|inf) at step \d+ \(epoch \d+, step \d+\)") as e:
+        train(6, sink_size=1, callbacks=[ckpt], optimizer="sgd", lr=1e30)
+    kept = sorted(os.listdir(tmp_path))
+    assert kept and "last good checkpoint" in e.value.hint
+    for name in kept:
+        for v in irc.load_checkpoint(str(tmp_path / name)).values():
+            assert np.isfinite(v.asnumpy()).all()
+
+
+# -- the user's errors ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sink_size", [0, -2])
+def test_sink_size_must_be_minus_one_or_positive(sink_size):
+    with pytest.raises(UserError, match=f"sink_size must be -1 or positive, but got sink_size {sink_size}"):
+        train(1, sink_size=sink_size)
+
+
+def test_loss_that_does_not_fit_the_labels_names_both_lines():
+    net = fresh_net()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction="mean"); line = _line()  # noqa: E702
+    model = model_for(net, loss=loss)
+    with pytest.raises(UserError) as e:
+        model.train(1, dataset())
+    err = e.value
+    assert err.where.endswith(f"test_train_model.py:{line}")
+    assert "labels" in err.message and "f32[8,3]" in err.message or "f32[N,3]" in err.message
+    assert "column 'label'" in err.hint and "test_train_model.py" in err.hint
+
+
+def _line():
+    import inspect
+    return inspect.currentframe().f_back.f_lineno
+
+
+def test_model_without_optimizer_cannot_train():
+    net = fresh_net()
+    with pytest.raises(UserError, match="needs an optimizer"):
+        irc.Model(net, nn.MSELoss()).train(1, dataset())
+
+
+def test_compile_mode_records_the_job_and_trains_nothing(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import numpy as np\nimport mindspore as ms\nimport mindspore.dataset as ds\n"
+        "from mindspore import nn\n"
+        "d = ds.NumpySlicesDataset({'x': np.zeros((8, 3), np.float32), "
+        "'y': np.zeros((8, 2), np.float32)}).batch(4)\n"
+        "net = nn.Dense(3, 2)\n"
+        "w = net.weight.asnumpy().copy()\n"
+        "m = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))\n"
+        "m.train(2, d, dataset_sink_mode=True)\n"
+        "assert (net.weight.asnumpy() == w).all()\n")
+    cap = irc.capture.run_script(str(script), mode="compile")
+    assert [j.kind for j in cap.jobs] == ["train"]
+    assert cap.jobs[0].kwargs["steps_per_sink"] == 2
+
+
+class WithStateAndDropout(nn.Cell):
+    """BatchNorm (running statistics written back each step) and Dropout
+    (draws fed each step)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, pad_mode="same")
+        self.bn = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU()
+        self.flatten = nn.Flatten()
+        self.drop = nn.Dropout(p=0.3)
+        self.fc = nn.Dense(256, 3)
+
+    def construct(self, x):
+        return self.fc(self.drop(self.flatten(self.relu(self.bn(self.conv(x))))))
+
+
+@pytest.mark.parametrize("sink", [True, False])
+def test_batchnorm_statistics_and_dropout_draws(sink):
+    results = []
+    for mode in (sink, not sink):
+        np.random.seed(0)
+        net = WithStateAndDropout()
+        model = model_for(net)
+        model.train(2, dataset(shuffle=True), dataset_sink_mode=mode)
+        results.append(weights(net))
+    assert_same(*results)
+    stats = results[0]
+    assert not np.allclose(stats["bn.moving_mean"], 0)      # the statistics were updated
+    assert not np.allclose(stats["bn.moving_variance"], 1)
+
+
+def test_a_compiled_module_trains_from_its_text_alone(capsys):
+    """What `irc run OUT/bundle` does: the final IR (printed and parsed back)
+    plus the weights train without the script's Python objects."""
+    from irc.capture import Job
+    from irc.ir.text import parse_module, print_module
+    from irc.train.model import compile_job, run_bundle_job
+    net = fresh_net()
+    model = model_for(net)
+    data = dataset()
+    job = Job("train", model, data, {"epoch": 2, "callbacks": [], "dataset_sink_mode": True,
+                                     "sink_size": -1, "steps_per_epoch": 5, "steps_per_sink": 5,
+                                     "unroll": 1}, None)
+    module, _ = compile_job(job)
+    reloaded = parse_module(print_module(module))
+    reloaded.weights = dict(module.weights)
+    reloaded.objects = module.objects
+    summary = run_bundle_job(reloaded, {"job": {"arguments": {
+        "epoch": 2, "steps_per_epoch": 5, "callbacks": [{"object": "LossMonitor"}]}}})
+    assert summary["steps"] == 10 and summary["device_calls"] == 2
+    assert capsys.readouterr().out.count(", loss is ") == 2
+    model.train(2, dataset(), dataset_sink_mode=True)     # the same job through Model.train
+    np.testing.assert_allclose(summary["losses"][-1], _last_loss(model), rtol=1e-5)
+
+
+def _last_loss(model):
+    from irc.train.summary import summary_for
+    return summary_for().losses[-1]
+
+
+def test_a_short_last_batch_in_sink_mode_falls_back_to_one_call_per_step():
+    """Batches of different sizes cannot be stacked into one queue: that sink
+    runs step by step, with the same result as dataset_sink_mode=False."""
+    def data():
+        images, labels = images_and_labels(44)
+        d = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False)
+        return d.map([V.Rescale(1 / 255.0, 0.0), V.HWC2CHW()], input_columns="image").batch(BATCH)
+    a, _ = train(2, sink=True, data=data())
+    b, _ = train(2, sink=False, data=data())
+    assert_same(weights(a), weights(b))
+
+
+def test_a_fixed_loss_scale_cancels_out():
+    """sens = 128 on the backward pass, loss_scale = 128 in the optimizer:
+    the same weights as without loss scaling (MindSpore's FixedLossScaleManager)."""
+    class Fixed:
+        def get_loss_scale(self):
+            return 128.0
+
+        def get_drop_overflow_update(self):
+            return False
+    plain, _ = train(1)
+    np.random.seed(0)
+    net = Small()
+    model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                      nn.Momentum(net.trainable_params(), 0.05, 0.9, loss_scale=128.0),
+                      loss_scale_manager=Fixed())
+    model.train(1, dataset())
+    assert_same(weights(net), weights(plain))
