@@ -1,0 +1,121 @@
+"""Seed 004 end to end: per-rank compiles, ranks run as processes, the
+slicing checked, and the bad inputs of the dataset-slicing issue."""
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from irc.cli import main
+
+SCRIPT = textwrap.dedent("""\
+    import os
+    import mindspore as ms
+    import mindspore.dataset as ds
+    import mindspore.dataset.vision as vision
+    import mindspore.dataset.transforms as transforms
+    import mindspore.nn as nn
+    from mindspore.communication import init, get_rank, get_group_size
+
+    init()
+    ds.config.set_seed(1000)
+    SLICES = int(os.getenv("SLICES", "0")) or get_group_size()
+    PROJECT = os.getenv("PROJECT")
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.flatten = nn.Flatten()
+            self.fc = nn.Dense(3 * 32 * (32 // SLICES), 10)
+
+        def construct(self, x):
+            return self.fc(self.flatten(x))
+
+
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
+                                 dataset_strategy=((1, 1, 1, SLICES), (1,)))
+    data = ds.Cifar10Dataset(os.environ["DATA"], usage="train", num_samples=64, shuffle=True)
+    data = data.map(transforms.TypeCast(ms.int32), input_columns="label")
+    data = data.map([vision.RandomHorizontalFlip(), vision.Rescale(1 / 255, 0)], input_columns="image")
+    cols = ["img" + str(i) for i in range(SLICES)]
+    data = data.map(vision.SlicePatches(1, SLICES), input_columns="image", output_columns=cols)
+    data = data.project([PROJECT or cols[get_rank() % SLICES], "label"])
+    data = data.map(vision.HWC2CHW(), input_columns=PROJECT or cols[get_rank() % SLICES])
+    data = data.batch(8, drop_remainder=True)
+    net = Net()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    model.train(1, data, dataset_sink_mode=True, sink_size=2)
+""")
+
+
+@pytest.fixture
+def script(tmp_path, monkeypatch):
+    path = tmp_path / "sliced.py"
+    path.write_text(SCRIPT)
+    monkeypatch.setenv("DATA", str(Path(__file__).resolve().parent.parent / "samples" / "data" / "cifar10"))
+    monkeypatch.delenv("SLICES", raising=False)
+    monkeypatch.delenv("PROJECT", raising=False)
+    return path
+
+
+def test_compile_once_per_rank(script, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["compile", str(script), "--world-size", "4", "-o", str(out), "--no-render"]) == 0
+    for rank in range(4):
+        capture = (out / f"rank{rank}" / "00_capture.ir").read_text()
+        assert f"# rank: {rank}" in capture and "# world_size: 4" in capture
+        assert f'dataset.project(%img{rank}, %label' in capture
+        assert "parallel.dataset_strategy" in capture
+        remarks = json.loads((out / f"rank{rank}" / "remarks.json").read_text())["remarks"]
+        assert any(f"its patch {rank} of 4" in r["message"] for r in remarks)
+        assert (out / f"rank{rank}" / "bundle" / "device.onnx").is_file()
+    assert "rank3/index.html" in (out / "index.html").read_text()
+
+
+def test_ranks_run_as_processes_and_cover_the_image(script, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", str(script), "--world-size", "2", "-o", str(out)]) == 0, capsys.readouterr().err
+    summary = json.loads((out / "run.json").read_text())
+    assert summary["slicing"]["covered"] and summary["slicing"]["patches"] == 2
+    assert summary["slicing"]["patch_shape"] == [8, 3, 32, 16]
+    assert [r["steps"] for r in summary["ranks"]] == [2, 2]
+
+
+def test_ranks_that_do_not_cover_the_image_are_reported(script, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SLICES", "2")
+    monkeypatch.setenv("PROJECT", "img0")          # every rank reads patch 0
+    assert main(["run", str(script), "--world-size", "2", "-o", str(tmp_path / "r")]) == 1
+    assert "do not cover the image: patches [1] of 2" in capsys.readouterr().err
+
+
+def test_world_size_must_share_the_slices(script, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SLICES", "2")
+    assert main(["compile", str(script), "--world-size", "3", "-o", str(tmp_path / "o"), "--no-render"]) == 1
+    err = capsys.readouterr().err
+    assert "sliced.py:" in err and "dataset_strategy ((1, 1, 1, 2), (1,)) breaks the rule" in err
+    assert "world size must be a multiple of the slice count (3 rank(s), 2 slices)" in err
+
+
+def test_rank_outside_the_world(script, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RANK_ID", "5")
+    monkeypatch.setenv("RANK_SIZE", "2")
+    assert main(["compile", str(script), "-o", str(tmp_path / "o"), "--no-render"]) == 1
+    assert "rank 5 is outside the world of 2 rank(s)" in capsys.readouterr().err
+
+
+def test_slice_counts_are_checked(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import mindspore.dataset.vision as vision\nop = vision.SlicePatches(0, 2)\n")
+    assert main(["compile", str(bad), "-o", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "bad.py:2" in err and "SlicePatches" in err
+
+
+def test_project_to_a_column_slicepatches_did_not_make(script, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SLICES", "2")
+    monkeypatch.setenv("PROJECT", "img7")
+    assert main(["compile", str(script), "-o", str(tmp_path / "o"), "--no-render"]) == 1
+    err = capsys.readouterr().err
+    assert "sliced.py:" in err and "img7" in err
