@@ -44,6 +44,7 @@ numbers on the device.
 """
 from __future__ import annotations
 
+import abc
 import math
 import queue
 import threading
@@ -552,21 +553,13 @@ def _stop_thread(stop: threading.Event, q: queue.Queue, thread: threading.Thread
 # public API
 # =============================================================================
 
-class HostEngine:
-    """Runs graph ``graph`` of ``module`` on the host."""
+class Engine(abc.ABC):
+    """What iterators need of an engine: ``run`` (an EngineRun-like object
+    with next_row/close), and from it ``rows`` and ``first_row``."""
 
-    def __init__(self, module: Module, graph: str = "host", *, keep_positions: bool = False):
-        self.module = module
-        self.graph = module.graph(graph)
-        self.plan = Plan(module, self.graph, keep_positions)
-        self.names = self.plan.names
-
-    def run(self, num_epochs: int = 1, *, seed: Optional[int] = None,
-            prefetch: Optional[int] = None) -> EngineRun:
-        from irc.dataset import config
-        return EngineRun(self.plan, num_epochs=num_epochs,
-                         seed=config.get_seed() if seed is None else seed,
-                         prefetch=config.get_prefetch_size() if prefetch is None else prefetch)
+    @abc.abstractmethod
+    def run(self, num_epochs: int = 1, **kwargs):
+        """Start ``num_epochs`` epochs."""
 
     def rows(self, num_epochs: int = 1, **kwargs):
         """All rows of ``num_epochs`` epochs (a generator; closing it stops the run)."""
@@ -589,6 +582,23 @@ class HostEngine:
             return None
         finally:
             run.close()
+
+
+class HostEngine(Engine):
+    """Runs graph ``graph`` of ``module`` on the host."""
+
+    def __init__(self, module: Module, graph: str = "host", *, keep_positions: bool = False):
+        self.module = module
+        self.graph = module.graph(graph)
+        self.plan = Plan(module, self.graph, keep_positions)
+        self.names = self.plan.names
+
+    def run(self, num_epochs: int = 1, *, seed: Optional[int] = None,
+            prefetch: Optional[int] = None) -> EngineRun:
+        from irc.dataset import config
+        return EngineRun(self.plan, num_epochs=num_epochs,
+                         seed=config.get_seed() if seed is None else seed,
+                         prefetch=config.get_prefetch_size() if prefetch is None else prefetch)
 
     def size(self):
         """Rows per epoch from the ops' count rules: an int, math.inf, or None

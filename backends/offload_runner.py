@@ -15,24 +15,16 @@ from typing import Optional
 import numpy as np
 
 from irc.dataset import draws as draws_mod
-from irc.ir.graph import Module, Value
-from irc.ir.registry import PIPELINE, lookup
+from irc.ir.graph import Module
+from passes.pipeline_columns import skip_pipeline_ops
 
-from .host_engine import DONE, EPOCH_END, HostEngine
+from .host_engine import DONE, EPOCH_END, Engine, HostEngine
 from .host_stream import col_row, pos_key
 from .onnx_lowering import lower_graph
 from .runtime import Session
 
 
-def pre_tail_value(graph, value: Value) -> Value:
-    """Walk a returned column back through pipeline ops (shuffle, batch ...)
-    to the value the offloaded tail used to start from."""
-    while lookup(graph.node(value.node).op).kind == PIPELINE:
-        value = graph.operands(graph.node(value.node))[value.index]
-    return value
-
-
-class OffloadEngine:
+class OffloadEngine(Engine):
     """Same interface as :class:`HostEngine` (run, rows, first_row, size)."""
 
     def __init__(self, module: Module, host: str = "host", offload: str = "offload",
@@ -56,34 +48,13 @@ class OffloadEngine:
                 self.inputs.append((name, self.names.index(node.column)))
             else:
                 column = self.names.index(node.column)
-                stream = self.host.plan.stream_of(pre_tail_value(host_graph, returned[column]))
+                stream = self.host.plan.stream_of(skip_pipeline_ops(host_graph, returned[column]))
                 self.inputs.append((name, (op, pos_key(stream.name), node.out_types[0].shape[-1])))
 
     def run(self, num_epochs: int = 1, *, seed: Optional[int] = None, prefetch=None):
         from irc.dataset import config
         seed = config.get_seed() if seed is None else seed
         return OffloadRun(self, self.host.run(num_epochs, seed=seed, prefetch=prefetch), seed)
-
-    def rows(self, num_epochs: int = 1, **kwargs):
-        run = self.run(num_epochs, **kwargs)
-        try:
-            for _ in range(num_epochs):
-                while True:
-                    try:
-                        yield run.next_row()
-                    except StopIteration:
-                        break
-        finally:
-            run.close()
-
-    def first_row(self):
-        run = self.run(1)
-        try:
-            return run.next_row()
-        except StopIteration:
-            return None
-        finally:
-            run.close()
 
     def size(self):
         return self.host.size()

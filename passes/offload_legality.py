@@ -22,13 +22,11 @@ gets a remark with the rule that decided it.
 from __future__ import annotations
 
 from irc.ir.graph import DEVICE, HOST, Graph, Node, Value
-from irc.ir.registry import MAP, PIPELINE, lookup
+from irc.ir.registry import MAP, lookup
 from irc.ir.types import BATCH
 
 from .manager import register
-from .pipeline_columns import returned_columns, value_columns
-
-_OPAQUE = ("dataset.concat", "dataset.zip")
+from .pipeline_columns import OPAQUE, returned_columns, skip_pipeline_ops, value_columns
 
 
 def short(op: str) -> str:
@@ -50,7 +48,7 @@ class _Decider:
 
     def _pipeline_refusal(self) -> str | None:
         for node in self.graph.topo_order():
-            if node.op in _OPAQUE:
+            if node.op in OPAQUE:
                 where = f" ({line_of(node)})" if node.loc else ""
                 return (f"the pipeline uses {short(node.op)}{where}; offload does not support "
                         f"concatenated or zipped datasets")
@@ -102,12 +100,9 @@ class _Decider:
         blocker: Node | None = None
         cur = value
         while True:
+            cur = skip_pipeline_ops(g, cur)
             node = g.node(cur.node)
-            kind = lookup(node.op).kind
-            if kind == PIPELINE and node.op not in _OPAQUE:
-                cur = g.operands(node)[cur.index]
-                continue
-            if kind != MAP or node.name in self.decisions:
+            if lookup(node.op).kind != MAP or node.name in self.decisions:
                 return
             if blocker is not None:
                 # A map nobody asked to offload says so; a candidate names its blocker.

@@ -58,21 +58,18 @@ def returned_columns(graph: Graph) -> list[tuple[str, Value]]:
             for i, v in enumerate(operands)]
 
 
-def through_passthrough(graph: Graph, value: Value) -> list[Node]:
-    """The pipeline ops (shuffle, batch, repeat ...) a value flows through to
-    the return, in order, if its only path there is a chain of them."""
-    chain = []
+OPAQUE = ("dataset.concat", "dataset.zip")
+
+
+def skip_pipeline_ops(graph: Graph, value: Value) -> Value:
+    """Walk a column back through the row-preserving pipeline ops (shuffle,
+    batch, repeat, project ...) to the value a map op or source produced.
+    concat and zip mix streams and stop the walk."""
     while True:
-        users = graph.users(value)
-        if len(users) != 1:
-            return chain if not users else None
-        user, index = users[0]
-        if user.op == "return":
-            return chain
-        if lookup(user.op).kind != PIPELINE or user.op in ("dataset.concat", "dataset.zip"):
-            return None
-        chain.append(user)
-        value = user.out(index)
+        node = graph.node(value.node)
+        if lookup(node.op).kind != PIPELINE or node.op in OPAQUE:
+            return value
+        value = graph.operands(node)[value.index]
 
 
 def sibling_graph(host_name: str, role: str) -> str:

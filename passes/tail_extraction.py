@@ -16,24 +16,19 @@ from irc.ir.registry import MAP, PIPELINE, get as get_op, lookup
 from irc.ir.types import TensorType
 
 from .manager import register
-from .pipeline_columns import returned_columns, sibling_graph
-
-_OPAQUE = ("dataset.concat", "dataset.zip")
+from .pipeline_columns import returned_columns, sibling_graph, skip_pipeline_ops
 
 
 def column_tail(graph: Graph, value: Value) -> list[Node]:
     """The device-placed map ops on the way from the column's source to the
     returned ``value``, in pipeline order."""
     tail: list[Node] = []
-    cur = value
+    cur = skip_pipeline_ops(graph, value)
     while True:
         node = graph.node(cur.node)
-        kind = lookup(node.op).kind
-        if kind == PIPELINE and node.op not in _OPAQUE:
-            cur = graph.operands(node)[cur.index]
-        elif kind == MAP and node.placement == DEVICE and len(node.results) == 1:
+        if lookup(node.op).kind == MAP and node.placement == DEVICE and len(node.results) == 1:
             tail.append(node)
-            cur = graph.operands(node)[0]
+            cur = skip_pipeline_ops(graph, graph.operands(node)[0])
         else:
             return tail[::-1]
 
