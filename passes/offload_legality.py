@@ -45,6 +45,12 @@ class _Decider:
         self.decisions: dict[str, tuple[bool, str]] = {}   # node -> (offloaded, reason)
         self.refusal = self._pipeline_refusal()
         self.has_batch = bool(graph.find("dataset.batch"))
+        # map() call id -> the columns its operators read (one pass, not per node)
+        self.map_inputs: dict = {}
+        for n in graph.nodes():
+            if lookup(n.op).kind == MAP:
+                cols = self.map_inputs.setdefault(self.map_key(n), set())
+                cols.update(self.columns.get(v) for v in graph.operands(n))
 
     def _pipeline_refusal(self) -> str | None:
         for node in self.graph.topo_order():
@@ -54,13 +60,15 @@ class _Decider:
                         f"concatenated or zipped datasets")
         return None
 
+    @staticmethod
+    def map_key(node: Node):
+        """The map() call a node came from (a node without one stands alone)."""
+        mid = node.attrs.get("map")
+        return ("node", node.name) if mid is None else mid
+
     def candidate(self, node: Node) -> bool:
         flag = node.attrs.get("offload")
         return bool(flag) if flag is not None else self.auto
-
-    def _map_nodes(self, node: Node) -> list[Node]:
-        mid = node.attrs.get("map")
-        return [n for n in self.graph.nodes() if lookup(n.op).kind == MAP and n.attrs.get("map") == mid]
 
     def why_not(self, node: Node, value: Value) -> str | None:
         """Why this operator cannot go to the device, or None if it can."""
@@ -73,7 +81,7 @@ class _Decider:
         if self.refusal:
             return self.refusal
         operands = g.operands(node)
-        in_cols = {self.columns.get(v) for n in self._map_nodes(node) for v in g.operands(n)}
+        in_cols = self.map_inputs.get(self.map_key(node), set())
         if len(operands) != 1 or len(in_cols) > 1:
             return "the map acts on several input columns"
         if len(node.results) != 1:
@@ -158,7 +166,7 @@ def run(module, ctx) -> bool:
         if not maps:
             continue
         d = _Decider(graph, auto)
-        for column, value in returned_columns(graph):
+        for column, value in returned_columns(graph, d.columns):
             d.walk_column(column, value)
         for node in maps:
             offloaded, reason = d.decisions.get(node.name) or (False, None)

@@ -45,16 +45,17 @@ def _column_of(graph, node: Node, kind: str, operands, i: int, cols) -> str:
     return node.results[i]
 
 
-def returned_columns(graph: Graph) -> list[tuple[str, Value]]:
+def returned_columns(graph: Graph, cols: dict[Value, str] | None = None) -> list[tuple[str, Value]]:
     """(column, value) for each operand of the graph's ``return``."""
     rets = graph.find("return")
     if not rets:
         return []
     ret = rets[0]
     names = ret.attrs.get("names")
-    cols = value_columns(graph)
+    if names is None and cols is None:
+        cols = value_columns(graph)
     operands = graph.operands(ret)
-    return [((names[i] if names and i < len(names) else cols.get(v, graph.value_name(v))), v)
+    return [((names[i] if names and i < len(names) else (cols or {}).get(v, graph.value_name(v))), v)
             for i, v in enumerate(operands)]
 
 

@@ -58,12 +58,21 @@ def _extract(module, host: Graph) -> None:
                          f"column's pipeline; run offload-legality first")
     snapshots = {n.name: n for tail in tails for n in tail}
     operand_types = {}
-    # Bypass and delete the tails: whatever consumed a tail's result now takes
-    # the value that entered it.
+    # Bypass and delete the tails: whatever outside a tail consumed a tail
+    # op's result now takes the value that entered the tail there (one
+    # rewiring per outside use, not one per op: tails can be long).
+    entry: dict[str, Value] = {}
+    for tail in tails:
+        for node in tail:
+            src = host.operands(node)[0]
+            entry[node.name] = entry.get(src.node, src) if src.node in moved else src
+    for tail in tails:
+        for node in tail:
+            for user, index in host.users(node.out(0)):
+                if user.name not in moved:
+                    host.set_operand(user, index, entry[node.name])
     for tail in tails:
         for node in reversed(tail):
-            src = host.operands(node)[0]
-            host.replace_uses(node.out(0), src)
             host.remove(node)
     for node in host.topo_order():
         if lookup(node.op).kind in (PIPELINE, MAP) or node.op == "return":
