@@ -540,24 +540,43 @@ class Hooks(Protocol):
 # =============================================================================
 
 class Evaluator:
-    """Runs a forward graph (evaluation, prediction) one batch per call, with
-    the trained weights on the device."""
+    """Runs a forward graph (evaluation, prediction) with the trained weights
+    on the device: one batch per call, or, when ``loop-sink`` sank the graph
+    (a ``train.Loop`` over queues of any length), up to ``per_call`` batches
+    of one shape per call, stacked into queues."""
 
     def __init__(self, module: Module, graph: str, weights: dict, *,
                  device_target: Optional[str] = None, threads: Optional[int] = None):
         self.module = module
         self.program = Program(module, graph, device_target=device_target, threads=threads)
         self.state = DeviceState(self.program, weights)
+        self.sunk = any(n.attrs.get("trip_count") is None
+                        for n in self.program.graph.find("train.Loop"))
 
-    def batches(self, host: str, seed: int):
+    @property
+    def calls(self) -> int:
+        return self.program.calls
+
+    def batches(self, host: str, seed: int, per_call: int = 1):
         """(columns, results) for every batch of one epoch of ``host``."""
         feeds = FeedMaker(self.program, self.module, host, seed, optimizer=None)
         stream = BatchStream(self.module, host, seed, feeds.host_draws)
         try:
-            for b in stream.epoch_batches():
-                yield b.columns, self.program.run(feeds.step(b, 0), self.state)
+            if not self.sunk:
+                for b in stream.epoch_batches():
+                    yield b.columns, self.program.run(feeds.step(b, 0), self.state)
+                return
+            for group in _same_shape_groups(stream.epoch_batches(), feeds, per_call):
+                yield from self._run_queue(group)
         finally:
             stream.close()
+
+    def _run_queue(self, group: list):
+        """One call over a group's stacked batches; results split per batch."""
+        queue = stack_sink(self.program, [f for _, f in group], np.zeros(0, np.float32))
+        out = self.program.run(queue, self.state)
+        for i, (b, _) in enumerate(group):
+            yield b.columns, {name: value[i] for name, value in out.items()}
 
     def run_columns(self, columns: dict) -> dict:
         """One call on given column arrays (prediction on Tensors)."""
@@ -566,3 +585,21 @@ class Evaluator:
             feeds[n.results[0]] = np.asarray(columns[n.column or n.results[0]],
                                              dtype=to_numpy_dtype(n.out_types[0].dtype))
         return self.program.run(feeds, self.state)
+
+
+def _same_shape_groups(batches, feeds: FeedMaker, per_call: int):
+    """Consecutive (batch, feeds) pairs in groups of at most ``per_call`` whose
+    feeds have equal shapes (a short last batch is a group of its own)."""
+    if per_call < 1:
+        raise ValueError(f"batches per call must be positive, got {per_call}")
+    group, shapes = [], None
+    for b in batches:
+        f = feeds.step(b, 0)
+        s = {name: np.shape(v) for name, v in f.items()}
+        if group and (s != shapes or len(group) == per_call):
+            yield group
+            group = []
+        group.append((b, f))
+        shapes = s
+    if group:
+        yield group

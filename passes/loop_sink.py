@@ -19,6 +19,15 @@ rewrites it so that one call runs ``train.sink_size`` steps (``S``):
 
 Parameters stay ``param`` nodes of the sunk graph: the runtime binds them as
 inputs and keeps their values on the device between calls.
+
+Evaluation (module meta ``eval.graph``, ``eval.dataset_sink_mode: true``) is
+the inference half: the forward graph has no carried parameters, so every
+parameter is a loop invariant and each step's network outputs come out of
+the Loop stacked along a new leading axis.  MindSpore evaluates the whole
+dataset in one sink, whose length the runtime knows only when it runs, so
+the queue's leading axis is ``?`` and ``train.Loop {trip_count = none}``
+iterates over it (no unrolling): one graph serves any number of batches per
+call, a short last batch included (a queue of one).
 """
 from __future__ import annotations
 
@@ -31,6 +40,7 @@ from irc.ir.types import TensorType
 from .manager import register
 
 PROV = "loop-sink"
+DYNAMIC = "?"      # a queue length known at run time only (evaluation)
 
 
 def sink_config(module: Module, options: dict) -> Optional[tuple[str, int, int]]:
@@ -47,8 +57,36 @@ def sink_config(module: Module, options: dict) -> Optional[tuple[str, int, int]]
     return meta["train.graph"], steps, min(unroll, steps)
 
 
-@register("loop-sink", "run a sink of training steps in one device call (Loop + unrolling)")
+def eval_sink_graph(module: Module) -> Optional[str]:
+    """The evaluation graph to sink, when the module evaluates in sink mode."""
+    meta = module.meta
+    if meta.get("eval.dataset_sink_mode", "false") != "true":
+        return None
+    return meta.get("eval.graph")
+
+
+@register("loop-sink", "run a sink of training or evaluation steps in one device call (Loop + unrolling)")
 def run(module: Module, ctx) -> bool:
+    changed = _sink_evaluation(module, ctx)
+    return _sink_training(module, ctx) or changed
+
+
+def _sink_evaluation(module: Module, ctx) -> bool:
+    name = eval_sink_graph(module)
+    graph = module.graphs.get(name) if name else None
+    if graph is None or not graph.find("return") or not graph.find("input") or \
+            graph.find("train.Loop"):
+        return False
+    if graph.find("train.minimize") or module.meta.get("train.graph") == name:
+        raise UserError(f"@{name} is both the training and the evaluation graph")
+    module.graphs[name] = LoopSink(module, graph, DYNAMIC, 1).build()
+    ctx.remark("passed", "loop-sink", f"@{name}: the evaluation's batches per device call as a "
+               f"Loop over a queue whose length is given at run time",
+               reason="eval with dataset_sink_mode: the whole dataset is one sink")
+    return True
+
+
+def _sink_training(module: Module, ctx) -> bool:
     config = sink_config(module, ctx.options)
     if config is None:
         return False
@@ -107,18 +145,20 @@ class LoopSink:
         queues = [self._queue_input(outer, n) for n in it.inputs]
         carried = [self._param(outer, n) for n in it.carried]
         frozen = [self._param(outer, n) for n in it.frozen]
-        trip = self.steps // self.unroll
+        dynamic = self.steps == DYNAMIC
+        trip = None if dynamic else self.steps // self.unroll
         per_step: list[list[Value]] = [[] for _ in it.per_step]
-        inline_from = 0
-        if trip >= 2:
+        inline: range = range(0) if dynamic else range(self.steps)
+        if dynamic or trip >= 2:
             body = self._body(queues, frozen)
             self.module.graphs[body.name] = body
             loop = self._loop(outer, body, carried, frozen + queues, trip)
             carried = [loop.out(i) for i in range(len(carried))]
             for k in range(len(it.per_step)):
                 per_step[k].append(self._flatten(outer, loop.out(len(carried) + k)))
-            inline_from = trip * self.unroll
-        for s in range(inline_from, self.steps):
+            if not dynamic:
+                inline = range(trip * self.unroll, self.steps)
+        for s in inline:
             env = self._bind(outer, queues, carried, frozen, offset=s, iteration=None,
                              prefix=f"s{s}.")
             carried, outs = self._copy_step(outer, env, prefix=f"s{s}.",
@@ -136,7 +176,8 @@ class LoopSink:
         t = node.out_types[0]
         return g.add("input", [], dict(node.attrs), out_types=[TensorType(t.dtype, (self.steps, *t.shape))],
                      names=[node.results[0]], column=node.column, loc=node.loc,
-                     prov=[*node.prov, f"{PROV}:queue of {self.steps} steps"]).out(0)
+                     prov=[*node.prov, f"{PROV}:" + ("queue of the sink's steps" if self.steps == DYNAMIC
+                                                      else f"queue of {self.steps} steps")]).out(0)
 
     def _param(self, g: Graph, node: Node) -> Value:
         return g.add("param", [], dict(node.attrs), out_types=list(node.out_types),
@@ -144,10 +185,12 @@ class LoopSink:
                      prov=list(node.prov)).out(0)
 
     def _loop(self, outer: Graph, body: Graph, carried: list[Value], invariants: list[Value],
-              trip: int) -> Node:
+              trip: Optional[int]) -> Node:
+        """``trip`` None: as many iterations as the queues have entries."""
         ret = body.find("return")[0]
         out_types = [outer.type_of(v) for v in carried]
-        out_types += [TensorType(t.dtype, (trip, *t.shape)) for t in ret.in_types[len(carried):]]
+        out_types += [TensorType(t.dtype, (DYNAMIC if trip is None else trip, *t.shape))
+                      for t in ret.in_types[len(carried):]]
         names = [f"{n.attrs['name']}.final" for n in self.iface.carried] + \
                 [f"{name}.steps" for name, _ in self.iface.per_step]
         return outer.add("train.Loop", [*carried, *invariants],

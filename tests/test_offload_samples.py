@@ -54,7 +54,7 @@ def test_option1_auto_offload_and_explicit_false(tmp_path, capsys):
     assert "# auto_offload: true" in (out / "00_capture.ir").read_text()
 
 
-@pytest.mark.parametrize("name", ["offload_imagefolder", "offload_multicolumn", "auto_offload"])
+@pytest.mark.parametrize("name", ["offload_imagefolder", "offload_multicolumn", "auto_offload", "lenet_sink"])
 def test_every_dump_round_trips_through_irc_opt(name, tmp_path, capsys):
     out, _, _ = compile_sample(name, tmp_path, capsys)
     for ir in sorted(out.glob("*.ir")):

@@ -116,7 +116,7 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
     cap = run_script(args.script, mode="compile", env=env)
     module = build_module(cap)
     module.meta = {"irc": __version__, "source": display_path(args.script), "stage": "capture",
-                   **capture_meta(cap)}
+                   **capture_meta(cap), **module.meta}
     if rank is not None:
         module.meta.update(rank=str(rank), world_size=str(world))
     stages: list[dict] = []

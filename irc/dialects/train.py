@@ -807,7 +807,10 @@ LOOP = define(
         "inputs are the iteration number (i64[], index 0), the carried values, then "
         "the invariants; it returns the carried values' next state, then per-"
         "iteration values.  Results: the final carried values, then the per-"
-        "iteration values stacked along a new leading axis of trip_count.")
+        "iteration values stacked along a new leading axis of trip_count.  "
+        "trip_count none: as many iterations as the queues have entries, the "
+        "leading axis of the last operand (a queue), known at run time only "
+        "(an evaluation's sink).")
 
 
 @LOOP.lower_onnx
@@ -821,11 +824,19 @@ def _loop_onnx(emit, inputs, attrs, draws):
     carried = int(attrs["carried"])
     proto = lower_graph(module, body.name, params_as_inputs=True, check=False).graph
     graph = _loop_body(emit, proto, body, carried, inputs[carried:])
-    trip = emit.const(np.int64(attrs["trip_count"]), name_hint="trip_count")
+    trip = _trip_count(emit, inputs, attrs["trip_count"])
     cond = emit.const(np.bool_(True), name_hint="cond")
     n_out = len(proto.output)
     outs = emit.op("Loop", [trip, cond, *inputs[:carried]], outputs=n_out, body=graph)
     return list(outs) if n_out > 1 else [outs]
+
+
+def _trip_count(emit, inputs, trip_count):
+    """The Loop's M: the constant trip count, or the last operand's leading axis."""
+    if trip_count is not None:
+        return emit.const(np.int64(trip_count), name_hint="trip_count")
+    length = emit.op("Shape", [inputs[-1]], start=0, end=1)
+    return emit.op("Squeeze", [length, emit.const(np.array([0], dtype=np.int64))])
 
 
 def _loop_body(emit, proto: onnx.GraphProto, body, carried: int, invariants: list[str]):

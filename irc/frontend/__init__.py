@@ -47,6 +47,11 @@ def build_module(cap: Capture) -> Module:
             # the loss and the train.minimize marker autodiff and loop-sink read
             from ..train.model import append_training
             append_training(module, network, job)
+        elif job.kind == "eval" and host is not None:
+            # header lines telling loop-sink to sink the fused eval graph
+            from ..train.model import mark_evaluation
+            prefix_, _, _ = host.rpartition("host")
+            mark_evaluation(module, job, f"{prefix_}device")
     for ds in cap.terminal_datasets():
         if id(ds) not in lowered:
             name = graph_name("host")

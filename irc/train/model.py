@@ -32,12 +32,20 @@ from ..ir.graph import Graph, Loc, Module
 from .callback import CallbackManager, ModelCheckpoint, _Params, callback_list, loss_value
 from .metrics import get_metrics
 
-__all__ = ["Model", "append_training", "DEFAULT_UNROLL"]
+__all__ = ["Model", "append_training", "mark_evaluation", "DEFAULT_UNROLL", "EVAL_BATCHES_PER_CALL"]
 
 # Steps per Loop iteration in sink mode.  Measured on the 2-core CPU
 # (benchmarks/train.py): ORT's Loop costs ~1 us per iteration, so unrolling
 # buys nothing there and only makes the graph (and its compile) bigger.
 DEFAULT_UNROLL = 1
+# Batches per device call of Model.eval in sink mode.  MindSpore evaluates the
+# whole dataset as one sink; irc's sunk evaluation graph takes a queue of any
+# length, and the runner stacks at most this many batches into one call so the
+# queues (and the stacked outputs) stay small: 256 LeNet batches of 32 are
+# 32 MiB of f32 images, 256 CIFAR-10 batches of 32 about 100 MiB.  A longer
+# dataset takes several calls; a short last batch (drop_remainder=False)
+# cannot be stacked with the others and is a call of its own.
+EVAL_BATCHES_PER_CALL = 256
 _STATE = "state:"
 
 
@@ -74,6 +82,17 @@ def append_training(module: Module, graph: Graph, job: Job) -> None:
     attrs.update(dataset_sink_mode=sink, sink_size=int(kw.get("steps_per_sink") or 1),
                  unroll=int(kw.get("unroll") or DEFAULT_UNROLL), sens=_loss_scale(model, job))
     graph.add("train.minimize", [loss], attrs, loc=_loc(job.source), scope="")
+
+
+def mark_evaluation(module: Module, job: Job, device_graph: str) -> None:
+    """Header lines telling ``loop-sink`` how an "eval" job runs: with
+    dataset_sink_mode, ``device_graph`` (the fused graph graph-sink will make)
+    becomes a Loop over a queue of the sink's batches."""
+    if job.kind != "eval" or job.dataset is None:
+        return
+    module.meta["eval.graph"] = device_graph
+    module.meta["eval.dataset_sink_mode"] = \
+        "true" if job.kwargs.get("dataset_sink_mode", True) else "false"
 
 
 def _loss_scale(model, job: Job) -> float:
@@ -242,6 +261,7 @@ def compile_job(job: Job, *, keep_step: bool = False):
     graph = lower_job(module, job, host, "network")
     if job.kind == "train":
         append_training(module, graph, job)
+    mark_evaluation(module, job, "device")   # graph-sink fuses @host + @network into @device
     options = _run_options()
     snapshots: dict = {}
     user_stage = options.get("on_stage")
@@ -618,7 +638,7 @@ def _evaluate(model: Model, job: Job) -> dict:
     manager("begin")
     manager("epoch_begin")
     label_col = _label_column(module, graph)
-    for columns, out in ev.batches("host", config.get_seed()):
+    for columns, out in ev.batches("host", config.get_seed(), per_call=EVAL_BATCHES_PER_CALL):
         cb.cur_step_num += 1
         manager("step_begin")
         logits = out.get("output", out.get("output0"))
@@ -634,7 +654,9 @@ def _evaluate(model: Model, job: Job) -> dict:
     result = {name: m.eval() for name, m in metrics.items()}
     cb.metrics = result
     manager("end")
-    summary_for().add_evaluation(result)
+    summary = summary_for()
+    summary.add_evaluation(result)
+    summary.device_calls += ev.calls
     return result
 
 
@@ -642,10 +664,29 @@ def _label_column(module: Module, graph: str) -> Optional[str]:
     """The evaluation dataset's label column: the data input the network leaves unused."""
     g = module.graph(graph)
     for n in _data_inputs(g):
-        if not g.users(n.out(0)) or all(u.op == "return" for u, _ in g.users(n.out(0))):
+        if not _computes_with(module, g, n.out(0)):
             return n.column
     inputs = _data_inputs(g)
     return inputs[-1].column if len(inputs) > 1 else None
+
+
+def _computes_with(module: Module, g: Graph, value) -> bool:
+    """Whether a graph computes with ``value``, looking through a sunk
+    evaluation's Loop (operand i is body input i + 1) and its dequeues."""
+    for user, index in g.users(value):
+        if user.op == "return":
+            continue
+        if user.op == "train.Loop":
+            body = module.graph(user.attrs["body"].name)
+            inner = [n for n in body.find("input") if int(n.attrs["index"]) == index + 1]
+            if inner and _computes_with(module, body, inner[0].out(0)):
+                return True
+        elif user.op == "train.QueueGet":
+            if _computes_with(module, g, user.out(0)):
+                return True
+        else:
+            return True
+    return False
 
 
 def _predict(model: Model, job: Job):
