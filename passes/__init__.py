@@ -3,13 +3,14 @@
 ``DEFAULT_PIPELINE`` is the order ``irc compile`` runs them in.
 """
 from .manager import PassContext, PassFailed, PassManager, get, register, registered  # noqa: F401
-from . import dataset_strategy, dce, graph_sink, offload_legality, tail_extraction  # noqa: F401,E402
+from . import dataset_strategy, dce, graph_sink, hoist_hwc2chw, offload_legality, tail_extraction  # noqa: F401,E402,E501
 from . import autodiff, loop_sink  # noqa: F401,E402
 
 DEFAULT_PIPELINE: list[str] = [
     "offload-legality",
     "tail-extraction",
     "graph-sink",
+    "hoist-hwc2chw",
     "dataset-strategy",
     "autodiff",
     "loop-sink",

@@ -233,7 +233,7 @@ class Dataset:
         if config.get_auto_offload() or any(
                 n.attrs.get("offload") for n in module.graph("host").nodes()):
             import passes
-            passes.PassManager(["offload-legality", "tail-extraction"],
+            passes.PassManager(["offload-legality", "tail-extraction", "hoist-hwc2chw"],
                                passes.PassContext(options={"auto_offload": config.get_auto_offload()})
                                ).run(module)
             if "offload" in module.graphs:
