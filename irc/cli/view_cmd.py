@@ -63,8 +63,10 @@ def main(args) -> int:
         finally:
             server.server_close()
         return 0
-    if not args.no_open:
-        webbrowser.open(page.resolve().as_uri())
+    opened = False if args.no_open else webbrowser.open(page.resolve().as_uri())
+    how = ("opened in the browser" if opened else
+           "open it in a browser, or use --serve" if not args.no_open else "not opened: --no-open")
+    print(f"irc: report {display_path(str(page))} ({how})", file=sys.stderr)
     return 0
 
 
