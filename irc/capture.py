@@ -18,12 +18,11 @@ import importlib.util
 import os
 import runpy
 import sys
-import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .diagnostics import UnsupportedError, UserError, display_path
+from .diagnostics import UnsupportedError, UserError, display_path, user_frame, user_frame_of
 
 COMPILE = "compile"
 RUN = "run"
@@ -100,23 +99,12 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         except ModuleNotFoundError as e:
             if e.name and (target == e.name or target.startswith(e.name + ".")):
                 raise UnsupportedError(f"not supported by irc yet: {spec.name}",
-                                       where=_import_site(),
+                                       where=user_frame(),
                                        hint="irc provides the MindSpore APIs listed in README.md") from None
             raise
 
     def exec_module(self, module):
         pass  # the irc module is already executed
-
-
-def _import_site() -> Optional[str]:
-    frame = sys._getframe(1)
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if not name.startswith("<frozen") and "importlib" not in name and \
-                os.path.abspath(name) != os.path.abspath(__file__):
-            return f"{display_path(name)}:{frame.f_lineno}"
-        frame = frame.f_back
-    return None
 
 
 @contextmanager
@@ -146,22 +134,9 @@ def _script_error(exc: BaseException, script: str) -> UserError:
         where = f"{display_path(exc.filename or script)}:{exc.lineno or 0}"
         return UserError(f"syntax error: {exc.msg}", where=where,
                          hint="the script must run under plain Python first")
-    # The innermost frame that belongs to the user's code (not irc's).
-    where = None
-    tb = exc.__traceback__
-    script_abs = os.path.abspath(script)
-    for frame, lineno in traceback.walk_tb(tb):
-        fname = os.path.abspath(frame.f_code.co_filename)
-        if fname == script_abs or not _is_ours(fname):
-            where = f"{display_path(fname)}:{lineno}"
-    return UserError(f"the script raised {type(exc).__name__}: {exc}", where=where,
+    return UserError(f"the script raised {type(exc).__name__}: {exc}",
+                     where=user_frame_of(exc.__traceback__),
                      hint="run with --traceback to see the whole stack")
-
-
-def _is_ours(path: str) -> bool:
-    from .diagnostics import _our_dirs
-    return path.startswith(_our_dirs()) or "importlib" in path or path.endswith("runpy.py") \
-        or path.startswith("<")
 
 
 def fresh_process_state() -> None:

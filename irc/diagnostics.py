@@ -53,17 +53,24 @@ class Remark:
         return d
 
 
-def user_frame(skip_prefixes: tuple[str, ...] = ()) -> Optional[str]:
-    """FILE:LINE of the innermost stack frame outside irc's own packages."""
-    ours = _our_dirs() + tuple(skip_prefixes)
+def user_frame() -> Optional[str]:
+    """FILE:LINE of the innermost stack frame in the user's own code."""
     frame = sys._getframe(1)
     while frame is not None:
-        name = frame.f_code.co_filename
-        path = os.path.abspath(name)
-        if not name.startswith("<") and not path.startswith(ours) and "importlib" not in path:
-            return f"{display_path(path)}:{frame.f_lineno}"
+        if is_user_code(frame.f_code.co_filename):
+            return f"{display_path(frame.f_code.co_filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
+
+
+def user_frame_of(tb) -> Optional[str]:
+    """FILE:LINE of the innermost frame of a traceback in the user's own code."""
+    import traceback
+    where = None
+    for frame, lineno in traceback.walk_tb(tb):
+        if is_user_code(frame.f_code.co_filename):
+            where = f"{display_path(frame.f_code.co_filename)}:{lineno}"
+    return where
 
 
 def display_path(path: str) -> str:
@@ -75,13 +82,20 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-_OUR_DIRS: tuple[str, ...] = ()
+_NOT_USER: tuple[str, ...] = ()
 
 
-def _our_dirs() -> tuple[str, ...]:
-    global _OUR_DIRS
-    if not _OUR_DIRS:
+def is_user_code(filename: str) -> bool:
+    """Whether a frame's file is the user's: not irc's packages, not the
+    standard library or installed packages, not a synthetic ``<...>`` file.
+    Every diagnostic that names "the user's line" asks this one question."""
+    global _NOT_USER
+    if filename.startswith("<"):
+        return False
+    if not _NOT_USER:
+        import sysconfig
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        _OUR_DIRS = tuple(os.path.join(root, p) + os.sep
-                          for p in ("irc", "passes", "backends", "viewer"))
-    return _OUR_DIRS
+        ours = [os.path.join(root, p) for p in ("irc", "passes", "backends", "viewer")]
+        libs = [sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")]
+        _NOT_USER = tuple(os.path.realpath(p) + os.sep for p in ours + libs)
+    return not os.path.realpath(filename).startswith(_NOT_USER)

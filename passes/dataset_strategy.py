@@ -19,10 +19,10 @@ project, as in the seed), which the remark says.
 from __future__ import annotations
 
 from irc.diagnostics import UserError
-from irc.ir.graph import DEVICE, Graph, Module
+from irc.ir.graph import DEVICE, Graph, Module, sibling_graph
 
 from .manager import register
-from .pipeline_columns import returned_columns, sibling_graph
+from .pipeline_columns import returned_columns
 
 _MODES = ("semi_auto_parallel", "auto_parallel")
 

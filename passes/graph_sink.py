@@ -16,11 +16,10 @@ with both lines.
 from __future__ import annotations
 
 from irc.diagnostics import UserError
-from irc.ir.graph import DEVICE, Graph, Module, Value
+from irc.ir.graph import DEVICE, Graph, Module, Value, sibling_graph
 from irc.ir.types import types_compatible
 
 from .manager import register
-from .pipeline_columns import sibling_graph
 
 
 @register("graph-sink", "fuse offloaded data ops and the network into one device graph")

@@ -71,11 +71,3 @@ def skip_pipeline_ops(graph: Graph, value: Value) -> Value:
         if lookup(node.op).kind != PIPELINE or node.op in OPAQUE:
             return value
         value = graph.operands(node)[value.index]
-
-
-def sibling_graph(host_name: str, role: str) -> str:
-    """``host`` -> ``offload``; ``eval.host`` -> ``eval.offload``."""
-    prefix, dot, last = host_name.rpartition(".")
-    if last != "host":
-        return f"{host_name}.{role}"
-    return f"{prefix}{dot}{role}"

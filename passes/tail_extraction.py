@@ -11,12 +11,12 @@ network.
 """
 from __future__ import annotations
 
-from irc.ir.graph import DEVICE, Graph, Node, Value
+from irc.ir.graph import DEVICE, Graph, Node, Value, sibling_graph
 from irc.ir.registry import MAP, PIPELINE, get as get_op, lookup
 from irc.ir.types import TensorType
 
 from .manager import register
-from .pipeline_columns import returned_columns, sibling_graph, skip_pipeline_ops
+from .pipeline_columns import returned_columns, skip_pipeline_ops
 
 
 def column_tail(graph: Graph, value: Value) -> list[Node]:

@@ -15,21 +15,9 @@ from irc.ir.text import parse_module, print_module
 from irc.train import model as model_mod
 from irc.train.metrics import Accuracy, Loss, TopKCategoricalAccuracy
 from irc.train.summary import summary_for
+from nets import Small
 
 BATCH = 8
-
-
-class Small(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(1, 4, 3, pad_mode="valid", weight_init="he_uniform")
-        self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-        self.fc = nn.Dense(36, 3)
-
-    def construct(self, x):
-        return self.fc(self.flatten(self.pool(self.relu(self.conv(x)))))
 
 
 def dataset(n, drop_remainder=False, seed=1):

@@ -147,3 +147,12 @@ def test_random_modules_round_trip_and_verify(m):
     again = parse_module(text, "random.ir")
     verify(again)
     assert print_module(again) == text
+
+
+def test_inf_is_a_value_and_may_name_an_attribute():
+    text = ("module @m {\n  graph @g on host {\n"
+            "    test.any() {inf = inf, info = -inf, nan = nan} : () -> ()\n  }\n}\n")
+    m = parse_module(text)
+    attrs = next(m.graph("g").nodes()).attrs
+    assert attrs["inf"] == math.inf and attrs["info"] == -math.inf and math.isnan(attrs["nan"])
+    assert print_module(m) == text

@@ -14,21 +14,9 @@ import irc.dataset.vision as V
 from irc import nn, ops
 from irc.diagnostics import UserError
 from irc.train.callback import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint
+from nets import Small
 
 N_BATCHES, BATCH = 5, 8
-
-
-class Small(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(1, 4, 3, pad_mode="valid", weight_init="he_uniform")
-        self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-        self.fc = nn.Dense(36, 3)
-
-    def construct(self, x):
-        return self.fc(self.flatten(self.pool(self.relu(self.conv(x)))))
 
 
 def images_and_labels(n=N_BATCHES * BATCH, seed=0):

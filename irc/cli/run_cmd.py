@@ -50,10 +50,8 @@ def run_script_job(args, script_args: list[str]) -> int:
     from ..capture import RUN, run_script
     from ..train.summary import summary_for, write_run_json
     env = None
-    if args.rank is not None:
-        if not 0 <= args.rank < (args.world_size or 1):
-            raise UserError(f"rank {args.rank} is outside the world of {args.world_size} rank(s)")
-        env = {"RANK_ID": args.rank, "RANK_SIZE": args.world_size}
+    if args.rank is not None:   # communication.init checks it against the world size
+        env = {"RANK_ID": args.rank, "RANK_SIZE": args.world_size or 1}
     started = time.perf_counter()
     options = {"unroll": args.unroll} if args.unroll else {}
     cap = run_script(args.target, mode=RUN, argv=script_args, env=env, options=options)

@@ -12,7 +12,7 @@ import os
 
 from ..capture import Capture
 from ..diagnostics import UserError
-from ..ir.graph import Module
+from ..ir.graph import Module, sibling_graph
 
 
 def module_name(script: str) -> str:
@@ -50,8 +50,7 @@ def build_module(cap: Capture) -> Module:
         elif job.kind == "eval" and host is not None:
             # header lines telling loop-sink to sink the fused eval graph
             from ..train.model import mark_evaluation
-            prefix_, _, _ = host.rpartition("host")
-            mark_evaluation(module, job, f"{prefix_}device")
+            mark_evaluation(module, job, sibling_graph(host, "device"))
     for ds in cap.terminal_datasets():
         if id(ds) not in lowered:
             name = graph_name("host")

@@ -20,9 +20,7 @@ Graph interface:
 from __future__ import annotations
 
 import inspect
-import os
 import sys
-import traceback
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -162,11 +160,10 @@ def _needs_value(what: str, hint: Optional[str] = None) -> UserError:
 
 def _construct_name() -> str:
     """``LeNet5.construct``: the innermost user function on the stack."""
-    from ..diagnostics import _our_dirs
-    ours = _our_dirs()
+    from ..diagnostics import is_user_code
     frame = sys._getframe(1)
     while frame is not None:
-        if not os.path.abspath(frame.f_code.co_filename).startswith(ours):
+        if is_user_code(frame.f_code.co_filename):
             owner = frame.f_locals.get("self")
             name = frame.f_code.co_name
             return f"{type(owner).__name__}.{name}" if owner is not None else name
@@ -464,12 +461,8 @@ def _def_site(fn) -> Optional[str]:
 
 
 def _untraceable(cell, e: BaseException) -> UserError:
-    from ..diagnostics import _our_dirs
-    where = None
-    for frame, lineno in traceback.walk_tb(e.__traceback__):
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_our_dirs()):
-            where = f"{display_path(path)}:{lineno}"
+    from ..diagnostics import user_frame_of
+    where = user_frame_of(e.__traceback__)
     return UserError(f"irc cannot trace {type(cell).__name__}.construct: "
                      f"{type(e).__name__}: {e}", where=where or _def_site(cell.construct),
                      hint="construct may use irc.ops / nn layers on its tensors, and Python "

@@ -253,6 +253,15 @@ class Graph:
         return g
 
 
+def sibling_graph(host_name: str, role: str) -> str:
+    """The graph playing ``role`` for pipeline ``host_name``: ``host`` ->
+    ``offload`` / ``network`` / ``device``; ``eval.host`` -> ``eval.device``."""
+    prefix, dot, last = host_name.rpartition(".")
+    if last != "host":
+        return f"{host_name}.{role}"
+    return f"{prefix}{dot}{role}"
+
+
 @dataclass
 class Module:
     name: str

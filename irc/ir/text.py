@@ -157,7 +157,7 @@ _TOKEN = re.compile(r"""
   | (?P<symbol>@[A-Za-z0-9_.]+)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<type>[a-z][a-z0-9]*\[[^\]\s#]*\]?)
-  | (?P<number>-?(?:inf|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z0-9_]))
+  | (?P<number>(?:-inf|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z0-9_]))
   | (?P<arrow>->)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*)
   | (?P<punct>[(){}\[\],=:?])
@@ -231,7 +231,7 @@ class _Line:
 def _parse_attr(ln: _Line) -> Any:
     if ln.peek(kind="number"):
         text = ln.take()[TEXT]
-        if text in ("inf", "-inf"):
+        if text == "-inf":
             return float(text)
         return float(text) if any(c in text for c in ".eE") else int(text)
     if ln.peek(kind="string"):
@@ -246,6 +246,8 @@ def _parse_attr(ln: _Line) -> Any:
         return None
     if ln.accept("nan"):
         return float("nan")
+    if ln.accept("inf"):          # an identifier to the lexer, like nan
+        return float("inf")
     if ln.accept("["):
         items = []
         if not ln.accept("]"):
@@ -266,9 +268,7 @@ def _parse_attrs(ln: _Line) -> dict:
     if ln.accept("}"):
         return out
     while True:
-        # "inf" lexes as a number but is a valid attribute name too.
-        key = (ln.take() if ln.peek("inf") else
-               ln.take(kind="ident", what="an attribute name"))
+        key = ln.take(kind="ident", what="an attribute name")
         if key[TEXT] in out:
             raise ParseError(ln.file, ln.lineno, key[COL], f"attribute {key[TEXT]!r} given twice")
         ln.take("=", what="'='")
