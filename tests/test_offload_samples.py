@@ -68,3 +68,10 @@ def test_opt_reproduces_the_compile_from_the_capture_dump(tmp_path, capsys):
                  "-o", str(result)]) == 0
     body = lambda text: text.split("module", 1)[1]
     assert body(result.read_text()) == body((out / "02_tail-extraction.ir").read_text())
+
+
+def test_summary_counts_only_offload_decisions(tmp_path, capsys):
+    # seed 002 asks for no offload; autodiff and loop-sink remarks are not "offloaded ops"
+    assert main(["compile", str(SAMPLES / "lenet_sink.py"), "-o", str(tmp_path / "o"), "--no-render"]) == 0
+    err = capsys.readouterr().err
+    assert "irc: 0 op(s) offloaded, 10 kept on the host, 3 other remark(s)" in err

@@ -237,7 +237,10 @@ def _print_remarks(remarks, verbose: bool) -> None:
         for r in remarks:
             print(r.format(), file=sys.stderr)
         return
-    passed = sum(r.kind == "passed" for r in remarks)
-    missed = sum(r.kind == "missed" for r in remarks)
-    print(f"irc: {passed} op(s) offloaded, {missed} kept on the host "
+    offload = [r for r in remarks if r.pass_name == "offload-legality"]
+    passed = sum(r.kind == "passed" for r in offload)
+    missed = sum(r.kind == "missed" for r in offload)
+    others = len(remarks) - len(offload)
+    more = f", {others} other remark(s)" if others else ""
+    print(f"irc: {passed} op(s) offloaded, {missed} kept on the host{more} "
           f"(--remarks for details, remarks.json for all)", file=sys.stderr)
