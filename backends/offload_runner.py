@@ -16,7 +16,7 @@ import numpy as np
 
 from irc.dataset import draws as draws_mod
 from irc.ir.graph import Module
-from passes.pipeline_columns import skip_pipeline_ops
+from irc.passes.pipeline_columns import skip_pipeline_ops
 
 from .host_engine import DONE, EPOCH_END, Engine, HostEngine
 from .host_stream import col_row, pos_key

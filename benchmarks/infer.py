@@ -30,9 +30,9 @@ sys.path.insert(0, os.path.join(ROOT, "samples"))
 
 import onnxruntime as ort  # noqa: E402
 
-import passes  # noqa: E402
-from backends.onnx_lowering import lower_graph  # noqa: E402
-from backends.runtime import Session, default_options  # noqa: E402
+from irc import passes  # noqa: E402
+from irc.backends.onnx_lowering import lower_graph  # noqa: E402
+from irc.backends.runtime import Session, default_options  # noqa: E402
 from irc.capture import Capture, Job, mindspore_alias  # noqa: E402
 from irc.frontend import build_module  # noqa: E402
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-import passes
+from irc import passes
 from irc.ir.graph import Loc, Module
 from irc.ir.verifier import verify
 

@@ -189,7 +189,7 @@ def worker_kinds(size: int, workers: int, rounds: int) -> list[tuple[str, float]
 def op_costs(size: int) -> list[tuple[str, float]]:
     """Mean per-sample cost of the ops that dominate the ImageFolder chain,
     with BLAS on one thread as the engine runs them."""
-    from backends.host_engine import _BLAS
+    from irc.backends.host_engine import _BLAS
     _BLAS.enter()
     try:
         return _op_costs(size)

@@ -31,7 +31,7 @@ sys.path.insert(0, ROOT)
 
 import irc  # noqa: E402
 import irc.dataset as ds  # noqa: E402
-from backends.trainer import DeviceState, Program, stack_sink  # noqa: E402
+from irc.backends.trainer import DeviceState, Program, stack_sink  # noqa: E402
 from irc import nn, ops  # noqa: E402
 from irc.capture import Job  # noqa: E402
 from irc.common.initializer import TruncatedNormal  # noqa: E402

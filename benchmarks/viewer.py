@@ -238,7 +238,7 @@ def bench_startup() -> tuple[float, float]:
     """Seconds for a fresh process to import the renderer and draw a 2-node graph:
     with an empty compiled-module cache, then with it warm.  (Python's own start
     and irc's imports, which irc compile pays anyway, are not counted.)"""
-    code = ("import time; t = time.perf_counter(); from viewer.render import get_renderer; "
+    code = ("import time; t = time.perf_counter(); from irc.viewer.render import get_renderer; "
             "r = get_renderer(); r.render('digraph { a -> b }'); "
             "print(time.perf_counter() - t, r.name)")
     with tempfile.TemporaryDirectory() as cache:
@@ -252,8 +252,8 @@ def bench_startup() -> tuple[float, float]:
 
 
 def bench_lenet() -> tuple[float, int, int]:
-    from viewer.render import reset_renderer
-    from viewer.report import write_report
+    from irc.viewer.render import reset_renderer
+    from irc.viewer.report import write_report
     reset_renderer()
     stages = lenet_stages()
     with tempfile.TemporaryDirectory() as out:
@@ -266,8 +266,8 @@ def bench_lenet() -> tuple[float, int, int]:
 
 
 def bench_resnet() -> dict:
-    from viewer.render import reset_renderer
-    from viewer.stage import draw_stage
+    from irc.viewer.render import reset_renderer
+    from irc.viewer.stage import draw_stage
     reset_renderer()
     module = resnet50_training()
     nodes = sum(len(g) for g in module.graphs.values())
@@ -287,8 +287,8 @@ def bench_resnet() -> dict:
 def threshold_sweep(configs=((1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0), (1, 1, 1, 1), (2, 1, 1, 1),
                               (2, 2, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3))) -> None:
     """Layout time of whole (uncollapsed) ResNet training graphs of growing depth."""
-    from viewer.dot import draw_module
-    from viewer.render import RenderFailed, get_renderer
+    from irc.viewer.dot import draw_module
+    from irc.viewer.render import RenderFailed, get_renderer
     renderer = get_renderer()
     print(f"{'nodes':>6} {'edges':>6} {'seconds':>8}   ({renderer.name})")
     for blocks in configs:

@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import passes
+from irc import passes
 from irc.diagnostics import UserError
 from irc.ir.text import parse_module, print_module
 from irc.ir.verifier import verify

@@ -5,9 +5,9 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-import passes
-from backends.onnx_lowering import lower_graph
-from backends.reference import run_graph
+from irc import passes
+from irc.backends.onnx_lowering import lower_graph
+from irc.backends.reference import run_graph
 from irc.ir.graph import Module
 from irc.ir.types import TensorType
 

@@ -22,7 +22,7 @@ import pytest
 
 from irc.ir.text import node_lines
 from test_viewer_support import lenet_stages, scoped_network
-from viewer.report import write_report
+from irc.viewer.report import write_report
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -269,7 +269,7 @@ def test_real_compile_report(browser, tmp_path):
     if proc.returncode != 0:
         pytest.skip(f"irc compile failed (not the viewer's part): {proc.stderr.strip()[-300:]}")
     if not (out / "index.html").is_file():   # a compile driver that does not write the report yet
-        from viewer.report import report_from_folder
+        from irc.viewer.report import report_from_folder
         report_from_folder(out, log=None)
     wd = browser
     wd.get((out / "index.html").as_uri())

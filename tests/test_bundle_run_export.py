@@ -66,7 +66,7 @@ def test_bundle_with_python_functions_asks_for_the_script(tmp_path, capsys):
 
 
 def test_export_lenet_runs_in_plain_onnxruntime(tmp_path, capsys):
-    from backends.reference import run_graph
+    from irc.backends.reference import run_graph
     from irc.cli.export_cmd import build_inference_module
     model_path = tmp_path / "lenet.onnx"
     assert main(["export", str(SAMPLES / "lenet_sink.py"), "-o", str(model_path)]) == 0

@@ -108,7 +108,7 @@ def test_two_pipelines_in_one_module_keep_their_objects_apart():
     lower_pipeline(module, ds.NumpySlicesDataset({"a": [1, 2]}), "host")
     lower_pipeline(module, ds.NumpySlicesDataset({"a": [3, 4, 5]}), "eval.host")
     assert sorted(module.objects) == ["eval.host.numpyslices0", "host.numpyslices0"]
-    from backends.host_engine import HostEngine
+    from irc.backends.host_engine import HostEngine
     assert HostEngine(module, "eval.host").size() == 3
 
 

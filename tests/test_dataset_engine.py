@@ -16,7 +16,7 @@ import irc
 import irc.dataset as ds
 import irc.dataset.transforms as transforms
 import irc.dataset.vision as vision
-from backends.host_engine import HostEngine
+from irc.backends.host_engine import HostEngine
 from irc.dataset import config
 from irc.dataset import draws as draws_mod
 from irc.dialects import dataset as D

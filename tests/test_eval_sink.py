@@ -73,7 +73,7 @@ def test_the_whole_dataset_is_one_call_under_the_cap(model):
 
 def test_sunk_outputs_equal_per_batch_outputs(model):
     """The Loop's stacked outputs, split per batch, are the logits of one call per batch."""
-    from backends.trainer import Evaluator
+    from irc.backends.trainer import Evaluator
 
     def logits(sink):
         job = Job("eval", model, dataset(43), {"callbacks": [], "dataset_sink_mode": sink}, None)
@@ -91,7 +91,7 @@ def test_sunk_outputs_equal_per_batch_outputs(model):
 
 
 def test_the_sunk_eval_graph_is_a_loop_over_a_run_time_queue(model):
-    from backends.trainer import lower_training_graph
+    from irc.backends.trainer import lower_training_graph
     job = Job("eval", model, dataset(16), {"callbacks": [], "dataset_sink_mode": True}, None)
     module, _ = model_mod.compile_job(job)
     assert module.meta["eval.graph"] == "device"

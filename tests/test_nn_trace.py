@@ -161,7 +161,7 @@ def test_parameters_constants_and_numpy_scalars_in_construct():
                                                             "trainable": False}
     assert g.find("const")[0].attrs["dtype"] == "f32"
     assert g.find("return")[0].attrs["names"] == ["output0", "output1"]
-    from backends.reference import run_graph
+    from irc.backends.reference import run_graph
     x = np.ones((2, 3), np.float32)
     y, neg = run_graph(module, "device", [x])
     want = 2 * x @ (module.weights["w"] * 0.5) + np.arange(30).reshape(10, 3).mean(0)

@@ -8,9 +8,9 @@ import onnxruntime as ort
 import pytest
 
 import irc.nn as nn
-from backends.onnx_emitter import IR_VERSION, OPSET
-from backends.onnx_lowering import LoweringError, lower_graph, onnx_node_origin
-from backends.reference import run_graph
+from irc.backends.onnx_emitter import IR_VERSION, OPSET
+from irc.backends.onnx_lowering import LoweringError, lower_graph, onnx_node_origin
+from irc.backends.reference import run_graph
 from irc.frontend.network import trace_cell
 from irc.ir.graph import Loc, Module
 from irc.ir.types import TensorType

@@ -9,8 +9,8 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from backends.onnx_lowering import lower_graph
-from backends.reference import run_graph
+from irc.backends.onnx_lowering import lower_graph
+from irc.backends.reference import run_graph
 from irc.ir.graph import Module
 from irc.ir.registry import all_ops
 from irc.ir.types import TensorType

@@ -7,10 +7,10 @@ import onnxruntime as ort
 import pytest
 
 import irc
-from backends import runtime
-from backends.onnx_lowering import lower_graph
-from backends.reference import run_graph
-from backends.runtime import CPU, CUDA, DeviceArray, Session
+from irc.backends import runtime
+from irc.backends.onnx_lowering import lower_graph
+from irc.backends.reference import run_graph
+from irc.backends.runtime import CPU, CUDA, DeviceArray, Session
 from irc.diagnostics import UserError
 from irc.ir.graph import Module
 from irc.ir.types import TensorType

@@ -9,9 +9,9 @@ import os
 import numpy as np
 import pytest
 
-from backends.onnx_lowering import lower_graph
-from backends.reference import InterpreterError, run_graph, run_graph_named
-from backends.runtime import Session
+from irc.backends.onnx_lowering import lower_graph
+from irc.backends.reference import InterpreterError, run_graph, run_graph_named
+from irc.backends.runtime import Session
 from irc.capture import mindspore_alias
 from irc.diagnostics import UserError
 from irc.frontend.network import STATE_PREFIX, trace_cell

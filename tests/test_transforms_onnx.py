@@ -9,7 +9,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from backends.onnx_emitter import IR_VERSION, OPSET, Emitter
+from irc.backends.onnx_emitter import IR_VERSION, OPSET, Emitter
 from irc.ir import registry
 
 

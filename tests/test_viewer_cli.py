@@ -15,8 +15,8 @@ from irc.cli import main
 from irc.cli.view_cmd import serve_in_background
 from irc.ir.text import parse_file, print_module
 from test_viewer_support import lenet_capture, lenet_stages
-from viewer.onnx_import import load_onnx
-from viewer.report import write_report
+from irc.viewer.onnx_import import load_onnx
+from irc.viewer.report import write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,8 +10,8 @@ from irc.ir.graph import DEVICE, Loc, Module
 from irc.ir.text import node_lines
 from test_viewer_support import (T, lenet_capture, lenet_offloaded, lenet_stages, module_with_loop,
                                  scoped_network)
-from viewer.diff import ADDED, CHANGED, MOVED, SPLIT, compare
-from viewer.dot import PALETTE, draw_module, family_colour, node_family, node_id, scope_parts
+from irc.viewer.diff import ADDED, CHANGED, MOVED, SPLIT, compare
+from irc.viewer.dot import PALETTE, draw_module, family_colour, node_family, node_id, scope_parts
 
 
 def _block(source: str, header: str) -> str:
@@ -26,7 +26,7 @@ def _block(source: str, header: str) -> str:
 
 
 def test_family_colour_is_stable_across_processes():
-    code = "from viewer.dot import family_colour; print(family_colour('vision'), family_colour('nn'))"
+    code = "from irc.viewer.dot import family_colour; print(family_colour('vision'), family_colour('nn'))"
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in ("1", "2")}
     assert len(outs) == 1
@@ -171,7 +171,7 @@ def test_labels_cannot_inject_dot_syntax():
     x = d.add("input", attrs={"index": 0}, out_types=[T("f32", "N", 4)], names=["x"],
               column='a"b\\N', scope='s"}', loc=Loc('f"ile\\G.py', 1))
     d.add("return", [x.out()])
-    from viewer.render import get_renderer
+    from irc.viewer.render import get_renderer
     svg = get_renderer().render(draw_module(m).top.source)
     assert "f&quot;ile\u2216G.py:1" in svg and "a&quot;b\u2216N" in svg   # not expanded by dot
     assert "evil.py" not in svg and "column: a&quot;bN" not in svg

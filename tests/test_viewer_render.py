@@ -6,9 +6,9 @@ import time
 import pytest
 
 from test_viewer_support import lenet_capture, scoped_network
-from viewer import render as render_mod
-from viewer.render import NoRenderer, RenderFailed, get_renderer, reset_renderer
-from viewer.stage import draw_stage, render_stage
+from irc.viewer import render as render_mod
+from irc.viewer.render import NoRenderer, RenderFailed, get_renderer, reset_renderer
+from irc.viewer.stage import draw_stage, render_stage
 
 
 @pytest.fixture
@@ -118,7 +118,7 @@ def test_too_slow_layout_falls_back_to_collapsed_view(monkeypatch):
                 raise RenderFailed(f"layout took longer than {timeout:g} s", timed_out=True)
             return real.render(source, timeout)
 
-    monkeypatch.setattr("viewer.stage.get_renderer", lambda: Slow())
+    monkeypatch.setattr("irc.viewer.stage.get_renderer", lambda: Slow())
     drawing = draw_stage(module, threshold=10_000, timeout=5, budget=0.5)
     assert drawing.top.svg is not None and drawing.picture.top.collapsed
     assert any("drawn collapsed instead" in n for n in drawing.notes)
@@ -150,8 +150,8 @@ def test_layout_that_never_finishes_leaves_dot_and_says_why(monkeypatch, tmp_pat
             Hopeless.calls += 1
             raise RenderFailed(f"layout took longer than {timeout:g} s", timed_out=True)
 
-    monkeypatch.setattr("viewer.stage.get_renderer", lambda: Hopeless())
-    from viewer.report import write_report
+    monkeypatch.setattr("irc.viewer.stage.get_renderer", lambda: Hopeless())
+    from irc.viewer.report import write_report
     said = []
     result = write_report(tmp_path, [(0, "capture", scoped_network(blocks=8, ops_per_block=4))],
                           timeout=1, log=said.append)

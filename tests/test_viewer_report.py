@@ -10,8 +10,8 @@ import pytest
 from irc.ir.text import node_lines, print_module
 from irc.output import OutputDir
 from test_viewer_support import lenet_stages, scoped_network
-from viewer.render import reset_renderer
-from viewer.report import Stage, as_stage, build_html, write_report
+from irc.viewer.render import reset_renderer
+from irc.viewer.report import Stage, as_stage, build_html, write_report
 
 REMARKS = [
     {"pass": "tail-extraction", "kind": "passed", "op": "vision.Normalize", "column": "image",
@@ -194,7 +194,7 @@ def _compile_folder(folder: Path) -> None:
 
 
 def test_report_from_folder(tmp_path):
-    from viewer.report import report_from_folder
+    from irc.viewer.report import report_from_folder
     src, dest = tmp_path / "out", tmp_path / "view"
     _compile_folder(src)
     report_from_folder(src, dest, log=None)

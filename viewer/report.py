@@ -2,7 +2,7 @@
 
 The compile driver calls :func:`write_report` once, after the passes ran::
 
-    from viewer.report import Stage, write_report
+    from irc.viewer.report import Stage, write_report
     write_report(out, [Stage(0, "capture", m0, "00_capture.ir", None, True), ...],
                  remarks=[r.to_json() for r in ctx.remarks],
                  passes=[{"index": r.index, "pass": r.name, "changed": r.changed,

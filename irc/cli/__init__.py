@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USER
     except Exception as e:  # noqa: BLE001
         from irc.ir.text import ParseError
-        from passes import PassFailed
+        from irc.passes import PassFailed
         if args.traceback:
             traceback.print_exc()
         if isinstance(e, ParseError):

@@ -37,7 +37,7 @@ def add_pipeline_options(p) -> None:
 
 
 def pass_names(args) -> list[str]:
-    import passes
+    from irc import passes
     if args.passes is None:
         return passes.pipeline()
     names = [n.strip() for n in args.passes.split(",") if n.strip()]
@@ -48,7 +48,7 @@ def pass_names(args) -> list[str]:
 
 def run_pipeline(module, args, names, on_stage=None, ctx=None):
     """Run ``names`` on ``module`` honouring the --timing/--stop-after/--print-ir-after flags."""
-    import passes
+    from irc import passes
     for n in args.print_ir_after:
         if n not in names:
             raise UserError(f"--print-ir-after {n}: no such pass in the pipeline",
@@ -110,7 +110,7 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
     from ..capture import run_script
     from ..frontend import build_module
     from .. import __version__
-    import passes
+    from irc import passes
 
     env = {"RANK_ID": rank, "RANK_SIZE": world} if rank is not None else None
     cap = run_script(args.script, mode="compile", env=env)
@@ -136,7 +136,7 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
     except BaseException:
         out.partial = True
         raise
-    from backends.bundle import write_bundle
+    from irc.backends.bundle import write_bundle
     onnx_files = write_bundle(out, prefix, module, cap.jobs[0] if cap.jobs else None)
     remarks = [r.to_json() for r in ctx.remarks]
     out.write_text(prefix + "remarks.json", json.dumps({"remarks": remarks}, indent=1) + "\n")
@@ -169,7 +169,7 @@ class _Prefixed:
 
 def write_stage_report(args, out, prefix: str, result, records) -> None:
     """Every stage's SVG and the HTML report (viewer)."""
-    from viewer.report import Stage, write_report
+    from irc.viewer.report import Stage, write_report
     seconds = {r.index: r.seconds for r in records}
     stages = [Stage(st["index"], st["pass"], mod, st["file"][len(prefix):],
                     seconds.get(st["index"]), True) for st, mod in result.stages]

@@ -33,7 +33,7 @@ def _drop_unused_inputs(graph) -> None:
 
 
 def build_inference_module(script: str):
-    import passes
+    from irc import passes
     from ..capture import Job, run_script
     from ..frontend.network import lower_job
     from ..frontend.pipeline import lower_pipeline
@@ -61,7 +61,7 @@ def build_inference_module(script: str):
 
 
 def main(args) -> int:
-    from backends.onnx_lowering import lower_graph
+    from irc.backends.onnx_lowering import lower_graph
     from ..output import write_file_atomically
 
     module, ctx = build_inference_module(args.script)

@@ -21,7 +21,7 @@ def add_parser(sub):
 
 
 def main(args) -> int:
-    import passes
+    from irc import passes
     if args.list_passes:
         for name, info in sorted(passes.registered().items()):
             print(f"{name:<22} {info.description}")

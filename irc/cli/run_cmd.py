@@ -62,7 +62,7 @@ def run_script_job(args, script_args: list[str]) -> int:
         out = Path(args.output)
         data = write_run_json(out / "run.json", cap)
         if args.rank is not None:
-            from backends.ranks import record_slice
+            from irc.backends.ranks import record_slice
             record_slice(cap, out, args.rank, args.world_size)
         print(f"irc: ran {display_path(args.target)}: {data['steps']} step(s), "
               f"{data['device_calls']} device call(s) -> {display_path(str(out / 'run.json'))}",
@@ -71,7 +71,7 @@ def run_script_job(args, script_args: list[str]) -> int:
 
 
 def run_ranks(args, script_args: list[str]) -> int:
-    from backends.ranks import check_coverage, launch
+    from irc.backends.ranks import check_coverage, launch
     out = Path(args.output or "run-out")
     out.mkdir(parents=True, exist_ok=True)
     world = args.world_size
@@ -97,7 +97,7 @@ def run_ranks(args, script_args: list[str]) -> int:
 
 
 def run_bundle(path: Path, args) -> int:
-    from backends.bundle import load_bundle
+    from irc.backends.bundle import load_bundle
     module, info = load_bundle(path)
     if info.get("needs_script"):
         raise UserError(f"{path}: the pipeline calls Python functions "
@@ -123,8 +123,8 @@ def _run_pipeline_bundle(module) -> dict:
     """A pipeline-only bundle: one epoch through the host engine and the
     device graph (the offloaded tail), reporting throughput."""
     import numpy as np
-    from backends.host_engine import HostEngine
-    from backends.offload_runner import OffloadEngine
+    from irc.backends.host_engine import HostEngine
+    from irc.backends.offload_runner import OffloadEngine
     engine = (OffloadEngine(module, "host", "device") if "device" in module.graphs
               else HostEngine(module, "host"))
     start = time.perf_counter()

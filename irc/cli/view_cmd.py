@@ -72,7 +72,7 @@ def main(args) -> int:
 
 def _report_elsewhere(folder: Path, output) -> Path:
     """Draw the report of a compile folder that has none, without writing into it."""
-    from viewer.report import report_from_folder
+    from irc.viewer.report import report_from_folder
     dest = Path(output) if output else Path(tempfile.mkdtemp(prefix="irc-view-"))
     try:
         report_from_folder(folder, dest)
@@ -87,7 +87,7 @@ def _report_elsewhere(folder: Path, output) -> Path:
 
 def draw_file(path: Path, output, *, threshold=None, timeout=None) -> Path:
     """Draw one .ir or .onnx file; returns the HTML page written."""
-    from viewer.report import Stage, write_report
+    from irc.viewer.report import Stage, write_report
     from ..ir.text import print_module
     module = load_module(path)
     html_path, svg_name = _outputs(path, output)
@@ -117,7 +117,7 @@ def load_module(path: Path):
     if not path.is_file():
         raise UserError(f"no such file: {path}")
     if path.suffix == ".onnx":
-        from viewer.onnx_import import load_onnx
+        from irc.viewer.onnx_import import load_onnx
         return load_onnx(path)
     from ..ir.text import parse_file
     from ..ir.verifier import VerifyError, verify

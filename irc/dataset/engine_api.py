@@ -213,7 +213,7 @@ class Dataset:
         return iter(self.create_tuple_iterator())
 
     def _engine(self):
-        from backends.host_engine import HostEngine
+        from irc.backends.host_engine import HostEngine
         from ..frontend.pipeline import lower_pipeline
         from ..ir.graph import Module
         module = Module("pipeline")
@@ -224,7 +224,7 @@ class Dataset:
         """The engine iterators use: with offload requested (map(offload=True)
         or config.set_auto_offload), the offloaded tail runs through
         onnxruntime inside the iterator, as MindSpore applies offloaded ops."""
-        from backends.host_engine import HostEngine
+        from irc.backends.host_engine import HostEngine
         from ..frontend.pipeline import lower_pipeline
         from ..ir.graph import Module
         from . import config
@@ -232,12 +232,12 @@ class Dataset:
         lower_pipeline(module, self, "host")
         if config.get_auto_offload() or any(
                 n.attrs.get("offload") for n in module.graph("host").nodes()):
-            import passes
+            from irc import passes
             passes.PassManager(["offload-legality", "tail-extraction", "hoist-hwc2chw"],
                                passes.PassContext(options={"auto_offload": config.get_auto_offload()})
                                ).run(module)
             if "offload" in module.graphs:
-                from backends.offload_runner import OffloadEngine
+                from irc.backends.offload_runner import OffloadEngine
                 return OffloadEngine(module, "host", "offload")
         return HostEngine(module, "host")
 

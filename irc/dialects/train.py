@@ -819,7 +819,7 @@ def _loop_onnx(emit, inputs, attrs, draws):
     if module is None:
         raise RuntimeError("train.Loop: the ONNX lowering driver must give the emitter the module "
                            "(emit.module), so the Loop can lower its body graph")
-    from backends.onnx_lowering import lower_graph   # the lowering driver, at lowering time
+    from irc.backends.onnx_lowering import lower_graph   # the lowering driver, at lowering time
     body = module.graph(attrs["body"].name)
     carried = int(attrs["carried"])
     proto = lower_graph(module, body.name, params_as_inputs=True, check=False).graph

@@ -246,7 +246,7 @@ def _script_name() -> str:
 def compile_job(job: Job, *, keep_step: bool = False):
     """The job's module after the default pass pipeline, and (keep_step) a
     copy of it after autodiff: the single-step program."""
-    import passes
+    from irc import passes
     from ..dataset import config
     from ..frontend import module_name
     from ..frontend.network import lower_job
@@ -449,7 +449,7 @@ class _Training:
         self.start_consumed = 0
 
     def run(self) -> None:
-        from backends.trainer import TrainPlan, TrainRun
+        from irc.backends.trainer import TrainPlan, TrainRun
         from ..dataset import config
         from ..frontend.network import PARAMETERS
         from .summary import summary_for
@@ -623,7 +623,7 @@ class _Hooks:
 # =============================================================================
 
 def _evaluate(model: Model, job: Job) -> dict:
-    from backends.trainer import Evaluator
+    from irc.backends.trainer import Evaluator
     from ..dataset import config
     from .summary import summary_for
     module, _ = compile_job(job)
@@ -690,7 +690,7 @@ def _computes_with(module: Module, g: Graph, value) -> bool:
 
 
 def _predict(model: Model, job: Job):
-    from backends.trainer import Evaluator
+    from irc.backends.trainer import Evaluator
     module, _ = compile_job(job)
     graph = "network" if "network" in module.graphs else "device"
     ev = Evaluator(module, graph, module.weights, threads=_run_options().get("threads"))
@@ -717,7 +717,7 @@ class _ConstantRate:
 def run_bundle_job(module: Module, info: dict) -> dict:
     """Train a bundle's compiled module as its job.json says, without the
     script; returns the run summary (run.json's fields)."""
-    from backends.trainer import TrainPlan, TrainRun
+    from irc.backends.trainer import TrainPlan, TrainRun
     from ..dataset import config
     from .summary import RunSummary
     job = info.get("job") or {}
