@@ -15,6 +15,7 @@ from typing import Optional
 import numpy as np
 
 from irc.dataset import draws as draws_mod
+from irc.dialects.core import DRAWS
 from irc.ir.graph import Module
 from irc.passes.pipeline_columns import skip_pipeline_ops
 
@@ -43,8 +44,8 @@ class OffloadEngine(Engine):
         for node in sorted((n for n in graph.nodes() if n.op == "input"),
                            key=lambda n: n.attrs["index"]):
             name = node.results[0]
-            op = node.attrs.get("draws_for")
-            if op is None:
+            op = node.attrs["draws_for"]
+            if node.attrs["role"] != DRAWS:
                 self.inputs.append((name, self.names.index(node.column)))
             else:
                 column = self.names.index(node.column)

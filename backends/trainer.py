@@ -6,10 +6,10 @@ to :class:`TrainRun`:
 * **Programs.**  The training graph (after ``autodiff``; after
   ``loop-sink`` in sink mode) is lowered to ONNX with every parameter as a
   graph input and run by one onnxruntime session.  Its interface is read
-  from the IR: data inputs have a column (``col "image"``), draws inputs a
-  ``draws_for``, the learning rate is the input with neither; every
-  ``return`` entry named like a parameter is that parameter's next value,
-  ``loss`` is the loss (one per step of the call).
+  from the IR by role: inputs are ``data`` (a column, ``col "image"``),
+  ``draws`` (``draws_for`` names the random op) or the ``learning_rate``;
+  results are the ``loss`` (one per step of the call), outputs, or the next
+  value of the ``parameter`` / ``state`` they are named after.
 * **Device state.**  Parameters and optimiser state live in
   :class:`DeviceState` as OrtValues on the session's device; each call binds
   them as inputs and the updated values (bound as device outputs) replace
@@ -40,6 +40,7 @@ import onnx
 import onnxruntime as ort
 
 from irc.diagnostics import UserError
+from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, graph_results
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
@@ -102,22 +103,21 @@ class Program:
 
     def _interface(self, model: onnx.ModelProto) -> None:
         g = self.graph
-        inputs = sorted(g.find("input"), key=lambda n: int(n.attrs["index"]))
-        self.data = [n for n in inputs if n.column is not None and not n.attrs.get("draws_for")]
-        self.draws = [n for n in inputs if n.attrs.get("draws_for")]
-        rates = [n for n in inputs if n.column is None and not n.attrs.get("draws_for")]
+        self.data = graph_inputs(g, DATA)
+        self.draws = graph_inputs(g, DRAWS)
+        rates = graph_inputs(g, LEARNING_RATE)
         self.lr = rates[0] if rates else None
         seen, self.params = set(), []
         for n in g.topo_order():
             if n.op == "param" and n.attrs["name"] not in seen:
                 seen.add(n.attrs["name"])
                 self.params.append(ParamSlot(n.attrs["name"], n))
-        ret = g.find("return")[0]
-        names = list(ret.attrs.get("names") or [g.value_name(v) for v in g.operands(ret)])
+        results = graph_results(g)
         self.output_names = [o.name for o in model.graph.output]
-        self.result_names = names
-        self.updates = {i: n for i, n in enumerate(names) if n in seen}
-        self.loss_index = names.index("loss") if "loss" in names else None
+        self.result_names = [r.name for r in results]
+        self.updates = {i: r.name for i, r in enumerate(results) if r.updates}
+        losses = [i for i, r in enumerate(results) if r.role == LOSS]
+        self.loss_index = losses[0] if losses else None
         lr_t = self.lr.out_types[0] if self.lr is not None else None
         # a loop-sunk graph takes a queue of per-step rates
         self.sunk = lr_t is not None and lr_t.rank == 1

@@ -14,10 +14,12 @@ network by ``Model.train``; after graph-sink it sits in ``@device``):
    (``train.MomentumUpdate``/``SGDUpdate``/``AdamUpdate``), its state as
    non-trainable ``param`` nodes under MindSpore's names (``moments.conv1.weight``;
    ``init`` says how the runtime fills a state that has no saved value), the
-   learning rate as a new graph ``input`` (``f32[]``, no column: one value per
-   step, so schedules work);
+   learning rate as a new graph ``input {role = "learning_rate"}`` (``f32[]``:
+   one value per step, so schedules work);
 3. the graph's ``return`` gets the updated parameters and state after its
-   own results, each named by the parameter it replaces, and the marker goes.
+   own results, each named by the parameter it replaces (roles "parameter" /
+   "state"), and the marker makes way for ``train.config``: the settings the
+   runtime and loop-sink read (:func:`irc.dialects.train.training_config`).
 
 The result is one training step as a pure function: (batch, learning rate,
 parameters, state) -> (loss, parameters', state').
@@ -30,6 +32,8 @@ import networkx as nx
 import numpy as np
 
 from irc.diagnostics import UserError
+from irc.dialects.core import LEARNING_RATE, LOSS, PARAMETER, STATE, graph_results, return_attrs
+from irc.dialects.train import TrainConfig
 from irc.ir.graph import Graph, Module, Node, Value
 from irc.ir.registry import get as get_op
 from irc.ir.types import TensorType, to_numpy_dtype
@@ -67,8 +71,9 @@ class GradContext:
     """What a gradient rule sees: the forward node, its operands and results,
     which operands need a gradient, and builders for backward ops."""
 
-    def __init__(self, graph: Graph, node: Node, needs: list[bool]):
+    def __init__(self, graph: Graph, node: Node, needs: list[bool], backward: set[str]):
         self.graph, self.node, self._needs = graph, node, needs
+        self.backward = backward          # every backward node made, by name
         self.replaced: Optional[Node] = None
 
     # -- the forward node ---------------------------------------------------------
@@ -92,18 +97,22 @@ class GradContext:
         n = self.node
         hint = f"d.{n.results[0] if n.results else n.op.rsplit('.', 1)[-1].lower()}"
         out_types = _infer(op, attrs or {}, [self.type(v) for v in inputs])
-        return self.graph.add(op, inputs, attrs or {}, out_types=out_types,
+        node = self.graph.add(op, inputs, attrs or {}, out_types=out_types,
                               names=[hint] * len(out_types), loc=n.loc, scope=n.scope,
                               placement=self.graph.placement, prov=[f"{PROV}:grad of %{n.name}"])
+        self.backward.add(node.name)
+        return node
 
     def add(self, op: str, inputs: list[Value], attrs: Optional[dict] = None) -> Value:
         return self.add_node(op, inputs, attrs).out(0)
 
     def const(self, value: float, *, like: Value) -> Value:
         dtype = self.type(like).dtype
-        return self.graph.add("const", [], {"value": float(value), "dtype": dtype},
+        node = self.graph.add("const", [], {"value": float(value), "dtype": dtype},
                               names=["c"], placement=self.graph.placement,
-                              prov=[f"{PROV}:grad of %{self.node.name}"]).out(0)
+                              prov=[f"{PROV}:grad of %{self.node.name}"])
+        self.backward.add(node.name)
+        return node.out(0)
 
     def replace_forward(self, op: str, attrs: dict, extra_names: list[str]) -> Node:
         """Put ``op`` (with more results, e.g. MaxPool's indices, named
@@ -135,6 +144,7 @@ class Trainer:
         self.loss = graph.operands(marker)[0]
         self.grads: dict[Value, Value] = {}
         self.dead: list[Node] = []
+        self.backward: set[str] = set()   # nodes the gradient rules made
 
     # -- driver ---------------------------------------------------------------------
     def run(self) -> None:
@@ -159,25 +169,12 @@ class Trainer:
                             source=_loc(self.marker))
         updates = OptimizerEmitter(self.module, self.graph, self.marker).emit(
             {n: g for n, g in grads.items() if g is not None}, trainable)
-        self._finish(updates)
+        self._finish(updates, trainable)
         self._drop_unused_backward()
-        self._sink_settings()
         self.ctx.remark("passed", "minimize",
                         f"{len(grads) - len(missing)} parameters trained with "
                         f"{self.attrs['optimizer']}: backward pass and updates emitted",
                         reason="train.minimize", source=_loc(self.marker))
-
-    def _sink_settings(self) -> None:
-        """Model.train's sink settings, for loop-sink (and `irc opt` on a dump)."""
-        a = self.attrs
-        self.module.meta.update({
-            "train.graph": self.graph.name,
-            "train.dataset_sink_mode": "true" if a["dataset_sink_mode"] else "false",
-            "train.sink_size": str(int(a["sink_size"])),
-            "train.unroll": str(int(a["unroll"])),
-            # the constant rate (or "dynamic"): what a bundle trains with without the script
-            "train.learning_rate": str(a["learning_rate"]),
-        })
 
     def _params(self) -> dict[str, list[Node]]:
         wanted = list(self.attrs["params"])
@@ -226,11 +223,10 @@ class Trainer:
         while changed:
             changed = False
             for node in list(self.graph.nodes()):
-                if node.name not in self.graph:
-                    continue
-                if node.results and not self.graph.nx.out_degree(node.name) and \
-                        any(p.startswith(f"{PROV}:grad of") for p in node.prov):
+                if node.name in self.backward and node.name in self.graph and \
+                        not self.graph.nx.out_degree(node.name):
                     self.graph.remove(node)
+                    self.backward.discard(node.name)
                     changed = True
 
     def _apply_rule(self, node: Node, douts: list, relevant: set[str]) -> None:
@@ -242,7 +238,7 @@ class Trainer:
                                  "keep other ops out of the path from the parameters to the loss")
         operands = self.graph.operands(node)
         needs = [v.node in relevant for v in operands]
-        gctx = GradContext(self.graph, node, needs)
+        gctx = GradContext(self.graph, node, needs, self.backward)
         grads = opdef.grad_fn(gctx, node, douts)
         if gctx.replaced is not None:
             self.dead.append(node)
@@ -276,19 +272,21 @@ class Trainer:
         return total
 
     # -- results ------------------------------------------------------------------------
-    def _finish(self, updates: list[tuple[str, Value]]) -> None:
+    def _finish(self, updates: list[tuple[str, Value]], trainable: dict) -> None:
+        """The step's results: its own (the loss as 'loss'), then the next
+        parameters and state; the marker gives way to the step's config."""
         g = self.graph
-        rets = g.find("return")
-        if rets:
-            ret = rets[0]
-            operands = g.operands(ret)
-            names = list(ret.attrs.get("names") or [g.value_name(v) for v in operands])
+        results = [(r.name, LOSS if r.value == self.loss else r.role, r.value)
+                   for r in graph_results(g)] or [("loss", LOSS, self.loss)]
+        for ret in g.find("return"):
             g.remove(ret)
-        else:
-            operands, names = [self.loss], ["loss"]
-        operands += [v for _, v in updates]
-        names += [n for n, _ in updates]
-        g.add("return", operands, {"names": names}, placement=g.placement, prov=[f"{PROV}:updates"])
+        results += [(name, PARAMETER if name in trainable else STATE, v) for name, v in updates]
+        g.add("return", [v for _, _, v in results],
+              return_attrs([(name, role) for name, role, _ in results]),
+              placement=g.placement, prov=[f"{PROV}:updates"])
+        config = TrainConfig.from_minimize(g.name, self.marker.attrs)
+        g.add("train.config", [], config.to_attrs(), loc=self.marker.loc, placement=g.placement,
+              prov=[f"{PROV}:replaced %{self.marker.name}"])
         g.remove(self.marker)
 
 
@@ -325,7 +323,8 @@ class OptimizerEmitter:
         inputs = self.graph.find("input")
         index = 1 + max((int(n.attrs["index"]) for n in inputs), default=-1)
         dtype = next(iter(params.values()))[0].out_types[0].dtype
-        return self.graph.add("input", [], {"index": index}, out_types=[TensorType(dtype, ())],
+        return self.graph.add("input", [], {"index": index, "role": LEARNING_RATE},
+                              out_types=[TensorType(dtype, ())],
                               names=["learning_rate"], loc=self.marker.loc,
                               prov=self.prov).out(0)
 

@@ -19,6 +19,7 @@ project, as in the seed), which the remark says.
 from __future__ import annotations
 
 from irc.diagnostics import UserError
+from irc.dialects.core import DATA, graph_inputs
 from irc.ir.graph import DEVICE, Graph, Module, sibling_graph
 
 from .manager import register
@@ -134,8 +135,7 @@ def run(module: Module, ctx) -> bool:
 
 
 def _slice_device_input(device: Graph, column: str, axis: int, parts: int, index: int) -> bool:
-    inputs = [n for n in device.nodes() if n.op == "input" and n.column == column
-              and not n.attrs.get("draws_for")]
+    inputs = [n for n in graph_inputs(device, DATA) if n.column == column]
     if not inputs:
         return False
     src = inputs[0].out(0)

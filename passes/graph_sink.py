@@ -16,6 +16,7 @@ with both lines.
 from __future__ import annotations
 
 from irc.diagnostics import UserError
+from irc.dialects.core import DATA, graph_inputs, graph_results, return_attrs
 from irc.ir.graph import DEVICE, Graph, Module, Value, sibling_graph
 from irc.ir.types import types_compatible
 
@@ -59,11 +60,11 @@ def _copy_nodes(src: Graph, dst: Graph, value_map: dict[Value, Value], *, skip=(
             value_map[old] = fresh
 
 
-def _results(graph: Graph) -> tuple[list[Value], list[str]]:
-    ret = graph.find("return")[0]
-    operands = graph.operands(ret)
-    names = ret.attrs.get("names") or [graph.value_name(v) for v in operands]
-    return operands, list(names)
+def _copy_return(src: Graph, dst: Graph, value_map: dict[Value, Value]) -> None:
+    """``src``'s results, names and roles, as ``dst``'s."""
+    results = graph_results(src)
+    dst.add("return", [value_map[r.value] for r in results],
+            return_attrs([(r.name, r.role) for r in results]))
 
 
 def _fuse(module: Module, host: Graph, offload: Graph | None, network: Graph | None,
@@ -73,22 +74,21 @@ def _fuse(module: Module, host: Graph, offload: Graph | None, network: Graph | N
     host_ret = host.find("return")[0] if host.find("return") else None
     if offload is not None:
         _copy_nodes(offload, fused, value_map)
-        outs, names = _results(offload)
-        columns = {n: value_map[v] for n, v in zip(names, outs)}
+        columns = {r.name: value_map[r.value] for r in graph_results(offload)}
     if network is None:
-        outs, names = _results(offload)
-        fused.add("return", [value_map[v] for v in outs], {"names": names})
+        _copy_return(offload, fused, value_map)
         return
-    net_inputs = [n for n in network.topo_order() if n.op == "input"]
-    index = len([n for n in fused.nodes() if n.op == "input"])
+    net_inputs = graph_inputs(network)
+    index = len(graph_inputs(fused))
     for node in net_inputs:
         column = node.column or node.results[0]
         want = node.out_types[0]
-        if column in columns:
+        data = node.attrs["role"] == DATA     # draws: never a pipeline column
+        if data and column in columns:
             have_value = columns[column]
         else:
             # No offloaded ops on this column: it enters the device graph as is.
-            existing = [n for n in fused.nodes() if n.op == "input" and n.column == column]
+            existing = [n for n in graph_inputs(fused, DATA) if data and n.column == column]
             if existing:
                 have_value = existing[0].out(0)
             else:
@@ -107,8 +107,7 @@ def _fuse(module: Module, host: Graph, offload: Graph | None, network: Graph | N
                      f"{node.loc or 'its first layer'}; make the last map on '{column}' produce {want}")
         value_map[node.out(0)] = have_value
     _copy_nodes(network, fused, value_map, skip=("return", "input"))
-    outs, names = _results(network)
-    fused.add("return", [value_map[v] for v in outs], {"names": names})
+    _copy_return(network, fused, value_map)
 
 
 def _pipeline_line(ret, host: Graph) -> str:

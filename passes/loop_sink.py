@@ -1,13 +1,14 @@
 """loop-sink: one device call runs a whole sink of training steps (seeds 002/003).
 
-After ``autodiff`` the training graph (module meta ``train.graph``) is one
-step: (batch, draws, learning rate, parameters, state) -> (loss,
-parameters', state').  With ``train.dataset_sink_mode: true`` this pass
-rewrites it so that one call runs ``train.sink_size`` steps (``S``):
+After ``autodiff`` the training graph (the one holding ``train.config``,
+see :func:`irc.dialects.train.training_config`) is one step: (batch, draws,
+learning rate, parameters, state) -> (loss, parameters', state'), each input
+and result marked by its role.  With ``dataset_sink_mode = true`` this pass
+rewrites it so that one call runs ``sink_size`` steps (``S``):
 
 * every step input becomes a queue with a leading axis of ``S`` (the
   epoch's raw batches, draws and learning rates, uploaded once: data sink);
-* the step is copied ``u`` times (``train.unroll``, or the ``unroll``
+* the step is copied ``u`` times (the config's ``unroll``, or the ``unroll``
   option) into a body graph ``@<graph>.body`` whose copy ``j`` reads queue
   entry ``iteration * u + j`` (``train.QueueGet``), each copy taking the
   parameters the previous one produced;
@@ -20,7 +21,7 @@ rewrites it so that one call runs ``train.sink_size`` steps (``S``):
 Parameters stay ``param`` nodes of the sunk graph: the runtime binds them as
 inputs and keeps their values on the device between calls.
 
-Evaluation (module meta ``eval.graph``, ``eval.dataset_sink_mode: true``) is
+Evaluation (``train.config {mode = "eval", dataset_sink_mode = true}``) is
 the inference half: the forward graph has no carried parameters, so every
 parameter is a loop invariant and each step's network outputs come out of
 the Loop stacked along a new leading axis.  MindSpore evaluates the whole
@@ -34,6 +35,8 @@ from __future__ import annotations
 from typing import Optional
 
 from irc.diagnostics import UserError
+from irc.dialects.core import ITERATION, PARAMETER, STATE, graph_inputs, graph_results, return_attrs
+from irc.dialects.train import evaluation_config, training_config
 from irc.ir.graph import DEVICE, Graph, GraphRef, Module, Node, Value
 from irc.ir.types import TensorType
 
@@ -45,24 +48,22 @@ DYNAMIC = "?"      # a queue length known at run time only (evaluation)
 
 def sink_config(module: Module, options: dict) -> Optional[tuple[str, int, int]]:
     """(graph, steps per sink, unroll) when the module trains in sink mode."""
-    meta = module.meta
-    if meta.get("train.dataset_sink_mode", "false") != "true" or "train.graph" not in meta:
+    config = training_config(module)
+    if config is None or not config.dataset_sink_mode:
         return None
-    steps = int(meta.get("train.sink_size", "0"))
-    unroll = int(options.get("unroll") or meta.get("train.unroll", "1"))
+    steps = config.sink_size
+    unroll = int(options.get("unroll") or config.unroll)
     if steps < 1:
-        raise UserError(f"train.sink_size must be a positive number of steps, got {steps}")
+        raise UserError(f"sink_size must be a positive number of steps, got {steps}")
     if unroll < 1:
         raise UserError(f"the unroll factor must be at least 1, got {unroll}")
-    return meta["train.graph"], steps, min(unroll, steps)
+    return config.graph, steps, min(unroll, steps)
 
 
 def eval_sink_graph(module: Module) -> Optional[str]:
     """The evaluation graph to sink, when the module evaluates in sink mode."""
-    meta = module.meta
-    if meta.get("eval.dataset_sink_mode", "false") != "true":
-        return None
-    return meta.get("eval.graph")
+    config = evaluation_config(module)
+    return config.graph if config is not None and config.dataset_sink_mode else None
 
 
 @register("loop-sink", "run a sink of training or evaluation steps in one device call (Loop + unrolling)")
@@ -77,7 +78,8 @@ def _sink_evaluation(module: Module, ctx) -> bool:
     if graph is None or not graph.find("return") or not graph.find("input") or \
             graph.find("train.Loop"):
         return False
-    if graph.find("train.minimize") or module.meta.get("train.graph") == name:
+    training = training_config(module)
+    if training is not None and training.graph == name:
         raise UserError(f"@{name} is both the training and the evaluation graph")
     module.graphs[name] = LoopSink(module, graph, DYNAMIC, 1).build()
     ctx.remark("passed", "loop-sink", f"@{name}: the evaluation's batches per device call as a "
@@ -110,17 +112,19 @@ class Interface:
 
     def __init__(self, step: Graph):
         self.step = step
-        self.inputs = sorted(step.find("input"), key=lambda n: int(n.attrs["index"]))
+        self.inputs = graph_inputs(step)
         self.params = [n for n in step.topo_order() if n.op == "param"]
-        ret = step.find("return")[0]
-        self.results = step.operands(ret)
-        self.names = list(ret.attrs.get("names") or [step.value_name(v) for v in self.results])
-        param_names = {n.attrs["name"] for n in self.params}
-        # A result named like a parameter is that parameter's next value.
-        self.updated = {n: v for n, v in zip(self.names, self.results) if n in param_names}
+        self.results = graph_results(step)
+        self.names = [r.name for r in self.results]
+        # a 'parameter' / 'state' result is the next value of the parameter it names
+        self.updated = {r.name: r.value for r in self.results if r.updates}
         self.carried = self._unique([n for n in self.params if n.attrs["name"] in self.updated])
         self.frozen = self._unique([n for n in self.params if n.attrs["name"] not in self.updated])
-        self.per_step = [(n, v) for n, v in zip(self.names, self.results) if n not in self.updated]
+        self.per_step = [(r.name, r.value) for r in self.results if not r.updates]
+        self.configs = step.find("train.config")
+
+    def role_of_result(self, name: str) -> str:
+        return next(r.role for r in self.results if r.name == name)
 
     @staticmethod
     def _unique(nodes: list[Node]) -> list[Node]:
@@ -130,6 +134,11 @@ class Interface:
                 seen.add(n.attrs["name"])
                 out.append(n)
         return out
+
+
+def _param_role(node: Node) -> str:
+    """A Loop body input carrying a parameter's value: trainable or state."""
+    return PARAMETER if node.attrs.get("trainable", True) else STATE
 
 
 class LoopSink:
@@ -169,7 +178,9 @@ class LoopSink:
                    for (name, _), parts in zip(it.per_step, per_step)}
         finals = {n.attrs["name"]: v for n, v in zip(it.carried, carried)}
         outer.add("return", [finals.get(n, stacked.get(n)) for n in it.names],
-                  {"names": list(it.names)}, prov=[f"{PROV}:created"])
+                  return_attrs([(r.name, r.role) for r in it.results]), prov=[f"{PROV}:created"])
+        for config in it.configs:
+            outer.add("train.config", [], dict(config.attrs), loc=config.loc, prov=list(config.prov))
         return outer
 
     def _queue_input(self, g: Graph, node: Node) -> Value:
@@ -201,24 +212,27 @@ class LoopSink:
     def _body(self, queues: list[Value], frozen: list[Value]) -> Graph:
         it = self.iface
         body = Graph(self._body_name(), DEVICE)
-        iteration = body.add("input", [], {"index": 0}, out_types=[TensorType("i64", ())],
+        iteration = body.add("input", [], {"index": 0, "role": ITERATION},
+                             out_types=[TensorType("i64", ())],
                              names=["iteration"], prov=[f"{PROV}:created"]).out(0)
         index = 1
         carried = []
         for n in it.carried:
-            carried.append(body.add("input", [], {"index": index}, out_types=list(n.out_types),
+            carried.append(body.add("input", [], {"index": index, "role": _param_role(n)},
+                                    out_types=list(n.out_types),
                                     names=[n.results[0]], loc=n.loc, prov=[f"{PROV}:loop-carried"]).out(0))
             index += 1
         inv_frozen = []
         for n in it.frozen:
-            inv_frozen.append(body.add("input", [], {"index": index}, out_types=list(n.out_types),
+            inv_frozen.append(body.add("input", [], {"index": index, "role": _param_role(n)},
+                                       out_types=list(n.out_types),
                                        names=[n.results[0]], loc=n.loc,
                                        prov=[f"{PROV}:loop invariant"]).out(0))
             index += 1
         inv_queues = []
         for n in it.inputs:
             t = n.out_types[0]
-            inv_queues.append(body.add("input", [], {"index": index},
+            inv_queues.append(body.add("input", [], {**n.attrs, "index": index},
                                        out_types=[TensorType(t.dtype, (self.steps, *t.shape))],
                                        names=[n.results[0]], column=n.column, loc=n.loc,
                                        prov=[f"{PROV}:queue"]).out(0))
@@ -238,8 +252,9 @@ class LoopSink:
         # ".next": names of their own, so the lowering needs no copies to keep
         # the body's outputs apart from its inputs
         body.add("return", [*carried, *scans],
-                 {"names": [f"{n.attrs['name']}.next" for n in it.carried] +
-                           [name for name, _ in it.per_step]},
+                 return_attrs([(f"{n.attrs['name']}.next", it.role_of_result(n.attrs["name"]))
+                               for n in it.carried] +
+                              [(name, it.role_of_result(name)) for name, _ in it.per_step]),
                  prov=[f"{PROV}:created"])
         return body
 
@@ -272,7 +287,7 @@ class LoopSink:
                    ) -> tuple[list[Value], list[Value]]:
         """Copy the step's computation; returns (next carried, per-step outputs)."""
         for node in self.step.topo_order():
-            if node.op in ("input", "param", "return"):
+            if node.op in ("input", "param", "return", "train.config"):
                 continue
             new = g.add(node.op, [env[v] for v in self.step.operands(node)], node.attrs,
                         out_types=list(node.out_types), names=[prefix + r for r in node.results],

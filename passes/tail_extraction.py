@@ -5,12 +5,13 @@ The operators ``offload-legality`` placed ``@device`` leave the host graph
 device graph ``@offload`` whose inputs are what the host now yields (one per
 returned column, batched: the host still forms batches) and whose results are
 what the network will see.  Random operators get their per-sample draws as an
-extra ``f32[N,k]`` input (``draws_for`` names the op), so the device graph
+extra ``f32[N,k]`` input (role ``draws``; ``draws_for`` names the op), so the device graph
 holds no random state.  ``graph-sink`` later fuses ``@offload`` with the
 network.
 """
 from __future__ import annotations
 
+from irc.dialects.core import DRAWS
 from irc.ir.graph import DEVICE, Graph, Node, Value, sibling_graph
 from irc.ir.registry import MAP, PIPELINE, get as get_op, lookup
 from irc.ir.types import TensorType
@@ -93,7 +94,8 @@ def _extract(module, host: Graph) -> None:
             opdef = get_op(node.op)
             n_draws = opdef.num_draws(node.attrs)
             if n_draws:
-                draws = device.add("input", [], {"index": next_index, "draws_for": node.name},
+                draws = device.add("input", [], {"index": next_index, "role": DRAWS,
+                                                     "draws_for": node.name},
                                    out_types=[TensorType("f32", (value_batch(device, value), n_draws))],
                                    names=[f"{node.name}.draws"], column=column,
                                    prov=["tail-extraction:created"])

@@ -15,7 +15,7 @@ from irc import Tensor
 from irc.capture import Job
 from irc.common.initializer import TruncatedNormal
 from irc.diagnostics import UserError
-from irc.frontend.network import PARAMETERS, STATE_PREFIX, lower_job, trace_cell
+from irc.frontend.network import PARAMETERS, lower_job, trace_cell
 from irc.ir.graph import Module
 from irc.ir.text import parse_module, print_module
 from irc.ir.types import TensorType
@@ -184,12 +184,14 @@ def test_training_mode_batchnorm_and_dropout():
     module, g = _trace(net, t, training=True)
     bn = g.find("nn.BatchNormalization")[0]
     assert bn.attrs["training_mode"] == 1 and bn.attrs["momentum"] == pytest.approx(0.9)
-    names = g.find("return")[0].attrs["names"]
-    assert names == ["output", STATE_PREFIX + "bn.moving_mean", STATE_PREFIX + "bn.moving_variance"]
+    ret = g.find("return")[0]
+    assert ret.attrs["names"] == ["output", "bn.moving_mean", "bn.moving_variance"]
+    assert ret.attrs["roles"] == ["output", "state", "state"]   # the statistics' next values
     drop = g.find("nn.Dropout")[0]
     assert drop.attrs["ratio"] == pytest.approx(0.25)
     draws = g.node(g.operands(drop)[1].node)
     assert draws.op == "input" and draws.attrs["draws_for"] == drop.name
+    assert draws.attrs["role"] == "draws"
     assert draws.attrs["index"] == 1 and draws.out_types[0] == TensorType("f32", ("N", 18))
     # Evaluation: running statistics, no dropout, no state outputs.
     _, g = _trace(net, t, training=False)

@@ -14,7 +14,8 @@ from irc.backends.reference import InterpreterError, run_graph, run_graph_named
 from irc.backends.runtime import Session
 from irc.capture import mindspore_alias
 from irc.diagnostics import UserError
-from irc.frontend.network import STATE_PREFIX, trace_cell
+from irc.dialects.core import graph_results
+from irc.frontend.network import trace_cell
 from irc.ir.graph import Module
 from irc.ir.types import TensorType
 from irc.ir.verifier import verify
@@ -92,15 +93,15 @@ def test_resnet18_training_graph_updates_running_statistics(resnet_sample):
     module = Module("resnet18")
     g = trace_cell(module, net, [TensorType("f32", ("N", 3, 32, 32))], "train",
                    input_names=["image"], training=True)
-    names = g.find("return")[0].attrs["names"]
-    stats = [n for n in names if n.startswith(STATE_PREFIX)]
-    assert names[0] == "output" and len(stats) == 2 * 20
-    assert f"{STATE_PREFIX}layer1.0.bn1d.moving_mean" in stats
+    results = graph_results(g)
+    stats = [r.name for r in results if r.role == "state"]
+    assert results[0].name == "output" and results[0].role == "output" and len(stats) == 2 * 20
+    assert "layer1.0.bn1d.moving_mean" in stats
     assert not net.training   # the trace restores the cell's mode
     x = np.random.default_rng(3).standard_normal((8, 3, 32, 32)).astype(np.float32)
     got = Session(lower_graph(module, "train"), device_target="CPU").run_numpy({"image": x})
     want = run_graph_named(module, "train", [x])
-    first = want[f"{STATE_PREFIX}bn1.moving_mean"]
+    first = want["bn1.moving_mean"]
     # bn1 sees conv1's output: its new running mean is 0.1 * the batch mean.
     assert np.abs(first).max() > 0
     for (name, w), o in zip(want.items(), got):

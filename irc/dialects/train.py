@@ -23,16 +23,25 @@ pass replaces it by the backward pass and one update op per parameter:
 Weight decay adds ``weight_decay * param`` to the gradient (MindSpore's
 ``decay_weight``), after dividing the gradient by ``loss_scale``.
 
+``train.config`` (no operands, no results) is the typed configuration of the
+graph that holds it: how the runtime drives it as a training step or a
+(sunk) evaluation; :class:`TrainConfig` is its Python form and
+:func:`training_config` / :func:`evaluation_config` find it.
+
 The ``loop-sink`` pass runs many steps in one graph with ``train.QueueGet``
 (step ``i``'s slice of a stacked queue) and ``train.Loop`` (an ONNX ``Loop``
 over a body graph of the module, ``body = @name``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional
+
 import numpy as np
 import onnx
 from onnx import helper
 
+from ..ir.graph import Module
 from ..ir.registry import REQUIRED, TENSOR, define
 from ..ir.types import TensorType, is_float, types_compatible
 
@@ -759,6 +768,124 @@ def _minimize_host(inputs, attrs, draws):
 @MINIMIZE.lower_onnx
 def _minimize_onnx(emit, inputs, attrs, draws):
     return []
+
+
+# =============================================================================
+# the configuration of a training or evaluation graph
+# =============================================================================
+
+TRAIN, EVAL = "train", "eval"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How the runtime drives the graph ``graph``: as a training step
+    (``mode`` "train", after autodiff) or an evaluation (``mode`` "eval").
+
+    ``learning_rate`` is the constant rate, or None when it changes per step
+    (a schedule the runtime feeds from the optimizer).  ``dataset_sink_mode``,
+    ``sink_size`` (steps per device call) and ``unroll`` (steps per Loop
+    iteration) are Model.train's / Model.eval's sink settings, which loop-sink
+    applies.  ``graph`` is where the config node lives, not an attribute."""
+
+    graph: str
+    mode: str = TRAIN
+    optimizer: Optional[str] = None
+    learning_rate: Optional[float] = None
+    dataset_sink_mode: bool = False
+    sink_size: int = 1
+    unroll: int = 1
+
+    def to_attrs(self) -> dict:
+        """``train.config``'s attributes."""
+        return {"mode": self.mode, "optimizer": self.optimizer,
+                "learning_rate": None if self.learning_rate is None else float(self.learning_rate),
+                "dataset_sink_mode": bool(self.dataset_sink_mode),
+                "sink_size": int(self.sink_size), "unroll": int(self.unroll)}
+
+    @classmethod
+    def from_attrs(cls, graph: str, attrs: dict) -> "TrainConfig":
+        """From ``train.config``'s (normalised) attributes."""
+        return cls(graph=graph, mode=attrs["mode"], optimizer=attrs["optimizer"],
+                   learning_rate=attrs["learning_rate"],
+                   dataset_sink_mode=bool(attrs["dataset_sink_mode"]),
+                   sink_size=int(attrs["sink_size"]), unroll=int(attrs["unroll"]))
+
+    @classmethod
+    def from_minimize(cls, graph: str, attrs: dict) -> "TrainConfig":
+        """The settings ``train.minimize`` carries until autodiff replaces it."""
+        rate = attrs["learning_rate"]
+        return cls(graph=graph, mode=TRAIN, optimizer=attrs["optimizer"],
+                   learning_rate=None if rate in (None, "dynamic") else float(rate),
+                   dataset_sink_mode=bool(attrs["dataset_sink_mode"]),
+                   sink_size=int(attrs["sink_size"]), unroll=int(attrs["unroll"]))
+
+
+CONFIG = _train(
+    "config", num_inputs=0, infer=lambda attrs, ins: [],
+    attrs={"mode": TRAIN, "optimizer": None, "learning_rate": None,
+           "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
+    doc="The configuration of the graph holding it (see TrainConfig): 'mode' "
+        "'train' (a training step: the graph has a learning_rate input) or 'eval'; "
+        "'optimizer' and the constant 'learning_rate' (none: a per-step schedule); "
+        "the sink settings 'dataset_sink_mode', 'sink_size', 'unroll'.")
+
+
+@CONFIG.verify
+def _verify_config(graph, node) -> list[str]:
+    from .core import LEARNING_RATE, graph_inputs
+    a = node.attrs
+    if a["mode"] not in (TRAIN, EVAL):
+        return [f"mode must be {TRAIN!r} or {EVAL!r}, got {a['mode']!r}"]
+    problems = [f"{key} must be a positive integer, got {a[key]!r}"
+                for key in ("sink_size", "unroll") if not (isinstance(a[key], int) and a[key] >= 1)]
+    if a["learning_rate"] is not None and not isinstance(a["learning_rate"], (int, float)):
+        problems.append(f"learning_rate must be a number or none, got {a['learning_rate']!r}")
+    if len(graph.find("train.config")) > 1:
+        problems.append("a graph has one configuration")
+    rates = graph_inputs(graph, LEARNING_RATE)
+    if a["mode"] == TRAIN and len(rates) != 1:
+        problems.append(f"a training step takes one learning_rate input, @{graph.name} has "
+                        f"{len(rates)}")
+    return problems
+
+
+@CONFIG.host_batch
+def _config_host(inputs, attrs, draws):
+    return []     # a description of its graph; it computes nothing
+
+
+@CONFIG.lower_onnx
+def _config_onnx(emit, inputs, attrs, draws):
+    return []
+
+
+def training_config(module: Module) -> Optional[TrainConfig]:
+    """The module's training configuration: its ``train.config {mode =
+    "train"}``, or before autodiff the settings of its ``train.minimize``;
+    None when the module does not train."""
+    found = _configs(module, TRAIN) or [
+        TrainConfig.from_minimize(g.name, n.attrs)
+        for g in module.graphs.values() for n in g.find("train.minimize")]
+    return _one(found, "training")
+
+
+def evaluation_config(module: Module) -> Optional[TrainConfig]:
+    """The module's evaluation configuration (``train.config {mode = "eval"}``)."""
+    return _one(_configs(module, EVAL), "evaluation")
+
+
+def _configs(module: Module, mode: str) -> list[TrainConfig]:
+    return [TrainConfig.from_attrs(g.name, n.attrs)
+            for g in module.graphs.values() for n in g.find("train.config")
+            if n.attrs["mode"] == mode]
+
+
+def _one(configs: list[TrainConfig], what: str) -> Optional[TrainConfig]:
+    if len(configs) > 1:
+        raise ValueError(f"the module has {len(configs)} {what} configurations "
+                         f"(@{', @'.join(c.graph for c in configs)}); it has at most one")
+    return configs[0] if configs else None
 
 
 # =============================================================================

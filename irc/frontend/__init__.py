@@ -12,7 +12,7 @@ import os
 
 from ..capture import Capture
 from ..diagnostics import UserError
-from ..ir.graph import Module, sibling_graph
+from ..ir.graph import Module
 
 
 def module_name(script: str) -> str:
@@ -48,9 +48,9 @@ def build_module(cap: Capture) -> Module:
             from ..train.model import append_training
             append_training(module, network, job)
         elif job.kind == "eval" and host is not None:
-            # header lines telling loop-sink to sink the fused eval graph
+            # the eval config telling loop-sink to sink the fused eval graph
             from ..train.model import mark_evaluation
-            mark_evaluation(module, job, sibling_graph(host, "device"))
+            mark_evaluation(module, job, network)
     for ds in cap.terminal_datasets():
         if id(ds) not in lowered:
             name = graph_name("host")

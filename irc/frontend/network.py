@@ -11,11 +11,12 @@ pipeline whose output does not fit the network fails here, naming both.
 Graph interface:
 
 * one ``input`` per column of the pipeline (``col`` = the column), then one
-  ``input {draws_for = ...}`` per training-mode Dropout: f32[N, k] uniform
-  draws the runner feeds each step (the graph keeps no random state);
+  ``input {role = "draws", draws_for = ...}`` per training-mode Dropout:
+  f32[N, k] uniform draws the runner feeds each step (the graph keeps no
+  random state);
 * ``return`` names: ``output`` (or ``output0``, ``output1`` ... for a tuple),
-  then ``state:<param>`` for each parameter the network updates in training
-  (BatchNorm's running statistics): the runner writes them back.
+  then, with role ``state``, the name of each parameter the network updates
+  in training (BatchNorm's running statistics): the runner writes them back.
 """
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ import numpy as np
 
 from ..common.tensor import Parameter, Tensor
 from ..diagnostics import UserError, display_path, user_frame
+from ..dialects.core import DRAWS, OUTPUT as OUTPUT_ROLE, STATE, return_attrs
 from ..ir.graph import Graph, Loc, Module, Value
 from ..ir.registry import IO, MAP, PIPELINE, get as get_op
 from ..ir.types import BATCH, UNKNOWN, TensorType, from_numpy_dtype, is_dtype
 from ..ops import _dispatch
 
-STATE_PREFIX = "state:"
 # module.objects[PARAMETERS]: param node name -> the Parameter object (to
 # write trained values or updated statistics back into the user's network).
 PARAMETERS = "irc.nn.parameters"
@@ -330,7 +331,7 @@ class Tracer:
         draws = self.add_input(f"{hint}.draws", TensorType("f32", (t.shape[0], per_sample)),
                                loc=loc)
         node = self._add(op, [x, draws._value], attrs)
-        self.graph.node(draws._value.node).attrs["draws_for"] = node.name
+        self.graph.node(draws._value.node).attrs.update(role=DRAWS, draws_for=node.name)
         return [SymbolicTensor(self, v) for v in node.outs]
 
     def assign(self, param, value) -> None:
@@ -483,9 +484,9 @@ def _add_return(tracer: Tracer, out) -> None:
                             f"{type(o).__name__}; it must return Tensors",
                             where=_def_site(tracer.root.construct))
     names = [OUTPUT] if len(values) == 1 else [f"{OUTPUT}{i}" for i in range(len(values))]
-    names += [STATE_PREFIX + n for n, _ in tracer.updates]
+    results = [(n, OUTPUT_ROLE) for n in names] + [(n, STATE) for n, _ in tracer.updates]
     values += [v for _, v in tracer.updates]
-    tracer.graph.add("return", values, {"names": names}, scope="")
+    tracer.graph.add("return", values, return_attrs(results), scope="")
 
 
 # -----------------------------------------------------------------------------

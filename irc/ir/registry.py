@@ -31,6 +31,9 @@ Implementation signatures
     ``emit.const(array)``; see ``backends/onnx_lowering.py``).
 ``grad(emit_or_builder, ...)``
     reverse-mode rule, attached by the training issue.
+``verify(graph, node) -> list[str]``
+    the op's own well-formedness rules beyond types (allowed attribute
+    values, what its graph must hold); the verifier reports what it returns.
 """
 from __future__ import annotations
 
@@ -75,6 +78,7 @@ class OpDef:
     host_batch_fn: Optional[Callable] = None
     lower_onnx_fn: Optional[Callable] = None
     grad_fn: Optional[Callable] = None
+    verify_fn: Optional[Callable] = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     # -- decorators attaching implementations ---------------------------------
@@ -92,6 +96,10 @@ class OpDef:
 
     def grad(self, fn):
         self.grad_fn = fn
+        return fn
+
+    def verify(self, fn):
+        self.verify_fn = fn
         return fn
 
     # -- queries ----------------------------------------------------------------

@@ -3,7 +3,8 @@
 The verifier answers "is this still a well-formed module?": operand types
 agree with the producers' result types, results agree with the op's own
 inference, every edge lands on a node, the graph is acyclic, placements are
-legal, names are unique, and ops get the operand counts they declare.
+legal, names are unique, ops get the operand counts they declare, and each
+op's own rules (``@OP.verify``: allowed roles, required graph inputs) hold.
 """
 from __future__ import annotations
 
@@ -86,6 +87,8 @@ def _verify_graph(module: Module, graph) -> list[str]:
                         f"{where}: result types ({', '.join(map(str, node.out_types))}) differ from "
                         f"inferred ({', '.join(map(str, inferred))})")
         problems += _check_placement(graph, node, opdef, where)
+        if opdef.verify_fn is not None:
+            problems += [f"{where}: {p}" for p in opdef.verify_fn(graph, node)]
         for key, value in node.attrs.items():
             if isinstance(value, GraphRef) and value.name not in module.graphs:
                 problems.append(f"{where}: attribute {key} refers to missing graph @{value.name}")

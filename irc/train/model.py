@@ -28,6 +28,8 @@ import numpy as np
 from ..capture import Job, current
 from ..common.tensor import Tensor
 from ..diagnostics import UnsupportedError, UserError, user_frame
+from ..dialects.core import DATA, LOSS, STATE, graph_inputs, graph_results, return_attrs
+from ..dialects.train import EVAL, TrainConfig, training_config
 from ..ir.graph import Graph, Loc, Module
 from .callback import CallbackManager, ModelCheckpoint, _Params, callback_list, loss_value
 from .metrics import get_metrics
@@ -46,7 +48,6 @@ DEFAULT_UNROLL = 1
 # dataset takes several calls; a short last batch (drop_remainder=False)
 # cannot be stacked with the others and is a call of its own.
 EVAL_BATCHES_PER_CALL = 256
-_STATE = "state:"
 
 
 # =============================================================================
@@ -63,19 +64,17 @@ def append_training(module: Module, graph: Graph, job: Job) -> None:
     if optimizer is None:
         raise UserError("Model.train needs an optimizer: Model(network, loss_fn, optimizer)",
                         where=job.source, hint="e.g. nn.Momentum(network.trainable_params(), 0.01, 0.9)")
-    ret = graph.find("return")[0]
-    operands = graph.operands(ret)
-    names = list(ret.attrs.get("names") or [graph.value_name(v) for v in operands])
-    outputs = [v for n, v in zip(names, operands) if not n.startswith(_STATE)]
-    updates = [(n[len(_STATE):], v) for n, v in zip(names, operands) if n.startswith(_STATE)]
+    results = graph_results(graph)
+    outputs = [r.value for r in results if not r.updates]
+    updates = [(r.name, r.value) for r in results if r.updates]
     loss_fn = getattr(model, "_loss_fn", None)
     if loss_fn is None:
         loss = _network_loss(graph, outputs, job)
     else:
         loss = _trace_loss(module, graph, outputs[0], loss_fn, job)
-    graph.remove(ret)
+    graph.remove(graph.find("return")[0])
     graph.add("return", [loss, *[v for _, v in updates]],
-              {"names": ["loss", *[n for n, _ in updates]]}, scope="")
+              return_attrs([("loss", LOSS), *[(n, STATE) for n, _ in updates]]), scope="")
     attrs = optimizer.minimize_attrs(_param_names(module))
     kw = job.kwargs
     sink = bool(kw.get("dataset_sink_mode", True))
@@ -84,15 +83,16 @@ def append_training(module: Module, graph: Graph, job: Job) -> None:
     graph.add("train.minimize", [loss], attrs, loc=_loc(job.source), scope="")
 
 
-def mark_evaluation(module: Module, job: Job, device_graph: str) -> None:
-    """Header lines telling ``loop-sink`` how an "eval" job runs: with
-    dataset_sink_mode, ``device_graph`` (the fused graph graph-sink will make)
-    becomes a Loop over a queue of the sink's batches."""
-    if job.kind != "eval" or job.dataset is None:
+def mark_evaluation(module: Module, job: Job, graph: Graph) -> None:
+    """Tell ``loop-sink`` how an "eval" job runs: a ``train.config {mode =
+    "eval"}`` in its network ``graph`` (graph-sink carries it into the fused
+    graph, which with dataset_sink_mode becomes a Loop over a queue of the
+    sink's batches)."""
+    if job.kind != "eval" or job.dataset is None or graph.find("train.config"):
         return
-    module.meta["eval.graph"] = device_graph
-    module.meta["eval.dataset_sink_mode"] = \
-        "true" if job.kwargs.get("dataset_sink_mode", True) else "false"
+    config = TrainConfig(graph.name, mode=EVAL,
+                         dataset_sink_mode=bool(job.kwargs.get("dataset_sink_mode", True)))
+    graph.add("train.config", [], config.to_attrs(), loc=_loc(job.source), scope="")
 
 
 def _loss_scale(model, job: Job) -> float:
@@ -132,8 +132,7 @@ def _network_loss(graph: Graph, outputs, job: Job):
 
 
 def _data_inputs(graph: Graph):
-    return sorted((n for n in graph.find("input") if not n.attrs.get("draws_for")),
-                  key=lambda n: int(n.attrs["index"]))
+    return graph_inputs(graph, DATA)
 
 
 def _trace_loss(module: Module, graph: Graph, logits, loss_fn, job: Job):
@@ -261,7 +260,7 @@ def compile_job(job: Job, *, keep_step: bool = False):
     graph = lower_job(module, job, host, "network")
     if job.kind == "train":
         append_training(module, graph, job)
-    mark_evaluation(module, job, "device")   # graph-sink fuses @host + @network into @device
+    mark_evaluation(module, job, graph)
     options = _run_options()
     snapshots: dict = {}
     user_stage = options.get("on_stage")
@@ -459,7 +458,7 @@ class _Training:
         weights = dict(module.weights)
         weights.update(self.model._opt_state)
         self.seed = config.get_seed()
-        graph = module.meta.get("train.graph", "device")
+        graph = training_config(module).graph
         run = TrainRun(module, graph, "host", step_module=step_module, weights=weights,
                        optimizer=self.model._optimizer, seed=self.seed,
                        device_target=None, threads=options.get("threads"))
@@ -696,7 +695,7 @@ def _predict(model: Model, job: Job):
     ev = Evaluator(module, graph, module.weights, threads=_run_options().get("threads"))
     columns = {name: np.asarray(t.asnumpy()) for name, t in job.kwargs.items()}
     out = ev.run_columns(columns)
-    values = [v for k, v in out.items() if not k.startswith(_STATE)]
+    values = list(out.values())   # the outputs: state results went to the device state
     return Tensor(values[0]) if len(values) == 1 else tuple(Tensor(v) for v in values)
 
 
@@ -722,19 +721,15 @@ def run_bundle_job(module: Module, info: dict) -> dict:
     from .summary import RunSummary
     job = info.get("job") or {}
     args = job.get("arguments") or {}
-    meta = module.meta
-    rate = meta.get("train.learning_rate", "")
-    try:
-        lr = float(rate)
-    except ValueError:
-        raise UserError("this bundle trains with a learning-rate schedule, which a bundle does not "
-                        "carry", hint=f"run the script instead: irc run {info.get('source') or 'SCRIPT.py'}") from None
-    graph = meta.get("train.graph", "device")
-    if graph not in module.graphs or "host" not in module.graphs:
+    train = training_config(module)
+    if train is None or train.graph not in module.graphs or "host" not in module.graphs:
         raise UserError("the bundle has no compiled training graph and pipeline",
                         hint="compile the script again with irc compile")
-    sink = meta.get("train.dataset_sink_mode") == "true"
-    steps = int(args.get("steps_per_epoch") or meta.get("train.sink_size") or 1)
+    if train.learning_rate is None:
+        raise UserError("this bundle trains with a learning-rate schedule, which a bundle does not "
+                        "carry", hint=f"run the script instead: irc run {info.get('source') or 'SCRIPT.py'}")
+    lr, graph, sink = train.learning_rate, train.graph, train.dataset_sink_mode
+    steps = int(args.get("steps_per_epoch") or train.sink_size)
     run = TrainRun(module, graph, "host", step_module=None, weights=module.weights,
                    optimizer=_ConstantRate(lr), seed=config.get_seed())
     plan = TrainPlan(epochs=int(args.get("epoch", 1)), steps_per_epoch=steps, sink=sink)
