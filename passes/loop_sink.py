@@ -36,7 +36,7 @@ from typing import Optional
 
 from irc.diagnostics import UserError
 from irc.dialects.core import ITERATION, PARAMETER, STATE, graph_inputs, graph_results, return_attrs
-from irc.dialects.train import evaluation_config, training_config
+from irc.dialects.train import evaluation_configs, training_config
 from irc.ir.graph import DEVICE, Graph, GraphRef, Module, Node, Value
 from irc.ir.types import TensorType
 
@@ -60,21 +60,21 @@ def sink_config(module: Module, options: dict) -> Optional[tuple[str, int, int]]
     return config.graph, steps, min(unroll, steps)
 
 
-def eval_sink_graph(module: Module) -> Optional[str]:
-    """The evaluation graph to sink, when the module evaluates in sink mode."""
-    config = evaluation_config(module)
-    return config.graph if config is not None and config.dataset_sink_mode else None
+def eval_sink_graphs(module: Module) -> list[str]:
+    """The evaluation graphs to sink: those evaluated in sink mode."""
+    return [c.graph for c in evaluation_configs(module) if c.dataset_sink_mode]
 
 
 @register("loop-sink", "run a sink of training or evaluation steps in one device call (Loop + unrolling)")
 def run(module: Module, ctx) -> bool:
-    changed = _sink_evaluation(module, ctx)
+    changed = False
+    for name in eval_sink_graphs(module):
+        changed = _sink_evaluation(module, name, ctx) or changed
     return _sink_training(module, ctx) or changed
 
 
-def _sink_evaluation(module: Module, ctx) -> bool:
-    name = eval_sink_graph(module)
-    graph = module.graphs.get(name) if name else None
+def _sink_evaluation(module: Module, name: str, ctx) -> bool:
+    graph = module.graphs.get(name)
     if graph is None or not graph.find("return") or not graph.find("input") or \
             graph.find("train.Loop"):
         return False

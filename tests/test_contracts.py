@@ -9,7 +9,7 @@ import pytest
 
 from irc import passes
 from irc.dialects.core import graph_inputs, graph_results
-from irc.dialects.train import EVAL, TrainConfig, evaluation_config, training_config
+from irc.dialects.train import EVAL, TrainConfig, evaluation_configs, training_config
 from irc.ir.text import parse_module, print_module
 from irc.ir.verifier import VerifyError, verify
 from pass_harness import load_case
@@ -58,11 +58,11 @@ def test_the_training_config_survives_autodiff_and_the_text_form():
 
 def test_the_evaluation_config_round_trips():
     module = _module("loop_sink/eval_sink.irt")
-    config = evaluation_config(module)
-    assert config == TrainConfig("device", mode=EVAL, dataset_sink_mode=True)
+    configs = evaluation_configs(module)
+    assert configs == [TrainConfig("device", mode=EVAL, dataset_sink_mode=True)]
     assert training_config(module) is None
     _run(module, "loop-sink")
-    assert evaluation_config(_reparsed(module)) == config    # carried onto the sunk graph
+    assert evaluation_configs(_reparsed(module)) == configs    # carried onto the sunk graph
 
 
 def test_loop_sink_works_from_a_reparsed_autodiff_dump():

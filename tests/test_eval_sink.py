@@ -11,7 +11,7 @@ import irc.dataset as ds
 import irc.dataset.vision as V
 from irc import nn
 from irc.capture import Job
-from irc.dialects.train import evaluation_config
+from irc.dialects.train import evaluation_configs
 from irc.ir.text import parse_module, print_module
 from irc.train import model as model_mod
 from irc.train.metrics import Accuracy, Loss, TopKCategoricalAccuracy
@@ -95,7 +95,7 @@ def test_the_sunk_eval_graph_is_a_loop_over_a_run_time_queue(model):
     from irc.backends.trainer import lower_training_graph
     job = Job("eval", model, dataset(16), {"callbacks": [], "dataset_sink_mode": True}, None)
     module, _ = model_mod.compile_job(job)
-    assert evaluation_config(module).graph == "device"
+    assert [c.graph for c in evaluation_configs(module)] == ["device"]
     g = module.graph("device")
     (loop,) = g.find("train.Loop")
     assert loop.attrs["trip_count"] is None and loop.attrs["carried"] == 0

@@ -26,7 +26,7 @@ Weight decay adds ``weight_decay * param`` to the gradient (MindSpore's
 ``train.config`` (no operands, no results) is the typed configuration of the
 graph that holds it: how the runtime drives it as a training step or a
 (sunk) evaluation; :class:`TrainConfig` is its Python form and
-:func:`training_config` / :func:`evaluation_config` find it.
+:func:`training_config` / :func:`evaluation_configs` find them.
 
 The ``loop-sink`` pass runs many steps in one graph with ``train.QueueGet``
 (step ``i``'s slice of a stacked queue) and ``train.Loop`` (an ONNX ``Loop``
@@ -867,12 +867,16 @@ def training_config(module: Module) -> Optional[TrainConfig]:
     found = _configs(module, TRAIN) or [
         TrainConfig.from_minimize(g.name, n.attrs)
         for g in module.graphs.values() for n in g.find("train.minimize")]
-    return _one(found, "training")
+    if len(found) > 1:
+        raise ValueError(f"the module has {len(found)} training configurations "
+                         f"(@{', @'.join(c.graph for c in found)}); one graph trains")
+    return found[0] if found else None
 
 
-def evaluation_config(module: Module) -> Optional[TrainConfig]:
-    """The module's evaluation configuration (``train.config {mode = "eval"}``)."""
-    return _one(_configs(module, EVAL), "evaluation")
+def evaluation_configs(module: Module) -> list[TrainConfig]:
+    """The module's evaluation configurations (``train.config {mode = "eval"}``),
+    one per graph a Model.eval runs."""
+    return _configs(module, EVAL)
 
 
 def _configs(module: Module, mode: str) -> list[TrainConfig]:
@@ -881,11 +885,6 @@ def _configs(module: Module, mode: str) -> list[TrainConfig]:
             if n.attrs["mode"] == mode]
 
 
-def _one(configs: list[TrainConfig], what: str) -> Optional[TrainConfig]:
-    if len(configs) > 1:
-        raise ValueError(f"the module has {len(configs)} {what} configurations "
-                         f"(@{', @'.join(c.graph for c in configs)}); it has at most one")
-    return configs[0] if configs else None
 
 
 # =============================================================================
