@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from irc import passes
+from irc.diagnostics import UserError
 from irc.dialects.core import graph_inputs, graph_results
 from irc.dialects.train import EVAL, TrainConfig, evaluation_configs, training_config
 from irc.ir.text import parse_module, print_module
@@ -72,6 +73,17 @@ def test_loop_sink_works_from_a_reparsed_autodiff_dump():
     sunk_from_text = print_module(_run(parse_module(dump, "06_autodiff.ir"), "loop-sink"))
     assert sunk_from_text == sunk_in_memory
     assert "train.Loop(" in sunk_from_text and "trip_count = 4" in sunk_from_text
+
+
+def test_a_bundle_runs_with_the_configs_constant_rate_only():
+    from irc.train.model import run_bundle_job
+    step = _run(_module("autodiff/lenet_momentum.irt"), "autodiff")
+    schedule = parse_module(print_module(step).replace("learning_rate = 0.01, ", ""), "dump.ir")
+    assert training_config(schedule).learning_rate is None
+    with pytest.raises(UserError, match="learning-rate schedule"):
+        run_bundle_job(schedule, {})
+    with pytest.raises(UserError, match="no compiled training graph and pipeline"):
+        run_bundle_job(step, {})         # a step graph but no @host pipeline
 
 
 def test_two_training_configs_are_refused():

@@ -722,12 +722,12 @@ def run_bundle_job(module: Module, info: dict) -> dict:
     job = info.get("job") or {}
     args = job.get("arguments") or {}
     train = training_config(module)
+    if train is not None and train.learning_rate is None:
+        raise UserError("this bundle trains with a learning-rate schedule, which a bundle does not "
+                        "carry", hint=f"run the script instead: irc run {info.get('source') or 'SCRIPT.py'}")
     if train is None or train.graph not in module.graphs or "host" not in module.graphs:
         raise UserError("the bundle has no compiled training graph and pipeline",
                         hint="compile the script again with irc compile")
-    if train.learning_rate is None:
-        raise UserError("this bundle trains with a learning-rate schedule, which a bundle does not "
-                        "carry", hint=f"run the script instead: irc run {info.get('source') or 'SCRIPT.py'}")
     lr, graph, sink = train.learning_rate, train.graph, train.dataset_sink_mode
     steps = int(args.get("steps_per_epoch") or train.sink_size)
     run = TrainRun(module, graph, "host", step_module=None, weights=module.weights,
