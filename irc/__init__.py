@@ -2,7 +2,9 @@
 
 The top level mirrors ``mindspore``: scripts that ``import mindspore as ms``
 compile unchanged under ``irc compile``, where ``mindspore`` resolves to this
-package.  Names are loaded lazily so ``import irc`` stays cheap.
+package.  Every name is loaded on first use (PEP 562 module ``__getattr__``),
+so ``import irc`` or ``import irc.ir.text`` loads nothing the caller does not
+need: ``irc opt`` on a text file never pays for the MindSpore-shaped API.
 """
 from __future__ import annotations
 
@@ -10,14 +12,16 @@ import importlib
 
 __version__ = "0.1.0"
 
-from .common.dtype import (  # noqa: E402,F401
-    bool_, uint8, int8, uint16, int16, uint32, int32, uint64, int64,
-    float16, float32, float64, half, single, double,
+_DTYPES = (
+    "bool_", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64",
+    "float16", "float32", "float64", "half", "single", "double",
 )
-from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402,F401
+_CONTEXT = ("GRAPH_MODE", "PYNATIVE_MODE", "get_context", "set_context")
 
 # name -> module that defines it
 _LAZY = {
+    **dict.fromkeys(_DTYPES, "irc.common.dtype"),
+    **dict.fromkeys(_CONTEXT, "irc.context"),
     "Model": "irc.train.model",
     "Tensor": "irc.common.tensor",
     "Parameter": "irc.common.tensor",
@@ -35,23 +39,32 @@ _LAZY = {
     "ParallelMode": "irc.parallel",
     "set_seed": "irc.dataset.config",
 }
-_SUBMODULES = ("dataset", "nn", "ops", "common", "train", "communication", "context")
+# name -> submodule it stands for (``from mindspore import dtype as mstype``)
+_SUBMODULES = {
+    **{name: f"irc.{name}" for name in ("dataset", "nn", "ops", "common", "train",
+                                        "communication", "context")},
+    "dtype": "irc.common.dtype",
+}
 
 
 def __getattr__(name: str):
     if name in _SUBMODULES:
-        return importlib.import_module(f"irc.{name}")
-    if name == "dtype":
-        return importlib.import_module("irc.common.dtype")
+        return importlib.import_module(_SUBMODULES[name])
     if name in _LAZY:
         try:
             module = importlib.import_module(_LAZY[name])
         except ModuleNotFoundError:
             module = None
         if module is not None and hasattr(module, name):
-            return getattr(module, name)
+            value = getattr(module, name)
+            globals()[name] = value  # later lookups skip __getattr__
+            return value
     if name.startswith("__"):
         raise AttributeError(name)
     from .diagnostics import UnsupportedAttribute, user_frame
     raise UnsupportedAttribute(f"not supported by irc yet: mindspore.{name}", where=user_frame(),
-                           hint="irc provides the MindSpore APIs listed in README.md")
+                               hint="irc provides the MindSpore APIs listed in README.md")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *_SUBMODULES})

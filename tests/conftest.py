@@ -1,5 +1,21 @@
 import os
 import sys
 
+from hypothesis import settings
+
 # Let tests import the harness modules next to them.
 sys.path.insert(0, os.path.dirname(__file__))
+
+# Cache bytecode even where PYTHONDONTWRITEBYTECODE is set (as in some CI
+# sandboxes): otherwise every run, and every irc subprocess a test starts,
+# compiles irc and the rewritten tests from source again (2-3 s of a run on
+# two cores).  The __pycache__ folders are git-ignored.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# Property tests draw the same examples on every run, so a red suite is
+# reproducible and no run leaves state (the .hypothesis database) for the
+# next.  `pytest --hypothesis-profile=explore` draws fresh examples.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("deterministic")

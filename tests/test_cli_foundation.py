@@ -26,16 +26,20 @@ def run(argv, capsys):
     return code, out, err
 
 
-def test_version_and_help():
+def test_version_and_help(capsys):
+    # One real process for `python -m irc`; the rest in-process (argparse exits).
     out = subprocess.run([sys.executable, "-m", "irc", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("irc ")
-    out = subprocess.run([sys.executable, "-m", "irc", "--help"], capture_output=True, text=True)
-    assert out.returncode == 0 and "compile" in out.stdout and "opt" in out.stdout
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exited.value.code == 0 and "compile" in out and "opt" in out
 
 
-def test_usage_error_exits_2():
-    out = subprocess.run([sys.executable, "-m", "irc", "compile"], capture_output=True, text=True)
-    assert out.returncode == 2
+def test_usage_error_exits_2(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["compile"])
+    assert exited.value.code == 2
 
 
 def test_opt_reprints_byte_for_byte(tmp_path, capsys):
