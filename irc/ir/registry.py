@@ -122,10 +122,19 @@ class OpDef:
     lower_onnx_fn: Optional[Callable] = None
     grad_fn: Optional[Callable] = None
     own_host_sample_fn: Optional[Callable] = field(default=None, repr=False)
+    # Derived once from the declaration (passes ask these for every node).
+    min_operands: int = field(init=False, repr=False)
+    max_operands: Optional[int] = field(init=False, repr=False)   # None: variadic
+    _traits_by_type: dict = field(init=False, repr=False)
 
     def __post_init__(self):
         _check_names(self.name, "operand", self.operands)
         _check_names(self.name, "result", self.results)
+        self.min_operands = sum(not (_is_variadic(n) or _is_optional(n)) for n in self.operands)
+        variadic = bool(self.operands) and _is_variadic(self.operands[-1])
+        self.max_operands = None if variadic else len(self.operands)
+        self._traits_by_type = {cls: t for t in reversed(self.traits) for cls in type(t).__mro__
+                                if issubclass(cls, OpTrait)}
 
     # -- decorators attaching implementations ---------------------------------
     def host_sample(self, fn):
@@ -155,11 +164,11 @@ class OpDef:
 
     # -- traits -------------------------------------------------------------------
     def has_trait(self, kind: type[OpTrait]) -> bool:
-        return any(isinstance(t, kind) for t in self.traits)
+        return kind in self._traits_by_type
 
     def trait(self, kind: type[T]) -> Optional[T]:
-        """The op's trait of this type, or None."""
-        return next((t for t in self.traits if isinstance(t, kind)), None)
+        """The op's trait of this type (or of a subclass of it), or None."""
+        return self._traits_by_type.get(kind)
 
     @property
     def offloadable(self) -> bool:
@@ -181,15 +190,6 @@ class OpDef:
         return 0 if random is None else random.draws(attrs)
 
     # -- operands -------------------------------------------------------------------
-    @property
-    def min_operands(self) -> int:
-        return sum(not (_is_variadic(n) or _is_optional(n)) for n in self.operands)
-
-    @property
-    def max_operands(self) -> Optional[int]:
-        """None when the last operand is variadic."""
-        return None if self.operands and _is_variadic(self.operands[-1]) else len(self.operands)
-
     @property
     def num_inputs(self) -> Optional[int]:
         """The exact operand count, or None when it varies."""
