@@ -1,9 +1,11 @@
 """The ``vision`` dialect: image transforms of ``mindspore.dataset.vision``.
 
 Every operator of ``shared/OPS.md`` that acts on images is declared here once,
-with its type inference, its numpy implementations (``host_sample`` on one
-HWC image, ``host_batch`` on an NHWC batch where it vectorises) and, for the
-eight offloadable operators, its ONNX lowering on a batched NHWC tensor.
+with its type inference, its traits, its numpy implementation (``host_batch``
+on an NHWC batch; one HWC image is a batch of one, and only the operators that
+take encoded bytes or make windows of per-sample sizes have a ``host_sample``
+of their own) and, for the eight offloadable operators, its ONNX lowering on a
+batched NHWC tensor.
 
 Layout is decided by rank: rank 3 is one image (HWC), rank 4 a batch (NHWC).
 Operators that come after ``HWC2CHW`` see CHW / NCHW and treat it by the same
