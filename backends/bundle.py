@@ -52,7 +52,7 @@ def pipeline_json(module: Module, graph) -> dict:
             "outputs": list(node.results), "types": [str(t) for t in node.out_types],
             "column": node.column, "source": str(node.loc) if node.loc else None,
         })
-    python = sorted({n["attrs"][k] for n in nodes for k in lookup(n["op"]).extra.get("objects", ())
+    python = sorted({n["attrs"][k] for n in nodes for k in lookup(n["op"]).object_attrs
                      if k in n["attrs"]})
     return {"graph": graph.name, "nodes": nodes, "python_objects": python}
 

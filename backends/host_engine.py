@@ -60,6 +60,7 @@ from irc.dialects.dataset import PyFuncError, to_user
 from irc.diagnostics import UserError
 from irc.ir.graph import Graph, Module, Value
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get
+from irc.ir.traits import RowCount, RowSource
 from irc.ir.types import to_numpy_dtype
 
 from .host_stream import (BatchExec, Chunk, ConcatExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
@@ -116,7 +117,7 @@ class Step:
         self.node, self.name = node, node.name
         self.opdef = get(node.op)
         self.attrs = dict(node.attrs)
-        for key in self.opdef.extra.get("objects", ()):
+        for key in self.opdef.object_attrs:
             self.attrs[key] = module.objects.get(self.attrs[key], self.attrs[key])
         self.ins = graph.operands(node)
         self.outs = node.outs
@@ -309,12 +310,12 @@ class Plan:
         where = _where(node)
         if opdef.kind == SOURCE:
             attrs = dict(node.attrs)
-            for key in opdef.extra.get("objects", ()):
+            for key in opdef.object_attrs:
                 if attrs[key] not in self.module.objects:
                     raise UserError(f"{node.op}: its data ({attrs[key]!r}) is not in the module "
                                     f"(an IR module parsed from text holds no Python objects)", where=where)
                 attrs[key] = self.module.objects[attrs[key]]
-            return SourceExec(node, attrs, opdef.extra["reader"], where)
+            return SourceExec(node, attrs, opdef.trait(RowSource).reader, where)
         operands = self.graph.operands(node)
         op = node.op
         if op in ("dataset.concat", "dataset.zip"):
@@ -633,11 +634,11 @@ def dataset_size(module: Module, graph: Graph):
             return memo[node.name]
         opdef = get(node.op)
         attrs = dict(node.attrs)
-        for key in opdef.extra.get("objects", ()):
+        for key in opdef.object_attrs:
             attrs[key] = module.objects.get(attrs[key], attrs[key])
         children = [count(c) for c in stream_children(node)]
         try:
-            n = opdef.extra["count"](attrs, children)
+            n = opdef.trait(RowCount).count(attrs, children)
         except UserError as e:
             raise located(e, _where(node)) from None
         memo[node.name] = n

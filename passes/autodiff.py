@@ -6,8 +6,8 @@ network by ``Model.train``; after graph-sink it sits in ``@device``):
 
 1. the values between the listed trainable ``param`` nodes and ``%loss``
    are found; walking them in reverse topological order, each op's gradient
-   rule (``@OP.grad``, declared beside the op: ``irc/dialects/nn_grad.py``,
-   ``irc/dialects/train.py``) turns the gradients of its results into
+   rule (``@OP.grad``; every rule lives in ``irc/dialects/nn_grad.py``)
+   turns the gradients of its results into
    gradients of its operands, emitting backward ops; contributions to one
    value are summed with ``nn.Add``;
 2. per parameter, the optimiser's update op is emitted

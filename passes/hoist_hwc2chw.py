@@ -12,25 +12,27 @@ Values are unchanged, so offload on and off still agree bit for bit.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from irc.ir.graph import DEVICE
+from irc.ir.registry import lookup
+from irc.ir.traits import CommutesWithHWC2CHW
 
 from .manager import register
 
-# Element-wise ops that commute with NHWC -> NCHW (attribute changes needed
-# to keep their meaning after the transpose).
-_COMMUTES = {
-    "vision.Rescale": {},
-    "transforms.TypeCast": {},
-    "vision.Normalize": {"is_hwc": False},
-}
+
+def _moved_attrs(node) -> Optional[dict]:
+    """The attribute updates that let ``node`` move below the transpose (the
+    op's CommutesWithHWC2CHW trait says), or None if it cannot."""
+    opdef = lookup(node.op)
+    commutes = opdef.trait(CommutesWithHWC2CHW) if opdef is not None else None
+    return None if commutes is None else commutes.moved_attrs(node.attrs)
 
 
 def _hoistable(graph, transpose) -> bool:
     (src,) = graph.operands(transpose)
     producer = graph.node(src.node)
-    if producer.op not in _COMMUTES or len(graph.users(src)) != 1:
-        return False
-    if producer.op == "vision.Normalize" and not producer.attrs["is_hwc"]:
+    if len(graph.users(src)) != 1 or _moved_attrs(producer) is None:
         return False
     return graph.type_of(src).rank == 4           # batched NHWC
 
@@ -56,7 +58,7 @@ def _swap(graph, transpose) -> None:
     users = graph.users(transpose.out(0))
     graph.set_operand(transpose, 0, operands[0])
     graph.refresh_types(transpose)
-    op.attrs.update(_COMMUTES[op.op])
+    op.attrs.update(_moved_attrs(op))
     graph.set_operands(op, [transpose.out(0), *operands[1:]])
     graph.refresh_types(op)
     for user, index in users:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from irc.ir.graph import DEVICE, HOST, Graph, Node, Value
 from irc.ir.registry import MAP, lookup
+from irc.ir.traits import Offloadable
 from irc.ir.types import BATCH
 
 from .manager import register
@@ -90,7 +91,7 @@ class _Decider:
             return (f"the map's output column '{node.column}' differs from its input column "
                     f"'{self.columns.get(operands[0])}' (output_columns is not supported)")
         opdef = lookup(node.op)
-        if not opdef.offloadable:
+        if not opdef.has_trait(Offloadable):
             return f"{short(node.op)} is not supported on the device"
         if not self.has_batch:
             return "the pipeline has no batch: offloaded operators run on batches"

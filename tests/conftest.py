@@ -19,3 +19,7 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("deterministic")
+
+from irc.dialects import load_all  # noqa: E402
+
+load_all()   # tests use the registry directly, below any loading layer

@@ -5,15 +5,18 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from irc.ir.graph import Loc, Module
-from irc.ir.registry import IO, lookup, define
+from irc.ir.registry import IO, Dialect, load
+from irc.ir.traits import OpenAttrs
 from irc.ir.text import ParseError, parse_module, print_module, node_lines
 from irc.ir.types import TensorType, dtype_names
 from irc.ir.verifier import VerifyError, verify
 
 # A test-only op with open attributes and any number of operands/results, so
 # random graphs can exercise every attribute and type form of the grammar.
-ANY = lookup("test.any") or define("test.any", kind=IO, family="test", num_inputs=None,
-                                   open_attrs=True)
+TEST_DIALECT = Dialect("test")
+ANY = TEST_DIALECT.define("test.any", kind=IO, family="test", operands=("*inputs",),
+                          results=("*outputs",), traits=(OpenAttrs(),))
+load(TEST_DIALECT)
 
 SMALL = """\
 # irc: 0.1.0
@@ -83,7 +86,7 @@ def test_parse_errors_are_located(text, where, message):
 
 def test_verifier_catches_operand_type_mismatch():
     text = SMALL.replace("%c = test.any(%a) {} : (u8[28,28,1])", "%c = test.any(%a) {} : (u8[28,28,3])")
-    with pytest.raises(VerifyError, match="operand 0 %a is u8\\[28,28,1\\], the op expects u8\\[28,28,3\\]"):
+    with pytest.raises(VerifyError, match="operand 'inputs\\[0\\]' %a is u8\\[28,28,1\\], the op expects u8\\[28,28,3\\]"):
         verify(parse_module(text))
 
 

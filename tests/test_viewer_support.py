@@ -4,7 +4,7 @@ with a loop body, and a large scoped network.  (No tests here.)"""
 from __future__ import annotations
 
 from irc.ir.graph import DEVICE, HOST, GraphRef, Loc, Module
-from irc.ir.registry import TENSOR, define, lookup
+from irc.ir.registry import TENSOR, Dialect, load
 from irc.ir.types import TensorType
 
 SRC = "lenet.py"
@@ -98,10 +98,13 @@ def lenet_stages() -> list[tuple[int, str, Module]]:
     return [(0, "capture", m0), (1, "tail-extraction", m1)]
 
 
+TEST_DIALECT = Dialect("test_viewer")
+TEST_DIALECT.define("test_viewer.Loop", kind=TENSOR, family="control", operands=("*inputs",),
+                    results=("*outputs",), attrs={"body": None}, infer=lambda attrs, ins: list(ins))
+
+
 def _ensure_loop_op():
-    if lookup("test_viewer.Loop") is None:
-        define("test_viewer.Loop", kind=TENSOR, family="control", num_inputs=None,
-               attrs={"body": None}, infer=lambda attrs, ins: list(ins))
+    load(TEST_DIALECT)
 
 
 def module_with_loop() -> Module:

@@ -58,7 +58,26 @@ _TOOLTIP_MAX = 1600
 _ATTR_MAX = 120
 
 
+# The families of the compiler's own dialects, one colour each, so that a
+# network reads as conv / activation / pooling / normalisation blocks and a
+# pipeline's vision ops stand apart from its dataset structure.
+FAMILY_COLOURS = {
+    "io": "#d9d9d9", "param": "#dbdb8d", "dataset": "#a1d99b", "vision": "#ffbb78",
+    "transforms": "#fdd0a2", "parallel": "#bcbddc", "train": "#f7b6d2", "grad": "#c49c94",
+    "nn.conv": "#ff9896", "nn.dense": "#c5b0d5", "nn.activation": "#fcbba1",
+    "nn.pool": "#9edae5", "nn.norm": "#c7e9c0", "nn.shape": "#aec7e8",
+    "nn.reduce": "#9ecae1", "nn.math": "#98df8a",
+}
+
+# Ops coloured by one of their attributes rather than by their family: an
+# imported ONNX node by its ONNX operator, not all alike.
+FAMILY_ATTR = {"onnx.Node": "op_type"}
+
+
 def family_colour(family: str) -> str:
+    """The table's colour, else a palette colour picked by a hash of the name."""
+    if family in FAMILY_COLOURS:
+        return FAMILY_COLOURS[family]
     digest = hashlib.sha1(family.encode()).digest()
     return PALETTE[int.from_bytes(digest[:4], "big") % len(PALETTE)]
 
@@ -67,7 +86,7 @@ def node_family(node: Node) -> str:
     opdef = lookup(node.op)
     if opdef is None:
         return "unknown"
-    attr = opdef.extra.get("family_attr")
+    attr = FAMILY_ATTR.get(node.op)
     if attr and isinstance(node.attrs.get(attr), str):
         return node.attrs[attr]
     return opdef.family

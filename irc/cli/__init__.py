@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_USAGE
+    from ..dialects import load_all
+    load_all()
     try:
         return args.handler(args) or EXIT_OK
     except KeyboardInterrupt:

@@ -17,8 +17,11 @@ from typing import Any
 import numpy as np
 
 from ..diagnostics import UserError, user_frame
+from ..dialects import load_all
 from ..ir import registry
 from ..ir.types import TensorType
+
+load_all()   # a transform object describes a registered op
 
 
 class OpValueError(UserError, ValueError):

@@ -1,10 +1,22 @@
-"""Op dialects: importing this package registers every op."""
-from . import core  # noqa: F401
-from . import vision  # noqa: F401
-from . import transforms  # noqa: F401
-from . import onnx_generic  # noqa: F401
-from . import nn  # noqa: F401
-from . import dataset  # noqa: F401
-from . import parallel  # noqa: F401
-from . import train  # noqa: F401
-from . import nn_grad  # noqa: F401
+"""Op dialects.  Each module declares its ops into a ``DIALECT`` object;
+nothing reaches the registry until :func:`load_all` registers them, which the
+layers above call (the passes package, the frontend, the CLI, the tests)."""
+from __future__ import annotations
+
+import importlib
+
+from ..ir import registry
+
+# Every dialect, in load order.
+DIALECT_MODULES = ("core", "vision", "transforms", "onnx_generic", "nn", "dataset",
+                   "parallel", "train", "nn_grad")
+
+
+def dialects() -> list[registry.Dialect]:
+    return [importlib.import_module(f"{__name__}.{name}").DIALECT for name in DIALECT_MODULES]
+
+
+def load_all() -> None:
+    """Register every dialect's ops (a no-op once done)."""
+    for dialect in dialects():
+        registry.load(dialect)

@@ -13,8 +13,13 @@ from typing import Optional
 import numpy as np
 
 from ..ir.graph import Graph, Node, Value
-from ..ir.registry import IO, REQUIRED, define
+from ..ir.registry import IO, REQUIRED, Dialect
+from ..ir.traits import Pure
 from ..ir.types import TensorType, to_numpy_dtype
+
+DIALECT = Dialect("core")
+define = DIALECT.define
+
 
 # What an input carries.  Loop bodies (loop-sink) add the last three.
 DATA = "data"                     # a batch of the dataset column 'col'
@@ -37,19 +42,19 @@ def _const_type(attrs, ins):
     return [TensorType(attrs["dtype"], array.shape)]
 
 
-INPUT = define("input", kind=IO, family="io", num_inputs=0,
+INPUT = define("input", kind=IO, family="io", operands=(),
                attrs={"index": REQUIRED, "role": DATA, "draws_for": None},
                doc="A graph input; its type is given, not inferred.  'role' says what "
                    f"it carries ({', '.join(INPUT_ROLES)}); 'draws_for' names the random "
                    "op whose per-sample draws ([N, k] uniform floats made on the host) a "
                    "'draws' input carries.")
-PARAM = define("param", kind=IO, family="param", num_inputs=0,
+PARAM = define("param", kind=IO, family="param", operands=(), traits=(Pure(),),
                attrs={"name": REQUIRED, "init": None, "trainable": True},
                doc="A parameter (weight); its value lives in Module.weights[name].")
-CONST = define("const", kind=IO, family="io", num_inputs=0,
+CONST = define("const", kind=IO, family="io", operands=(), traits=(Pure(),),
                attrs={"value": REQUIRED, "dtype": REQUIRED}, infer=_const_type,
                doc="A small constant written inline.")
-RETURN = define("return", kind=IO, family="io", num_inputs=None,
+RETURN = define("return", kind=IO, family="io", operands=("*values",), results=(),
                 attrs={"names": None, "roles": None}, infer=lambda attrs, ins: [],
                 doc="The graph's results; 'names' labels them (e.g. columns), 'roles' says "
                     f"what each is ({', '.join(RESULT_ROLES)}; none: all outputs).  A "
@@ -131,7 +136,7 @@ def return_attrs(results: list[tuple[str, str]]) -> dict:
     return {"names": names, "roles": None if all(r == OUTPUT for r in roles) else roles}
 
 
-@CONST.host_sample
+@CONST.host_batch
 def _const_host(inputs, attrs, draws):
     return [np.asarray(attrs["value"], dtype=to_numpy_dtype(attrs["dtype"]))]
 

@@ -34,10 +34,13 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from ..diagnostics import UserError
-from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, define
+from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
+from ..ir.traits import HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import BATCH, UNKNOWN, TensorType, from_numpy_dtype, is_dtype
 
 FAMILY = "dataset"
+DIALECT = Dialect("dataset")
+define = DIALECT.define
 INFINITE = -1          # repeat/take count meaning "no limit"
 
 
@@ -270,10 +273,10 @@ class MnistReader(SourceReader):
 _SOURCE_ATTRS = {"shuffle": None, "num_samples": None, "num_shards": None, "shard_id": None}
 
 MNIST = define(
-    "dataset.MnistDataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    "dataset.MnistDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
     attrs={"dataset_dir": REQUIRED, "usage": None, **_SOURCE_ATTRS, "columns": ["image", "label"]},
     infer=lambda attrs, ins: [TensorType("u8", (28, 28, 1)), TensorType("u32", ())],
-    reader=MnistReader, count=source_count(MnistReader),
+    traits=(RowSource(reader=MnistReader, count=source_count(MnistReader)),),
     doc="MNIST idx files (train-* / t10k-* by usage; none = both); image u8[28,28,1], label u32[]")
 
 
@@ -324,10 +327,10 @@ class Cifar10Reader(SourceReader):
 
 
 CIFAR10 = define(
-    "dataset.Cifar10Dataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    "dataset.Cifar10Dataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
     attrs={"dataset_dir": REQUIRED, "usage": None, **_SOURCE_ATTRS, "columns": ["image", "label"]},
     infer=lambda attrs, ins: [TensorType("u8", (32, 32, 3)), TensorType("u32", ())],
-    reader=Cifar10Reader, count=source_count(Cifar10Reader),
+    traits=(RowSource(reader=Cifar10Reader, count=source_count(Cifar10Reader)),),
     doc="CIFAR-10 binary batches (data_batch_*.bin = train, test_batch.bin = test); "
         "image u8[32,32,3] HWC, label u32[]")
 
@@ -401,10 +404,11 @@ def _infer_image_folder(attrs, ins):
 
 
 IMAGE_FOLDER = define(
-    "dataset.ImageFolderDataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    "dataset.ImageFolderDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
     attrs={"dataset_dir": REQUIRED, **_SOURCE_ATTRS, "extensions": None, "class_indexing": None,
            "decode": False, "columns": ["image", "label"]},
-    infer=_infer_image_folder, reader=ImageFolderReader, count=source_count(ImageFolderReader),
+    infer=_infer_image_folder,
+    traits=(RowSource(reader=ImageFolderReader, count=source_count(ImageFolderReader)),),
     doc="one sub-folder per class (sorted names -> label 0, 1, ...); image = the file's bytes "
         "(decode=True: RGB u8[?,?,3]), label i32[]")
 
@@ -430,10 +434,11 @@ class NumpySlicesReader(SourceReader):
 
 
 NUMPY_SLICES = define(
-    "dataset.NumpySlicesDataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    "dataset.NumpySlicesDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
     attrs={"data": REQUIRED, **_SOURCE_ATTRS, "columns": REQUIRED, "column_types": REQUIRED},
-    infer=lambda attrs, ins: _types_attr(attrs), reader=NumpySlicesReader,
-    count=source_count(NumpySlicesReader), objects=("data",),
+    infer=lambda attrs, ins: _types_attr(attrs),
+    traits=(RowSource(reader=NumpySlicesReader, count=source_count(NumpySlicesReader)),
+            HoldsObjects(("data",))),
     doc="rows sliced from in-memory arrays (module.objects[data]: one array per column)")
 
 
@@ -536,10 +541,11 @@ def is_random_access(source) -> bool:
 
 
 GENERATOR = define(
-    "dataset.GeneratorDataset", kind=SOURCE, family=FAMILY, num_inputs=0,
+    "dataset.GeneratorDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
     attrs={"source": REQUIRED, **_SOURCE_ATTRS, "columns": REQUIRED, "column_types": REQUIRED},
-    infer=lambda attrs, ins: _types_attr(attrs), reader=GeneratorReader,
-    count=source_count(GeneratorReader), objects=("source",),
+    infer=lambda attrs, ins: _types_attr(attrs),
+    traits=(RowSource(reader=GeneratorReader, count=source_count(GeneratorReader)),
+            HoldsObjects(("source",))),
     doc="rows from a Python source (module.objects[source]); random-accessible sources "
         "are sampled like files (shuffled by default), iterables are read in order")
 
@@ -604,36 +610,45 @@ def _min_counts(attrs, counts):
     return min(known) if len(known) == len(counts) else None
 
 
-SHUFFLE = define("dataset.shuffle", kind=PIPELINE, family=FAMILY, num_inputs=None,
-                 attrs={"buffer_size": REQUIRED}, infer=_same_types, count=_child_count,
+SHUFFLE = define("dataset.shuffle", kind=PIPELINE, family=FAMILY,
+                 operands=("*columns",), results=("*columns",),
+                 attrs={"buffer_size": REQUIRED}, infer=_same_types, traits=(RowCount(_child_count),),
                  doc="reservoir shuffle: fill a buffer of buffer_size rows, then emit a uniformly "
                      "chosen slot and refill it with the next row; drain randomly at the end")
-BATCH = define("dataset.batch", kind=PIPELINE, family=FAMILY, num_inputs=None,
+BATCH = define("dataset.batch", kind=PIPELINE, family=FAMILY,
+               operands=("*columns",), results=("*columns",),
                attrs={"batch_size": REQUIRED, "drop_remainder": False},
-               infer=lambda attrs, ins: [t.batched("N") for t in ins], count=_batch_count,
+               infer=lambda attrs, ins: [t.batched("N") for t in ins], traits=(RowCount(_batch_count),),
                doc="stack batch_size rows per column (rows must agree in shape); the last, "
                    "smaller batch is dropped when drop_remainder")
-REPEAT = define("dataset.repeat", kind=PIPELINE, family=FAMILY, num_inputs=None,
-                attrs={"count": INFINITE}, infer=_same_types, count=_repeat_count,
+REPEAT = define("dataset.repeat", kind=PIPELINE, family=FAMILY,
+                operands=("*columns",), results=("*columns",),
+                attrs={"count": INFINITE}, infer=_same_types, traits=(RowCount(_repeat_count),),
                 doc="replay the child count times (-1: forever); every pass reshuffles")
-TAKE = define("dataset.take", kind=PIPELINE, family=FAMILY, num_inputs=None,
-              attrs={"count": REQUIRED}, infer=_same_types, count=_take_count,
+TAKE = define("dataset.take", kind=PIPELINE, family=FAMILY,
+              operands=("*columns",), results=("*columns",),
+              attrs={"count": REQUIRED}, infer=_same_types, traits=(RowCount(_take_count),),
               doc="the first count rows (-1: all)")
-SKIP = define("dataset.skip", kind=PIPELINE, family=FAMILY, num_inputs=None,
-              attrs={"count": REQUIRED}, infer=_same_types, count=_skip_count,
+SKIP = define("dataset.skip", kind=PIPELINE, family=FAMILY,
+              operands=("*columns",), results=("*columns",),
+              attrs={"count": REQUIRED}, infer=_same_types, traits=(RowCount(_skip_count),),
               doc="all rows but the first count")
-PROJECT = define("dataset.project", kind=PIPELINE, family=FAMILY, num_inputs=None,
-                 attrs={"columns": REQUIRED}, infer=_same_types, count=_child_count,
+PROJECT = define("dataset.project", kind=PIPELINE, family=FAMILY,
+                 operands=("*columns",), results=("*columns",),
+                 attrs={"columns": REQUIRED}, infer=_same_types, traits=(RowCount(_child_count),),
                  doc="keep the operand columns, in operand order")
-RENAME = define("dataset.rename", kind=PIPELINE, family=FAMILY, num_inputs=None,
+RENAME = define("dataset.rename", kind=PIPELINE, family=FAMILY,
+                operands=("*columns",), results=("*columns",),
                 attrs={"input_columns": REQUIRED, "output_columns": REQUIRED},
-                infer=_same_types, count=_child_count,
+                infer=_same_types, traits=(RowCount(_child_count),),
                 doc="the same rows; the results carry the new column names")
-CONCAT = define("dataset.concat", kind=PIPELINE, family=FAMILY, num_inputs=None,
-                attrs={"columns": REQUIRED}, infer=_infer_concat, count=_sum_counts,
+CONCAT = define("dataset.concat", kind=PIPELINE, family=FAMILY,
+                operands=("*columns",), results=("*columns",),
+                attrs={"columns": REQUIRED}, infer=_infer_concat, traits=(RowCount(_sum_counts),),
                 doc="the rows of each child in turn (operands: the columns of child 1, then child 2 ...)")
-ZIP = define("dataset.zip", kind=PIPELINE, family=FAMILY, num_inputs=None,
-             attrs={"columns": REQUIRED}, infer=_same_types, count=_min_counts,
+ZIP = define("dataset.zip", kind=PIPELINE, family=FAMILY,
+             operands=("*columns",), results=("*columns",),
+             attrs={"columns": REQUIRED}, infer=_same_types, traits=(RowCount(_min_counts),),
              doc="rows side by side; as many rows as the shortest child")
 
 
@@ -645,11 +660,12 @@ class PyFuncError(UserError):
     """A Python map function misbehaved (raised, or returned the wrong columns)."""
 
 
-PYFUNC = define("dataset.PyFunc", kind=MAP, family=FAMILY, num_inputs=None,
+PYFUNC = define("dataset.PyFunc", kind=MAP, family=FAMILY,
+                operands=("*inputs",), results=("*outputs",),
                 attrs={"fn": REQUIRED, "name": "", "input_columns": REQUIRED,
                        "output_columns": REQUIRED, "out_types": REQUIRED},
                 infer=lambda attrs, ins: [parse_type(t) for t in attrs["out_types"]],
-                objects=("fn",),
+                traits=(Pure(), HoldsObjects(("fn",))),
                 doc="call the user's function (module.objects[fn]) on one row's input columns; "
                     "a tuple result gives one column per element")
 
@@ -662,6 +678,7 @@ def to_user(value):
     return value if isinstance(value, np.ndarray) else np.asarray(value)
 
 
+# A Python function sees one row at a time: its own host_sample, no host_batch.
 @PYFUNC.host_sample
 def _pyfunc_sample(inputs, attrs, draws):
     fn = attrs["fn"]

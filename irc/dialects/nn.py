@@ -24,16 +24,18 @@ import math
 import numpy as np
 from onnx import helper
 
-from ..ir.registry import REQUIRED, TENSOR, define
+from ..ir.registry import REQUIRED, TENSOR, Dialect
+from ..ir.traits import Pure
 from ..ir.types import UNKNOWN, TensorType, is_float, to_numpy_dtype
 
 FAMILY = "nn"
+DIALECT = Dialect("nn")
 FLOATS = ("f16", "f32", "f64")
 INT64_MAX = np.iinfo(np.int64).max
 
 
-# The viewer colours ops by family: a network reads as conv / activation /
-# pooling / normalisation blocks rather than one colour.
+# Families: the kind of layer each op makes up (conv, dense, activation ...);
+# ops not listed are plain math.
 _FAMILIES = {
     "nn.conv": ("Conv",),
     "nn.dense": ("Gemm", "MatMul"),
@@ -46,9 +48,10 @@ _FAMILIES = {
 _FAMILY_OF = {op: family for family, ops in _FAMILIES.items() for op in ops}
 
 
-def _nn(name, *, attrs=None, infer, num_inputs=1, doc=""):
-    return define(f"nn.{name}", kind=TENSOR, family=_FAMILY_OF.get(name, "nn.math"),
-                  attrs=attrs or {}, infer=infer, num_inputs=num_inputs, doc=doc)
+def _nn(name, *, attrs=None, infer, operands=("x",), results=("output",), doc=""):
+    return DIALECT.define(f"nn.{name}", kind=TENSOR, family=_FAMILY_OF.get(name, "nn.math"),
+                          operands=operands, results=results, traits=(Pure(),),
+                          attrs=attrs or {}, infer=infer, doc=doc)
 
 
 # =============================================================================
@@ -349,7 +352,7 @@ def _binary_onnx(onnx_op):
 
 
 def _define_binary(name, fn, onnx_op, result_dtype):
-    op = _nn(name, infer=_infer_binary(name, result_dtype), num_inputs=2,
+    op = _nn(name, infer=_infer_binary(name, result_dtype), operands=("a", "b"),
              doc=f"elementwise {name} with numpy broadcasting")
     op.host_batch(_binary_host(fn, result_dtype))
     op.lower_onnx(_binary_onnx(onnx_op))
@@ -470,7 +473,7 @@ def _infer_conv(attrs, ins):
 
 CONV = _nn("Conv", attrs={"strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1],
                           "group": 1},
-           infer=_infer_conv, num_inputs=None,
+           infer=_infer_conv, operands=("x", "weight", "bias?"),
            doc="2-D convolution of NCHW x with weight [O, C/group, kh, kw] (+ bias [O])")
 
 
@@ -520,7 +523,7 @@ def _infer_gemm(attrs, ins):
 
 
 GEMM = _nn("Gemm", attrs={"transA": 0, "transB": 0, "alpha": 1.0, "beta": 1.0},
-           infer=_infer_gemm, num_inputs=None,
+           infer=_infer_gemm, operands=("a", "b", "c?"),
            doc="alpha * op(A) @ op(B) + beta * C; Dense is Gemm {transB = 1}")
 
 
@@ -562,7 +565,7 @@ def _infer_matmul(attrs, ins):
     return [TensorType(a.dtype, shape)]
 
 
-MATMUL = _nn("MatMul", infer=_infer_matmul, num_inputs=2, doc="numpy matmul")
+MATMUL = _nn("MatMul", infer=_infer_matmul, operands=("a", "b"), doc="numpy matmul")
 
 
 @MATMUL.host_batch
@@ -695,7 +698,8 @@ def _infer_batchnorm(attrs, ins):
 
 BATCHNORM = _nn("BatchNormalization",
                 attrs={"epsilon": 1e-5, "momentum": 0.9, "training_mode": 0},
-                infer=_infer_batchnorm, num_inputs=5,
+                infer=_infer_batchnorm, operands=("x", "scale", "bias", "mean", "var"),
+                results=("output", "running_mean?", "running_var?"),
                 doc="(x - mean) / sqrt(var + epsilon) * scale + bias over axis 1; with "
                     "training_mode = 1 it uses the batch statistics (biased variance) and also "
                     "returns the running mean/var updated as r * momentum + batch * (1 - momentum)")
@@ -743,7 +747,7 @@ def _infer_dropout(attrs, ins):
     return [x]
 
 
-DROPOUT = _nn("Dropout", attrs={"ratio": 0.5}, infer=_infer_dropout, num_inputs=2,
+DROPOUT = _nn("Dropout", attrs={"ratio": 0.5}, infer=_infer_dropout, operands=("x", "draws"),
               doc="training-mode dropout: keep x where its uniform draw u >= ratio, scaled by "
                   "1 / (1 - ratio); the draws (one per element, f32[N, k]) are a graph input, "
                   "so the graph holds no random state")
@@ -920,7 +924,7 @@ def _infer_concat(attrs, ins):
     return [TensorType(ins[0].dtype, shape)]
 
 
-CONCAT = _nn("Concat", attrs={"axis": REQUIRED}, infer=_infer_concat, num_inputs=None,
+CONCAT = _nn("Concat", attrs={"axis": REQUIRED}, infer=_infer_concat, operands=("*inputs",),
              doc="join along axis")
 
 

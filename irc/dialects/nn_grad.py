@@ -1,4 +1,5 @@
-"""Gradient rules of the ``nn`` ops, and the backward ops they emit.
+"""Every gradient rule (of the ``nn`` ops and the ``train`` losses), and the
+backward ops they emit (the ``grad`` dialect).
 
 Each rule is attached to its forward op with ``@OP.grad`` and called by the
 ``autodiff`` pass as ``rule(ctx, node, douts) -> [grad per operand]``:
@@ -29,18 +30,22 @@ import math
 import numpy as np
 import onnx
 
-from ..ir.registry import REQUIRED, TENSOR, define
+from ..ir.registry import REQUIRED, TENSOR, Dialect
+from ..ir.traits import Pure
 from ..ir.types import UNKNOWN, TensorType, is_float
 from . import nn as NN
+from . import train as TRAIN
 from .nn import _f64, _infer_pool, _like, _pad_spatial, _pool_pads, _windows
 
 FAMILY = "grad"
+DIALECT = Dialect("grad")
 I64 = onnx.TensorProto.INT64
 
 
-def _grad(name, *, attrs=None, infer, num_inputs=1, doc=""):
-    return define(f"grad.{name}", kind=TENSOR, family=FAMILY, attrs=attrs or {},
-                  infer=infer, num_inputs=num_inputs, doc=doc)
+def _grad(name, *, attrs=None, infer, operands, results=("output",), doc=""):
+    return DIALECT.define(f"grad.{name}", kind=TENSOR, family=FAMILY, attrs=attrs or {},
+                          operands=operands, results=results, traits=(Pure(),),
+                          infer=infer, doc=doc)
 
 
 def _i64(values) -> np.ndarray:
@@ -62,7 +67,7 @@ def _infer_sum_to(attrs, ins):
     return [x]
 
 
-SUM_TO = _grad("SumTo", attrs={"axes": REQUIRED}, infer=_infer_sum_to, num_inputs=2,
+SUM_TO = _grad("SumTo", attrs={"axes": REQUIRED}, infer=_infer_sum_to, operands=("g", "x"),
                doc="(g, x) -> g summed over 'axes' (the axes x was broadcast along, counted "
                    "in g) and reshaped to x's shape")
 
@@ -83,7 +88,7 @@ def _sum_to_onnx(emit, inputs, attrs, draws):
 
 
 RESHAPE_LIKE = _grad("ReshapeLike", infer=lambda attrs, ins: [ins[1].with_dtype(ins[0].dtype)],
-                     num_inputs=2, doc="(g, x) -> g reshaped to x's shape")
+                     operands=("g", "x"), doc="(g, x) -> g reshaped to x's shape")
 
 
 @RESHAPE_LIKE.host_batch
@@ -101,7 +106,7 @@ def _infer_expand_like(attrs, ins):
 
 
 EXPAND_LIKE = _grad("ExpandLike", attrs={"axes": None, "keepdims": 0, "mean": False},
-                    infer=_infer_expand_like, num_inputs=2,
+                    infer=_infer_expand_like, operands=("g", "x"),
                     doc="(g, x) -> the gradient of a reduction of x over 'axes' (all when none): "
                         "g with the reduced axes restored and broadcast to x's shape, divided by "
                         "the number of reduced elements when 'mean'")
@@ -153,7 +158,7 @@ def _infer_where(attrs, ins):
     return [TensorType(a.dtype, NN.broadcast_dims("grad.Where", [cond.shape, a.shape, b.shape]))]
 
 
-WHERE = _grad("Where", infer=_infer_where, num_inputs=3, doc="cond ? a : b, broadcasting")
+WHERE = _grad("Where", infer=_infer_where, operands=("cond", "a", "b"), doc="cond ? a : b, broadcasting")
 
 
 @WHERE.host_batch
@@ -253,7 +258,7 @@ def _infer_relu_grad(attrs, ins):
     return [dy]
 
 
-RELU_GRAD = _grad("Relu", infer=_infer_relu_grad, num_inputs=2,
+RELU_GRAD = _grad("Relu", infer=_infer_relu_grad, operands=("dy", "y"),
                   doc="(dy, y) -> dy where y > 0, else 0 (y = relu(x))")
 
 
@@ -285,7 +290,7 @@ def _relu_grad(ctx, node, douts):
     return [ctx.add("grad.Relu", [dy, ctx.result(0)])]
 
 
-LEAKY_GRAD = _grad("LeakyRelu", attrs={"alpha": 0.01}, infer=_infer_relu_grad, num_inputs=2,
+LEAKY_GRAD = _grad("LeakyRelu", attrs={"alpha": 0.01}, infer=_infer_relu_grad, operands=("dy", "x"),
                    doc="(dy, x) -> dy where x >= 0, else alpha * dy")
 
 
@@ -308,7 +313,7 @@ def _leaky_grad(ctx, node, douts):
     return [ctx.add("grad.LeakyRelu", [douts[0], ctx.operand(0)], {"alpha": node.attrs["alpha"]})]
 
 
-CLIP_GRAD = _grad("Clip", attrs={"min": None, "max": None}, infer=_infer_relu_grad, num_inputs=2,
+CLIP_GRAD = _grad("Clip", attrs={"min": None, "max": None}, infer=_infer_relu_grad, operands=("dy", "x"),
                   doc="(dy, x) -> dy where min < x < max (unbounded sides pass), else 0")
 
 
@@ -467,7 +472,7 @@ def _infer_conv_input(attrs, ins):
 
 _CONV_ATTRS = {"strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1], "group": 1}
 CONV_INPUT = _grad("ConvInput", attrs={**_CONV_ATTRS, "output_padding": [0, 0]},
-                   infer=_infer_conv_input, num_inputs=2,
+                   infer=_infer_conv_input, operands=("dy", "weight"),
                    doc="(dy, w) -> dx of a Conv: ConvTranspose with the forward attributes")
 
 
@@ -510,7 +515,7 @@ def _infer_conv_weight(attrs, ins):
 
 
 CONV_WEIGHT = _grad("ConvWeight", attrs={**_CONV_ATTRS, "kernel_shape": REQUIRED},
-                    infer=_infer_conv_weight, num_inputs=2,
+                    infer=_infer_conv_weight, operands=("x", "dy"),
                     doc="(x, dy) -> dw of a Conv: a Conv of the transposed input with dy as the "
                         "kernel (strides and dilations swapped), trimmed to kernel_shape")
 
@@ -642,6 +647,7 @@ def _infer_pool_indices(attrs, ins):
 
 MAXPOOL_WITH_INDICES = _grad(
     "MaxPoolWithIndices", attrs=dict(NN.MAXPOOL.attrs), infer=_infer_pool_indices,
+    operands=("x",), results=("output", "indices"),
     doc="nn.MaxPool that also returns each maximum's flat index into x (ONNX MaxPool's "
         "Indices output); autodiff puts it in place of the MaxPool it differentiates")
 
@@ -687,7 +693,7 @@ def _infer_maxpool_grad(attrs, ins):
 
 
 MAXPOOL_GRAD = _grad("MaxPool", attrs=dict(NN.MAXPOOL.attrs),
-                     infer=_infer_maxpool_grad, num_inputs=3,
+                     infer=_infer_maxpool_grad, operands=("dy", "indices", "x"),
                      doc="(dy, indices, x) -> dx: each dy element added at its maximum's flat "
                          "index (attributes: the forward pool's)")
 
@@ -729,7 +735,7 @@ def _infer_windows_grad(attrs, ins):
 
 MAXPOOL_WINDOWS_GRAD = _grad(
     "MaxPoolWindows", attrs={"kernel_shape": REQUIRED, "input_hw": REQUIRED},
-    infer=_infer_windows_grad, num_inputs=3,
+    infer=_infer_windows_grad, operands=("dy", "x", "y"),
     doc="(dy, x, y) -> dx of a MaxPool whose windows tile x (stride = kernel, no padding): "
         "dy goes to the first maximum of each window in row-major order, found with fast "
         "ops only (upsampled y, a position-weighted second MaxPool) instead of the "
@@ -810,7 +816,7 @@ def _infer_avgpool_grad(attrs, ins):
 
 
 AVGPOOL_GRAD = _grad("AveragePool", attrs={**NN.AVGPOOL.attrs, "input_shape": REQUIRED},
-                     infer=_infer_avgpool_grad,
+                     infer=_infer_avgpool_grad, operands=("dy",),
                      doc="dy -> dx of an AveragePool over x of [N, *input_shape]: each dy element "
                          "spread evenly over the elements its window averaged (a depthwise "
                          "ConvTranspose with a ones kernel)")
@@ -919,7 +925,7 @@ def _infer_pad_back(attrs, ins):
 
 
 SLICE_GRAD = _grad("Slice", attrs={"starts": REQUIRED, "ends": REQUIRED, "axes": REQUIRED},
-                   infer=_infer_pad_back, num_inputs=2,
+                   infer=_infer_pad_back, operands=("dy", "x"),
                    doc="(dy, x) -> dx of a step-1 Slice: dy zero-padded back to x's shape "
                        "(starts/ends resolved to non-negative positions)")
 
@@ -1011,7 +1017,8 @@ def _infer_bn_grad(attrs, ins):
 
 
 BN_GRAD = _grad("BatchNorm", attrs={"epsilon": 1e-5, "training_mode": 0},
-                infer=_infer_bn_grad, num_inputs=5,
+                infer=_infer_bn_grad, operands=("dy", "x", "scale", "mean", "var"),
+                results=("dx", "dscale", "dbias"),
                 doc="(dy, x, scale, mean, var) -> (dx, dscale, dbias) of BatchNormalization "
                     "over axis 1; training_mode = 1 differentiates through the batch "
                     "statistics (mean and var operands unused)")
@@ -1108,3 +1115,32 @@ def _no_grad(ctx, node, douts):
 
 for _op in (NN.ARGMAX, NN.ONEHOT, *(NN.BINARY_OPS[n] for n in ("Equal", "Less", "Greater"))):
     _op.grad(_no_grad)
+
+
+# =============================================================================
+# losses (train dialect)
+# =============================================================================
+
+# Loss op -> its gradient op (w.r.t. the logits).
+LOSS_GRADS = [(TRAIN.SCE, TRAIN.SCE_GRAD), (TRAIN.MSE, TRAIN.MSE_GRAD), (TRAIN.L1, TRAIN.L1_GRAD),
+              (TRAIN.BCE, TRAIN.BCE_GRAD)]
+
+
+def _loss_grad_rule(loss_op, grad_op):
+    def rule(ctx, node, douts):
+        if douts[0] is None:
+            return [None] * len(node.in_types)
+        operands = ctx.operands()
+        if any(ctx.needs(i) for i in range(1, len(operands))) and loss_op is not TRAIN.MSE:
+            ctx.fail(f"{loss_op.name}: the labels (and weights) must not depend on trainable "
+                     f"parameters")
+        dx = ctx.add(grad_op.name, [douts[0], *operands], node.attrs)
+        grads = [dx] + [None] * (len(operands) - 1)
+        if loss_op is TRAIN.MSE and ctx.needs(1):   # symmetric: d/dlabels = the grad op, roles swapped
+            grads[1] = ctx.add(grad_op.name, [douts[0], operands[1], operands[0]], node.attrs)
+        return grads
+    return rule
+
+
+for _loss, _loss_grad in LOSS_GRADS:
+    _loss.grad(_loss_grad_rule(_loss, _loss_grad))

@@ -8,12 +8,13 @@ value_info (after ONNX shape inference), so the op has no inference of its own.
 """
 from __future__ import annotations
 
-from ..ir.registry import REQUIRED, TENSOR, define
+from ..ir.registry import REQUIRED, TENSOR, Dialect
+from ..ir.traits import OpenAttrs, Pure
 
-ONNX_NODE = define(
-    "onnx.Node", kind=TENSOR, family="onnx", num_inputs=None,
+DIALECT = Dialect("onnx")
+
+ONNX_NODE = DIALECT.define(
+    "onnx.Node", kind=TENSOR, family="onnx", operands=("*inputs",), results=("*outputs",),
     attrs={"op_type": REQUIRED, "domain": "", "node_name": ""},
-    open_attrs=True,
-    # The viewer colours these nodes by ONNX operator, not all alike.
-    family_attr="op_type",
+    traits=(Pure(), OpenAttrs()),
     doc="An ONNX operator imported for drawing; types are given, not inferred.")

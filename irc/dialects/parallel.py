@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.registry import PIPELINE, REQUIRED, TENSOR, define
+from ..ir.registry import PIPELINE, REQUIRED, TENSOR, Dialect
+from ..ir.traits import Pure
 from ..ir.types import TensorType
 
+DIALECT = Dialect("parallel")
+define = DIALECT.define
+
 DATASET_STRATEGY = define(
-    "parallel.dataset_strategy", kind=PIPELINE, family="parallel", num_inputs=None,
+    "parallel.dataset_strategy", kind=PIPELINE, family="parallel", operands=("*columns",), results=(),
     attrs={"strategy": REQUIRED, "mode": REQUIRED}, infer=lambda attrs, ins: [],
     doc="set_auto_parallel_context(dataset_strategy=...) applied to the pipeline's "
         "outputs (its operands, in order); checked by the dataset-strategy pass.")
@@ -30,7 +34,7 @@ def _infer_slice(attrs, ins):
 
 
 SLICE = define(
-    "parallel.slice", kind=TENSOR, family="parallel",
+    "parallel.slice", kind=TENSOR, family="parallel", operands=("input",), traits=(Pure(),),
     attrs={"axis": REQUIRED, "parts": REQUIRED, "index": REQUIRED}, infer=_infer_slice,
     doc="Part `index` of `parts` equal parts along `axis`: this rank's slice of a batch.")
 

@@ -6,7 +6,8 @@ optimiser are ordinary graph nodes.
 Losses (``train.SoftmaxCrossEntropyWithLogits`` ...) take the logits and the
 label column and give the loss (``f32[]`` with ``reduction`` "mean"/"sum",
 per element with "none"); each has a ``...Grad`` op that the autodiff pass
-emits, giving the loss's gradient with respect to the logits.
+emits, giving the loss's gradient with respect to the logits (the rules that
+emit them live with every other gradient rule, in ``nn_grad.py``).
 
 ``train.minimize(%loss)`` (no results) marks what to train: the optimiser,
 its hyper-parameters and the trainable parameters by name.  The ``autodiff``
@@ -42,17 +43,20 @@ import onnx
 from onnx import helper
 
 from ..ir.graph import Module
-from ..ir.registry import REQUIRED, TENSOR, define
+from ..ir.registry import REQUIRED, TENSOR, Dialect
+from ..ir.traits import Pure
 from ..ir.types import TensorType, is_float, types_compatible
 
 FAMILY = "train"
+DIALECT = Dialect("train")
 REDUCTIONS = ("mean", "sum", "none")
 INT_DTYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 
 
-def _train(name, *, attrs=None, infer, num_inputs=1, kind=TENSOR, doc=""):
-    return define(f"train.{name}", kind=kind, family=FAMILY, attrs=attrs or {},
-                  infer=infer, num_inputs=num_inputs, doc=doc)
+def _train(name, *, attrs=None, infer, operands, results=("output",), traits=(Pure(),), doc=""):
+    return DIALECT.define(f"train.{name}", kind=TENSOR, family=FAMILY, attrs=attrs or {},
+                          operands=operands, results=results, traits=traits,
+                          infer=infer, doc=doc)
 
 
 def _f64(x) -> np.ndarray:
@@ -150,7 +154,7 @@ def _infer_sce(attrs, ins):
 
 
 SCE = _train("SoftmaxCrossEntropyWithLogits", attrs={"sparse": False, "reduction": "none"},
-             infer=_infer_sce, num_inputs=2,
+             infer=_infer_sce, operands=("logits", "labels"), results=("loss",),
              doc="-sum(labels * log_softmax(logits)) per sample (sparse: labels are class "
                  "indices), then reduced; MindSpore's nn.SoftmaxCrossEntropyWithLogits")
 
@@ -211,7 +215,7 @@ def _infer_sce_grad(attrs, ins):
 
 
 SCE_GRAD = _train("SoftmaxCrossEntropyWithLogitsGrad", attrs={"sparse": False, "reduction": "none"},
-                  infer=_infer_sce_grad, num_inputs=3,
+                  infer=_infer_sce_grad, operands=("dloss", "logits", "labels"), results=("dlogits",),
                   doc="(dloss, logits, labels) -> dlogits = (softmax(logits) - target) * dloss "
                       "(/ N for mean)")
 
@@ -321,13 +325,17 @@ def _sum_to_onnx(emit, g: str, like: str) -> str:
 
 
 MSE = _train("MSELoss", attrs={"reduction": "mean"}, infer=_infer_pair_loss("MSELoss"),
-             num_inputs=2, doc="(logits - labels)^2, reduced; MindSpore's nn.MSELoss")
+             operands=("logits", "labels"), results=("loss",),
+             doc="(logits - labels)^2, reduced; MindSpore's nn.MSELoss")
 MSE_GRAD = _train("MSELossGrad", attrs={"reduction": "mean"}, infer=_infer_pair_grad("MSELossGrad"),
-                  num_inputs=3, doc="(dloss, logits, labels) -> 2 (logits - labels) dloss (/ count)")
+                  operands=("dloss", "logits", "labels"), results=("dlogits",),
+                  doc="(dloss, logits, labels) -> 2 (logits - labels) dloss (/ count)")
 L1 = _train("L1Loss", attrs={"reduction": "mean"}, infer=_infer_pair_loss("L1Loss"),
-            num_inputs=2, doc="|logits - labels|, reduced; MindSpore's nn.L1Loss")
+            operands=("logits", "labels"), results=("loss",),
+            doc="|logits - labels|, reduced; MindSpore's nn.L1Loss")
 L1_GRAD = _train("L1LossGrad", attrs={"reduction": "mean"}, infer=_infer_pair_grad("L1LossGrad"),
-                 num_inputs=3, doc="(dloss, logits, labels) -> sign(logits - labels) dloss (/ count)")
+                 operands=("dloss", "logits", "labels"), results=("dlogits",),
+                 doc="(dloss, logits, labels) -> sign(logits - labels) dloss (/ count)")
 
 
 @MSE.host_batch
@@ -398,7 +406,7 @@ def _check_bce_weights(op, attrs, ins):
 
 
 BCE = _train("BCEWithLogitsLoss", attrs={"reduction": "mean", "weighted": False, "pos_weighted": False},
-             infer=_infer_bce, num_inputs=None,
+             infer=_infer_bce, operands=("logits", "labels", "*weights"), results=("loss",),
              doc="-(w (p y log s(x) + (1 - y) log(1 - s(x)))), s = sigmoid; operands logits, "
                  "labels, then weight and pos_weight when flagged; MindSpore's nn.BCEWithLogitsLoss")
 
@@ -413,7 +421,8 @@ def _infer_bce_grad(attrs, ins):
 
 BCE_GRAD = _train("BCEWithLogitsLossGrad",
                   attrs={"reduction": "mean", "weighted": False, "pos_weighted": False},
-                  infer=_infer_bce_grad, num_inputs=None,
+                  infer=_infer_bce_grad, operands=("dloss", "logits", "labels", "*weights"),
+                  results=("dlogits",),
                   doc="(dloss, logits, labels[, weight][, pos_weight]) -> "
                       "w (s(x) (p y + 1 - y) - p y) dloss (/ count)")
 
@@ -488,30 +497,6 @@ def _bce_grad_onnx(emit, inputs, attrs, draws):
     return [_sum_to_onnx(emit, g, x)]
 
 
-# Loss op -> its gradient op (w.r.t. the logits), for the autodiff rules below.
-LOSS_GRADS = [(SCE, SCE_GRAD), (MSE, MSE_GRAD), (L1, L1_GRAD), (BCE, BCE_GRAD)]
-
-
-def _loss_grad_rule(loss_op, grad_op):
-    def rule(ctx, node, douts):
-        if douts[0] is None:
-            return [None] * len(node.in_types)
-        operands = ctx.operands()
-        if any(ctx.needs(i) for i in range(1, len(operands))) and loss_op is not MSE:
-            ctx.fail(f"{loss_op.name}: the labels (and weights) must not depend on trainable "
-                     f"parameters")
-        dx = ctx.add(grad_op.name, [douts[0], *operands], node.attrs)
-        grads = [dx] + [None] * (len(operands) - 1)
-        if loss_op is MSE and ctx.needs(1):   # symmetric: d/dlabels = the grad op, roles swapped
-            grads[1] = ctx.add(grad_op.name, [douts[0], operands[1], operands[0]], node.attrs)
-        return grads
-    return rule
-
-
-for _loss, _grad in LOSS_GRADS:
-    _loss.grad(_loss_grad_rule(_loss, _grad))
-
-
 # =============================================================================
 # optimiser updates
 # =============================================================================
@@ -565,7 +550,8 @@ def _infer_momentum(attrs, ins):
 
 MOMENTUM = _train("MomentumUpdate",
                   attrs={"momentum": REQUIRED, "use_nesterov": False, **_DECAY_ATTRS},
-                  infer=_infer_momentum, num_inputs=4,
+                  infer=_infer_momentum, operands=("param", "grad", "accum", "lr"),
+                  results=("param", "accum"),
                   doc="(param, grad, accum, lr) -> (param', accum'): accum' = momentum * accum + g; "
                       "param' = param - lr * accum' (Nesterov: param - lr * (g + momentum * accum'))")
 
@@ -604,7 +590,8 @@ def _infer_sgd(attrs, ins):
 
 SGD = _train("SGDUpdate",
              attrs={"momentum": 0.0, "dampening": 0.0, "nesterov": False, **_DECAY_ATTRS},
-             infer=_infer_sgd, num_inputs=5,
+             infer=_infer_sgd, operands=("param", "grad", "accum", "stat", "lr"),
+             results=("param", "accum", "stat"),
              doc="(param, grad, accum, stat, lr) -> (param', accum', stat'): MindSpore's SGD; "
                  "with momentum, accum' = g on the first step (stat = 1), else "
                  "momentum * accum + (1 - dampening) * g; param' = param - lr * accum' "
@@ -653,7 +640,7 @@ def _infer_adam_powers(attrs, ins):
 
 
 ADAM_POWERS = _train("AdamPowers", attrs={"beta1": 0.9, "beta2": 0.999}, infer=_infer_adam_powers,
-                     num_inputs=2,
+                     operands=("beta1_power", "beta2_power"), results=("beta1_power", "beta2_power"),
                      doc="(beta1_power, beta2_power) -> (beta1_power * beta1, beta2_power * beta2): "
                          "the step's bias-correction powers, once per step")
 
@@ -685,7 +672,8 @@ def _infer_adam(attrs, ins):
 
 ADAM = _train("AdamUpdate",
               attrs={"beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "use_nesterov": False, **_DECAY_ATTRS},
-              infer=_infer_adam, num_inputs=7,
+              infer=_infer_adam, operands=("param", "grad", "m", "v", "lr", "beta1_power", "beta2_power"),
+              results=("param", "m", "v"),
               doc="(param, grad, m, v, lr, beta1_power, beta2_power) -> (param', m', v'): "
                   "MindSpore's Adam: m' = b1 m + (1 - b1) g, v' = b2 v + (1 - b2) g^2, "
                   "param' = param - lr sqrt(1 - b2^t) / (1 - b1^t) * m' / (sqrt(v') + eps)")
@@ -747,7 +735,7 @@ MINIMIZE = _train(
            "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
            "weight_decay": 0.0, "decay_params": None, "loss_scale": 1.0, "sens": 1.0,
            "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
-    infer=_infer_minimize, num_inputs=1,
+    infer=_infer_minimize, operands=("loss",), results=(), traits=(),
     doc="Train: minimise the operand (a scalar loss) over the parameters named in "
         "'params' with 'optimizer'.  'learning_rate' is the constant rate, or "
         "'dynamic' when it changes per step (it is a graph input after autodiff); "
@@ -822,7 +810,7 @@ class TrainConfig:
 
 
 CONFIG = _train(
-    "config", num_inputs=0, infer=lambda attrs, ins: [],
+    "config", operands=(), results=(), traits=(), infer=lambda attrs, ins: [],
     attrs={"mode": TRAIN, "optimizer": None, "learning_rate": None,
            "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
     doc="The configuration of the graph holding it (see TrainConfig): 'mode' "
@@ -903,7 +891,7 @@ def _infer_queue_get(attrs, ins):
 
 
 QUEUE_GET = _train("QueueGet", attrs={"offset": 0, "stride": 1}, infer=_infer_queue_get,
-                   num_inputs=None,
+                   operands=("queue", "iteration?"),
                    doc="Entry iteration * stride + offset of a queue stacked along axis 0 "
                        "(the epoch's batches, draws or learning rates); without an iteration "
                        "operand, entry 'offset'.")
@@ -925,8 +913,9 @@ def _queue_get_onnx(emit, inputs, attrs, draws):
     return [emit.op("Gather", [inputs[0], idx], axis=0)]
 
 
-LOOP = define(
-    "train.Loop", kind=TENSOR, family=FAMILY, num_inputs=None, infer=None,
+LOOP = DIALECT.define(
+    "train.Loop", kind=TENSOR, family=FAMILY, infer=None, traits=(Pure(),),
+    operands=("*inputs",), results=("*outputs",),
     attrs={"body": REQUIRED, "trip_count": REQUIRED, "carried": REQUIRED},
     doc="Run the body graph trip_count times (an ONNX Loop).  Operands: the "
         "'carried' loop-carried values, then loop invariants (queues).  The body's "

@@ -8,10 +8,13 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from ..ir.registry import MAP, REQUIRED, define
+from ..ir.registry import MAP, REQUIRED, Dialect
+from ..ir.traits import CommutesWithHWC2CHW, Offloadable, Pure
 from ..ir.types import TensorType, is_dtype, to_numpy_dtype
 
 FAMILY = "transforms"
+DIALECT = Dialect("transforms")
+define = DIALECT.define
 
 
 # --- TypeCast ------------------------------------------------------------------
@@ -25,8 +28,9 @@ def _infer_typecast(attrs, ins):
     return [ins[0].with_dtype(dtype)]
 
 
-TYPECAST = define("transforms.TypeCast", kind=MAP, family=FAMILY,
-                  attrs={"dtype": REQUIRED}, offloadable=True, infer=_infer_typecast,
+TYPECAST = define("transforms.TypeCast", kind=MAP, family=FAMILY, operands=("input",),
+                  attrs={"dtype": REQUIRED}, infer=_infer_typecast,
+                  traits=(Pure(), Offloadable(), CommutesWithHWC2CHW()),
                   doc="x.astype(dtype) (float -> int truncates toward zero); dtype is the IR spelling")
 
 
@@ -35,11 +39,6 @@ def _typecast(x, attrs):
     if x.dtype.kind in "OSU":
         raise TypeError(f"TypeCast: cannot cast an array of dtype {x.dtype}")
     return x.astype(to_numpy_dtype(attrs["dtype"]))
-
-
-@TYPECAST.host_sample
-def _typecast_sample(inputs, attrs, draws):
-    return [_typecast(inputs[0], attrs)]
 
 
 @TYPECAST.host_batch
@@ -63,7 +62,7 @@ def _infer_onehot(attrs, ins):
     return [TensorType(dtype, (*t.shape, int(attrs["num_classes"])))]
 
 
-ONEHOT = define("transforms.OneHot", kind=MAP, family=FAMILY,
+ONEHOT = define("transforms.OneHot", kind=MAP, family=FAMILY, operands=("labels",), traits=(Pure(),),
                 attrs={"num_classes": REQUIRED, "smoothing_rate": 0.0}, infer=_infer_onehot,
                 doc="labels -> one-hot vectors (shape + [num_classes]); dtype kept, "
                     "float32 (1-s)*onehot + s/num_classes when smoothing_rate s > 0")
@@ -84,11 +83,6 @@ def one_hot(x, attrs) -> np.ndarray:
     return hot
 
 
-@ONEHOT.host_sample
-def _onehot_sample(inputs, attrs, draws):
-    return [one_hot(inputs[0], attrs)]
-
-
 @ONEHOT.host_batch
 def _onehot_batch(inputs, attrs, draws):
     return [one_hot(inputs[0], attrs)]
@@ -97,14 +91,9 @@ def _onehot_batch(inputs, attrs, draws):
 # --- Duplicate ---------------------------------------------------------------------
 
 DUPLICATE = define("transforms.Duplicate", kind=MAP, family=FAMILY, attrs={},
+                   operands=("input",), results=("output", "copy"), traits=(Pure(),),
                    infer=lambda attrs, ins: [ins[0], ins[0]],
                    doc="one column -> two copies")
-
-
-@DUPLICATE.host_sample
-def _duplicate_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    return [x, x.copy()]
 
 
 @DUPLICATE.host_batch

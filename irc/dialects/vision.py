@@ -1,9 +1,11 @@
 """The ``vision`` dialect: image transforms of ``mindspore.dataset.vision``.
 
 Every operator of ``shared/OPS.md`` that acts on images is declared here once,
-with its type inference, its numpy implementations (``host_sample`` on one
-HWC image, ``host_batch`` on an NHWC batch where it vectorises) and, for the
-eight offloadable operators, its ONNX lowering on a batched NHWC tensor.
+with its type inference, its traits, its numpy implementation (``host_batch``
+on an NHWC batch; one HWC image is a batch of one, and only the operators that
+take encoded bytes or make windows of per-sample sizes have a ``host_sample``
+of their own) and, for the eight offloadable operators, its ONNX lowering on a
+batched NHWC tensor.
 
 Layout is decided by rank: rank 3 is one image (HWC), rank 4 a batch (NHWC).
 Operators that come after ``HWC2CHW`` see CHW / NCHW and treat it by the same
@@ -40,10 +42,13 @@ import math
 import numpy as np
 from onnx import TensorProto
 
-from ..ir.registry import MAP, REQUIRED, define
+from ..ir.registry import MAP, REQUIRED, Dialect
+from ..ir.traits import CommutesWithHWC2CHW, Offloadable, Pure, Random
 from ..ir.types import UNKNOWN, TensorType
 
 FAMILY = "vision"
+DIALECT = Dialect("vision")
+define = DIALECT.define
 
 # The largest float32 below 1: draws are clamped to it so that a float64 draw
 # that rounds up to 1.0 in float32 cannot make ``u < 1.0`` false.
@@ -104,10 +109,10 @@ def _numeric(op: str, t: TensorType):
 
 
 def _check_image_array(op: str, x: np.ndarray, batched: bool = False):
-    want = 4 if batched else 3
-    if x.ndim != want:
-        kind = "an NHWC batch" if batched else "an HWC image"
-        raise ValueError(f"{op}: expected {kind} of rank {want}, got an array of shape {x.shape}")
+    # Worded per sample: a sample's host rule is the batch rule on a batch of one.
+    sample = x.shape[1:] if batched else x.shape
+    if len(sample) != 3:
+        raise ValueError(f"{op}: expected an HWC image of rank 3, got an array of shape {sample}")
 
 
 def _draw_column(emit, draws: str, k: int) -> str:
@@ -149,8 +154,9 @@ def _infer_rescale(attrs, ins):
     return [ins[0].with_dtype("f32")]
 
 
-RESCALE = define("vision.Rescale", kind=MAP, family=FAMILY,
-                 attrs={"rescale": REQUIRED, "shift": 0.0}, offloadable=True,
+RESCALE = define("vision.Rescale", kind=MAP, family=FAMILY, operands=("image",),
+                 attrs={"rescale": REQUIRED, "shift": 0.0},
+                 traits=(Pure(), Offloadable(), CommutesWithHWC2CHW()),
                  infer=_infer_rescale,
                  doc="float32(x) * rescale + shift")
 
@@ -158,11 +164,6 @@ RESCALE = define("vision.Rescale", kind=MAP, family=FAMILY,
 def _rescale(x, attrs):
     x = np.asarray(x)
     return x.astype(np.float32) * np.float32(attrs["rescale"]) + np.float32(attrs["shift"])
-
-
-@RESCALE.host_sample
-def _rescale_sample(inputs, attrs, draws):
-    return [_rescale(inputs[0], attrs)]
 
 
 @RESCALE.host_batch
@@ -194,9 +195,15 @@ def _infer_normalize(attrs, ins):
     return [t.with_dtype("f32")]
 
 
-NORMALIZE = define("vision.Normalize", kind=MAP, family=FAMILY,
+def _normalize_as_chw(attrs):
+    """After a hoisted HWC2CHW, Normalize takes its channels-first form."""
+    return {"is_hwc": False} if attrs["is_hwc"] else None
+
+
+NORMALIZE = define("vision.Normalize", kind=MAP, family=FAMILY, operands=("image",),
                    attrs={"mean": REQUIRED, "std": REQUIRED, "is_hwc": True},
-                   offloadable=True, infer=_infer_normalize,
+                   traits=(Pure(), Offloadable(), CommutesWithHWC2CHW(_normalize_as_chw)),
+                   infer=_infer_normalize,
                    doc="(float32(x) - mean) / std per channel; is_hwc=False: CHW input")
 
 
@@ -212,11 +219,6 @@ def _normalize(x, attrs):
     x = np.asarray(x)
     mean, std = _norm_consts(attrs)
     return (x.astype(np.float32) - mean) / std
-
-
-@NORMALIZE.host_sample
-def _normalize_sample(inputs, attrs, draws):
-    return [_normalize(inputs[0], attrs)]
 
 
 @NORMALIZE.host_batch
@@ -242,16 +244,9 @@ def _infer_hwc2chw(attrs, ins):
     return [t.with_shape((*s[:-3], s[-1], s[-3], s[-2]))]
 
 
-HWC2CHW = define("vision.HWC2CHW", kind=MAP, family=FAMILY, attrs={},
-                 offloadable=True, infer=_infer_hwc2chw,
+HWC2CHW = define("vision.HWC2CHW", kind=MAP, family=FAMILY, attrs={}, operands=("image",),
+                 traits=(Pure(), Offloadable()), infer=_infer_hwc2chw,
                  doc="transpose HWC -> CHW (NHWC -> NCHW on a batch); dtype kept")
-
-
-@HWC2CHW.host_sample
-def _hwc2chw_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("HWC2CHW", x)
-    return [np.ascontiguousarray(x.transpose(2, 0, 1))]
 
 
 @HWC2CHW.host_batch
@@ -275,13 +270,13 @@ def _infer_flip(name):
     return infer
 
 
-HFLIP = define("vision.RandomHorizontalFlip", kind=MAP, family=FAMILY,
-               attrs={"prob": 0.5}, offloadable=True,
-               infer=_infer_flip("RandomHorizontalFlip"), num_draws=lambda attrs: 1,
+HFLIP = define("vision.RandomHorizontalFlip", kind=MAP, family=FAMILY, operands=("image",),
+               attrs={"prob": 0.5}, traits=(Pure(), Offloadable(), Random(lambda attrs: 1)),
+               infer=_infer_flip("RandomHorizontalFlip"),
                doc="reverse W iff u < prob (1 draw)")
-VFLIP = define("vision.RandomVerticalFlip", kind=MAP, family=FAMILY,
-               attrs={"prob": 0.5}, offloadable=True,
-               infer=_infer_flip("RandomVerticalFlip"), num_draws=lambda attrs: 1,
+VFLIP = define("vision.RandomVerticalFlip", kind=MAP, family=FAMILY, operands=("image",),
+               attrs={"prob": 0.5}, traits=(Pure(), Offloadable(), Random(lambda attrs: 1)),
+               infer=_infer_flip("RandomVerticalFlip"),
                doc="reverse H iff u < prob (1 draw)")
 
 
@@ -291,14 +286,6 @@ def _flip_mask(draws, prob) -> np.ndarray:
 
 def _attach_flip(op, axis: int):   # axis in the HWC image: 1 = W, 0 = H
     name = op.name.split(".")[1]
-
-    @op.host_sample
-    def _sample(inputs, attrs, draws):
-        x = np.asarray(inputs[0])
-        _check_image_array(name, x)
-        if _flip_mask(draws, attrs["prob"]):
-            return [np.ascontiguousarray(np.flip(x, axis))]
-        return [x]
 
     @op.host_batch
     def _batch(inputs, attrs, draws):
@@ -332,10 +319,10 @@ def _infer_color(attrs, ins):
     return [ins[0]]
 
 
-COLOR = define("vision.RandomColorAdjust", kind=MAP, family=FAMILY,
+COLOR = define("vision.RandomColorAdjust", kind=MAP, family=FAMILY, operands=("image",),
                attrs={"brightness": [1.0, 1.0], "contrast": [1.0, 1.0],
                       "saturation": [1.0, 1.0], "hue": [0.0, 0.0]},
-               offloadable=True, infer=_infer_color, num_draws=lambda attrs: 4,
+               traits=(Pure(), Offloadable(), Random(lambda attrs: 4)), infer=_infer_color,
                doc="brightness, contrast, saturation, hue in that order (4 draws); RGB uint8")
 
 _COLOR_KEYS = (("brightness", (1.0, 1.0)), ("contrast", (1.0, 1.0)),
@@ -404,13 +391,6 @@ def color_adjust(x: np.ndarray, attrs: dict, u: np.ndarray, round_each: bool = T
         else:
             y = rnd(np.clip(_hue_shift(y, f), 0, 255))
     return _round_clip_u8(y)
-
-
-@COLOR.host_sample
-def _color_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("RandomColorAdjust", x)
-    return [color_adjust(x[None], attrs, uniforms(draws, 4).reshape(1, -1))[0]]
 
 
 @COLOR.host_batch
@@ -494,9 +474,9 @@ def _infer_sharpness(attrs, ins):
     return [ins[0]]
 
 
-SHARPNESS = define("vision.RandomSharpness", kind=MAP, family=FAMILY,
-                   attrs={"degrees": [0.1, 1.9]}, offloadable=True,
-                   infer=_infer_sharpness, num_draws=lambda attrs: 1,
+SHARPNESS = define("vision.RandomSharpness", kind=MAP, family=FAMILY, operands=("image",),
+                   attrs={"degrees": [0.1, 1.9]}, traits=(Pure(), Offloadable(), Random(lambda attrs: 1)),
+                   infer=_infer_sharpness,
                    doc="blur + f * (x - blur), blur = 3x3 [[1,1,1],[1,5,1],[1,1,1]]/13 per channel, "
                        "outer ring unchanged (1 draw)")
 
@@ -517,14 +497,6 @@ def sharpness(x: np.ndarray, f: np.ndarray) -> np.ndarray:
     blur[:, 1:-1, 1:-1] = s.astype(np.float32) / np.float32(13.0)
     f = np.asarray(f, np.float32).reshape(-1, 1, 1, 1)
     return _round_clip_u8(blur + f * (y - blur))
-
-
-@SHARPNESS.host_sample
-def _sharpness_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("RandomSharpness", x)
-    lo, hi = attrs["degrees"]
-    return [sharpness(x[None], factor(uniforms(draws, 1)[:1], lo, hi))[0]]
 
 
 @SHARPNESS.host_batch
@@ -575,6 +547,7 @@ def _infer_decode(attrs, ins):
 
 
 DECODE = define("vision.Decode", kind=MAP, family=FAMILY, attrs={}, infer=_infer_decode,
+                operands=("data",), traits=(Pure(),),
                 doc="JPEG/PNG/BMP/... bytes -> RGB uint8 HWC (Pillow)")
 
 
@@ -605,6 +578,7 @@ def decode(data) -> np.ndarray:
         raise ValueError(f"Decode: cannot decode the image ({len(raw)} bytes): {e}") from None
 
 
+# Encoded bytes have no batch form: Decode has only a per-sample rule.
 @DECODE.host_sample
 def _decode_sample(inputs, attrs, draws):
     return [decode(inputs[0])]
@@ -641,7 +615,7 @@ def _infer_resize(attrs, ins):
     return [_image_type(ins[0], h, w)]
 
 
-RESIZE = define("vision.Resize", kind=MAP, family=FAMILY,
+RESIZE = define("vision.Resize", kind=MAP, family=FAMILY, operands=("image",), traits=(Pure(),),
                 attrs={"size": REQUIRED, "interpolation": "linear"}, infer=_infer_resize,
                 doc="OpenCV-exact resize: linear = INTER_LINEAR (half-pixel, no antialias), "
                     "nearest = INTER_NEAREST, bicubic = INTER_CUBIC; size int = shorter side")
@@ -816,14 +790,6 @@ def _resize_attrs_size(attrs, h, w):
     return resize_output_size(attrs["size"], h, w)
 
 
-@RESIZE.host_sample
-def _resize_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("Resize", x)
-    oh, ow = _resize_attrs_size(attrs, x.shape[0], x.shape[1])
-    return [resize_batch(x[None], oh, ow, attrs["interpolation"])[0]]
-
-
 @RESIZE.host_batch
 def _resize_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
@@ -864,16 +830,9 @@ def _infer_pad(attrs, ins):
     return [_image_type(ins[0], h, w)]
 
 
-PAD = define("vision.Pad", kind=MAP, family=FAMILY,
+PAD = define("vision.Pad", kind=MAP, family=FAMILY, operands=("image",), traits=(Pure(),),
              attrs={"padding": REQUIRED, "fill_value": 0, "padding_mode": "constant"},
              infer=_infer_pad, doc="pad by [left, top, right, bottom]")
-
-
-@PAD.host_sample
-def _pad_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("Pad", x)
-    return [pad_batch(x[None], attrs["padding"], attrs["fill_value"], attrs["padding_mode"])[0]]
 
 
 @PAD.host_batch
@@ -889,7 +848,7 @@ def _infer_center_crop(attrs, ins):
     return [_image_type(ins[0], h, w)]
 
 
-CENTER_CROP = define("vision.CenterCrop", kind=MAP, family=FAMILY,
+CENTER_CROP = define("vision.CenterCrop", kind=MAP, family=FAMILY, operands=("image",), traits=(Pure(),),
                      attrs={"size": REQUIRED}, infer=_infer_center_crop,
                      doc="centre window of size [h, w] (top = (H - h) // 2); "
                          "zero-padded first where the image is smaller")
@@ -904,13 +863,6 @@ def center_crop_batch(x: np.ndarray, size) -> np.ndarray:
         h, w = x.shape[1:3]
     top, left = (h - ch) // 2, (w - cw) // 2
     return np.ascontiguousarray(x[:, top:top + ch, left:left + cw])
-
-
-@CENTER_CROP.host_sample
-def _center_crop_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("CenterCrop", x)
-    return [center_crop_batch(x[None], attrs["size"])[0]]
 
 
 @CENTER_CROP.host_batch
@@ -932,10 +884,10 @@ def _infer_random_crop(attrs, ins):
     return [_image_type(ins[0], h, w)]
 
 
-RANDOM_CROP = define("vision.RandomCrop", kind=MAP, family=FAMILY,
+RANDOM_CROP = define("vision.RandomCrop", kind=MAP, family=FAMILY, operands=("image",),
                      attrs={"size": REQUIRED, "padding": None, "pad_if_needed": False,
                             "fill_value": 0, "padding_mode": "constant"},
-                     infer=_infer_random_crop, num_draws=lambda attrs: 2,
+                     infer=_infer_random_crop, traits=(Pure(), Random(lambda attrs: 2)),
                      doc="pad, then a uniform window: top = floor(u0*(H-h+1)), left = floor(u1*(W-w+1))")
 
 
@@ -959,18 +911,6 @@ def window_offset(u, room: int):
     """floor(u * (room + 1)) clamped to [0, room] (u float32 from :func:`uniforms`)."""
     off = np.floor(np.asarray(u, np.float64) * (room + 1)).astype(np.int64)
     return np.clip(off, 0, room)
-
-
-@RANDOM_CROP.host_sample
-def _random_crop_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("RandomCrop", x)
-    xp = _crop_pad(x[None], attrs)[0]
-    ch, cw = attrs["size"]
-    u = uniforms(draws, 2)
-    top = int(window_offset(u[0], xp.shape[0] - ch))
-    left = int(window_offset(u[1], xp.shape[1] - cw))
-    return [np.ascontiguousarray(xp[top:top + ch, left:left + cw])]
 
 
 @RANDOM_CROP.host_batch
@@ -1042,10 +982,11 @@ def _infer_rrc(attrs, ins):
 
 RANDOM_RESIZED_CROP = define(
     "vision.RandomResizedCrop", kind=MAP, family=FAMILY, attrs=dict(_RRC_ATTRS),
-    infer=_infer_rrc, num_draws=_rrc_draws,
+    operands=("image",), infer=_infer_rrc, traits=(Pure(), Random(_rrc_draws)),
     doc="random area/aspect window (2*max_attempts + 2 draws), resized to size")
 
 
+# Each sample gets a window of its own size before the resize: no batch form.
 @RANDOM_RESIZED_CROP.host_sample
 def _rrc_sample(inputs, attrs, draws):
     x = np.asarray(inputs[0])
@@ -1061,10 +1002,11 @@ def _infer_rcdr(attrs, ins):
 
 RANDOM_CROP_DECODE_RESIZE = define(
     "vision.RandomCropDecodeResize", kind=MAP, family=FAMILY, attrs=dict(_RRC_ATTRS),
-    infer=_infer_rcdr, num_draws=_rrc_draws,
+    operands=("data",), infer=_infer_rcdr, traits=(Pure(), Random(_rrc_draws)),
     doc="Decode, then RandomResizedCrop (2*max_attempts + 2 draws)")
 
 
+# Encoded bytes in, windows of per-sample sizes: no batch form.
 @RANDOM_CROP_DECODE_RESIZE.host_sample
 def _rcdr_sample(inputs, attrs, draws):
     return [_random_resized_crop(decode(inputs[0]), attrs, draws)]
@@ -1096,6 +1038,7 @@ def _infer_slice(attrs, ins):
 
 
 SLICE_PATCHES = define("vision.SlicePatches", kind=MAP, family=FAMILY,
+                       operands=("image",), results=("*patches",), traits=(Pure(),),
                        attrs={"num_height": 1, "num_width": 1, "slice_mode": "pad",
                               "fill_value": 0},
                        infer=_infer_slice,
@@ -1120,6 +1063,7 @@ def slice_patches(x: np.ndarray, attrs, batched: bool) -> list[np.ndarray]:
             for i in range(nh) for j in range(nw)]
 
 
+# A sample may be an HW image, which the NHWC batch rule does not take.
 @SLICE_PATCHES.host_sample
 def _slice_sample(inputs, attrs, draws):
     x = np.asarray(inputs[0])

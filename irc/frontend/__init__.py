@@ -12,7 +12,10 @@ import os
 
 from ..capture import Capture
 from ..diagnostics import UserError
+from ..dialects import load_all
 from ..ir.graph import Module
+
+load_all()   # the frontend builds nodes of every dialect
 
 
 def module_name(script: str) -> str:

@@ -181,7 +181,7 @@ class _Lowering:
     def source(self, ds) -> list[tuple[str, Value]]:
         opdef = get(ds.op)
         attrs = dict(ds.params)
-        for name in opdef.extra.get("objects", ()):
+        for name in opdef.object_attrs:
             key = self.object_key(ds.op.rsplit(".", 1)[-1].replace("Dataset", "").lower())
             self.module.objects[key] = attrs[name]
             attrs[name] = key

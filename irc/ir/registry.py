@@ -1,36 +1,45 @@
-"""The op registry: every operator is declared exactly once, here-shaped.
+"""The op registry: every operator is declared exactly once, in its dialect.
 
 An :class:`OpDef` holds everything the compiler knows about one operator: its
-attribute signature, its type/shape inference, whether the offload passes may
-move it to the device, and the implementations that later stages attach with
-decorators next to the declaration (so an op's whole meaning sits in one
-block of one dialect module)::
+named operands and results, its attribute signature, its type/shape
+inference, its traits (typed facts passes query: :mod:`irc.ir.traits`) and
+the implementations that later stages attach with decorators next to the
+declaration (so an op's whole meaning sits in one block of one dialect)::
 
-    RESCALE = define("vision.Rescale", kind=MAP, family="vision",
-                     attrs={"rescale": REQUIRED, "shift": 0.0},
-                     offloadable=True,
-                     infer=lambda attrs, ins: [ins[0].with_dtype("f32")])
+    DIALECT = Dialect("vision")
+    RESCALE = DIALECT.define("vision.Rescale", kind=MAP, family="vision",
+                             operands=("image",),
+                             attrs={"rescale": REQUIRED, "shift": 0.0},
+                             traits=(Pure(), Offloadable(), CommutesWithHWC2CHW()),
+                             infer=lambda attrs, ins: [ins[0].with_dtype("f32")])
 
     @RESCALE.host_batch          # numpy, on a batch (leading axis N)
     def _(inputs, attrs, draws): ...
 
-    @RESCALE.lower_onnx          # ONNX nodes, through an emitter
-    def _(emit, inputs, attrs, draws): ...
+A dialect's ops reach the registry only when the layer above loads it
+(``irc.dialects.load_all()``): importing a dialect module registers nothing.
+
+Operands are named; ``"*inputs"`` is a variadic tail, ``"bias?"`` an
+optional trailing operand.  Results are named the same way (default: one
+result, ``output``).
 
 Implementation signatures
 -------------------------
-``host_sample(inputs, attrs, draws) -> list[np.ndarray]``
-    one sample (an HWC image, a scalar label ...); ``draws`` is a float64
-    vector of ``num_draws(attrs)`` uniform [0, 1) numbers or ``None``.
 ``host_batch(inputs, attrs, draws) -> list[np.ndarray]``
     a batch with a leading axis; ``draws`` has shape ``[N, num_draws]``.
+``host_sample(inputs, attrs, draws) -> list[np.ndarray]``
+    one sample (an HWC image, a scalar label ...); ``draws`` is a float64
+    vector of ``num_draws(attrs)`` uniform [0, 1) numbers or ``None``.  An op
+    declares it only when a sample is not a batch of one (encoded bytes, a
+    Python function); otherwise it is derived from ``host_batch``.
 ``lower_onnx(emit, inputs, attrs, draws) -> list[str]``
     ``inputs`` are ONNX value names of batched tensors; ``draws`` is the
     name of a ``[N, num_draws]`` float32 graph input or ``None``; ``emit`` is
     the backend's emitter (``emit.op(op_type, inputs, **attrs)``,
     ``emit.const(array)``; see ``backends/onnx_lowering.py``).
-``grad(emit_or_builder, ...)``
-    reverse-mode rule, attached by the training issue.
+``grad(ctx, node, douts) -> list``
+    reverse-mode rule, called by the autodiff pass (all rules live in
+    ``irc/dialects/nn_grad.py``).
 ``verify(graph, node) -> list[str]``
     the op's own well-formedness rules beyond types (allowed attribute
     values, what its graph must hold); the verifier reports what it returns.
@@ -38,8 +47,12 @@ Implementation signatures
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from enum import StrEnum
+from typing import Any, Callable, Optional, TypeVar
 
+import numpy as np
+
+from .traits import HoldsObjects, Offloadable, OpenAttrs, OpTrait, Random
 from .types import TensorType
 
 
@@ -50,40 +63,86 @@ class _Required:
 
 REQUIRED = _Required()
 
-# Op kinds: where an op may appear and how the engine treats it.
-SOURCE = "source"      # dataset source: no inputs, one output per column
-PIPELINE = "pipeline"  # dataset structure: batch, shuffle, repeat, project ...
-MAP = "map"            # a per-sample data transform applied by dataset.map
-TENSOR = "tensor"      # a network / device tensor op
-IO = "io"              # graph inputs, parameters, constants, return
+
+class OpKind(StrEnum):
+    """Where an op may appear and how the engine treats it."""
+    SOURCE = "source"      # dataset source: no inputs, one output per column
+    PIPELINE = "pipeline"  # dataset structure: batch, shuffle, repeat, project ...
+    MAP = "map"            # a per-sample data transform applied by dataset.map
+    TENSOR = "tensor"      # a network / device tensor op
+    IO = "io"              # graph inputs, parameters, constants, return
+
+
+SOURCE = OpKind.SOURCE
+PIPELINE = OpKind.PIPELINE
+MAP = OpKind.MAP
+TENSOR = OpKind.TENSOR
+IO = OpKind.IO
 
 # Attributes every MAP op carries, describing the map() call it came from.
 MAP_ATTRS = {"map": None, "offload": None, "workers": None}
 
+# On the device a random map op takes its draws as one extra, last operand.
+DRAWS_OPERAND = "draws"
+
 InferFn = Callable[[dict, list[TensorType]], list[TensorType]]
+T = TypeVar("T", bound=OpTrait)
+
+
+def _is_variadic(name: str) -> bool:
+    return name.startswith("*")
+
+
+def _is_optional(name: str) -> bool:
+    return name.endswith("?")
+
+
+def _bare(name: str) -> str:
+    return name.strip("*?")
+
+
+def _check_names(op: str, what: str, names: tuple[str, ...]) -> None:
+    for i, name in enumerate(names):
+        if (_is_variadic(name) or _is_optional(name)) and not (
+                i == len(names) - 1 or all(_is_optional(n) for n in names[i:])):
+            raise ValueError(f"{op}: {what} {name!r} is variadic or optional but not last")
+    if len({_bare(n) for n in names}) != len(names):
+        raise ValueError(f"{op}: {what} names repeat: {names}")
 
 
 @dataclass
 class OpDef:
     name: str
-    kind: str
+    kind: OpKind
     family: str
     attrs: dict[str, Any]
     infer: Optional[InferFn]
-    num_inputs: Optional[int] = 1          # None: variadic
-    offloadable: bool = False
-    num_draws: Callable[[dict], int] = field(default=lambda attrs: 0)
+    operands: tuple[str, ...] = ("input",)
+    results: tuple[str, ...] = ("output",)
+    traits: tuple[OpTrait, ...] = ()
     doc: str = ""
-    host_sample_fn: Optional[Callable] = None
     host_batch_fn: Optional[Callable] = None
     lower_onnx_fn: Optional[Callable] = None
     grad_fn: Optional[Callable] = None
     verify_fn: Optional[Callable] = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    own_host_sample_fn: Optional[Callable] = field(default=None, repr=False)
+    # Derived once from the declaration (passes ask these for every node).
+    min_operands: int = field(init=False, repr=False)
+    max_operands: Optional[int] = field(init=False, repr=False)   # None: variadic
+    _traits_by_type: dict = field(init=False, repr=False)
+
+    def __post_init__(self):
+        _check_names(self.name, "operand", self.operands)
+        _check_names(self.name, "result", self.results)
+        self.min_operands = sum(not (_is_variadic(n) or _is_optional(n)) for n in self.operands)
+        variadic = bool(self.operands) and _is_variadic(self.operands[-1])
+        self.max_operands = None if variadic else len(self.operands)
+        self._traits_by_type = {cls: t for t in reversed(self.traits) for cls in type(t).__mro__
+                                if issubclass(cls, OpTrait)}
 
     # -- decorators attaching implementations ---------------------------------
     def host_sample(self, fn):
-        self.host_sample_fn = fn
+        self.own_host_sample_fn = fn
         return fn
 
     def host_batch(self, fn):
@@ -102,11 +161,86 @@ class OpDef:
         self.verify_fn = fn
         return fn
 
-    # -- queries ----------------------------------------------------------------
+    @property
+    def host_sample_fn(self) -> Optional[Callable]:
+        """The op on one sample: its own rule, or ``host_batch`` on a batch of one."""
+        if self.own_host_sample_fn is not None:
+            return self.own_host_sample_fn
+        if self.host_batch_fn is not None:
+            return _sample_from_batch(self.host_batch_fn)
+        return None
+
+    # -- traits -------------------------------------------------------------------
+    def has_trait(self, kind: type[OpTrait]) -> bool:
+        return kind in self._traits_by_type
+
+    def trait(self, kind: type[T]) -> Optional[T]:
+        """The op's trait of this type (or of a subclass of it), or None."""
+        return self._traits_by_type.get(kind)
+
+    @property
+    def offloadable(self) -> bool:
+        return self.has_trait(Offloadable)
+
     @property
     def is_random(self) -> bool:
-        return self.num_draws is not _no_draws
+        return self.has_trait(Random)
 
+    @property
+    def object_attrs(self) -> tuple[str, ...]:
+        """Attributes naming Python objects kept in ``module.objects``."""
+        holds = self.trait(HoldsObjects)
+        return () if holds is None else holds.attrs
+
+    def num_draws(self, attrs: dict) -> int:
+        """Uniform draws per sample (0 for a deterministic op)."""
+        random = self.trait(Random)
+        return 0 if random is None else random.draws(attrs)
+
+    # -- operands -------------------------------------------------------------------
+    @property
+    def num_inputs(self) -> Optional[int]:
+        """The exact operand count, or None when it varies."""
+        return self.min_operands if self.max_operands == self.min_operands else None
+
+    def accepts_operands(self, count: int) -> bool:
+        return self.min_operands <= count and (self.max_operands is None or count <= self.max_operands)
+
+    def operand_index(self, name: str) -> int:
+        """Position of a named operand (the first one, for a variadic name)."""
+        names = [_bare(n) for n in self.operands]
+        if name not in names:
+            raise KeyError(f"{self.name} has no operand {name!r} (it takes: {self.operand_spec})")
+        return names.index(name)
+
+    def operand_name(self, index: int, count: int | None = None) -> str:
+        """How to call operand ``index`` in a message: ``weight``, ``inputs[2]``,
+        or ``draws`` for a random op's extra device operand."""
+        if count is not None and self.takes_draws_operand(count) and index == count - 1:
+            return DRAWS_OPERAND
+        if index < len(self.operands) and not _is_variadic(self.operands[index]):
+            return _bare(self.operands[index])
+        if self.operands and _is_variadic(self.operands[-1]):
+            tail = len(self.operands) - 1
+            return f"{_bare(self.operands[-1])}[{index - tail}]"
+        return f"#{index}"
+
+    @property
+    def operand_spec(self) -> str:
+        return ", ".join(self.operands) or "none"
+
+    def bind(self, inputs: list) -> "Operands":
+        """``inputs`` by name: ``ops.weight``; a variadic name gets a list and
+        an absent optional operand None."""
+        bound = {}
+        for i, name in enumerate(self.operands):
+            if _is_variadic(name):
+                bound[_bare(name)] = list(inputs[i:])
+            else:
+                bound[_bare(name)] = inputs[i] if i < len(inputs) else None
+        return Operands(bound)
+
+    # -- attributes -------------------------------------------------------------------
     @property
     def signature(self) -> dict[str, Any]:
         """All attributes the op accepts, with defaults (REQUIRED if none)."""
@@ -129,7 +263,7 @@ class OpDef:
         """Attributes with defaults filled in; raises on unknown or missing ones."""
         sig = self.signature
         unknown = sorted(set(attrs) - set(sig))
-        if unknown and not self.extra.get("open_attrs"):
+        if unknown and not self.has_trait(OpenAttrs):
             raise KeyError(f"{self.name} has no attribute {', '.join(unknown)} "
                            f"(it takes: {', '.join(sig) or 'none'})")
         out = {}
@@ -145,51 +279,84 @@ class OpDef:
         return out
 
 
-def _no_draws(attrs: dict) -> int:
-    return 0
+class Operands:
+    """An op's operands by name (from :meth:`OpDef.bind`)."""
+
+    def __init__(self, bound: dict):
+        self.__dict__.update(bound)
+
+    def __repr__(self):
+        return f"Operands({', '.join(self.__dict__)})"
+
+
+def _sample_from_batch(batch_fn: Callable) -> Callable:
+    """``host_batch`` on a batch of one sample, the sample taken back out."""
+    def host_sample(inputs, attrs, draws):
+        batch = [np.asarray(x)[None] for x in inputs]
+        outs = batch_fn(batch, attrs, None if draws is None else np.asarray(draws)[None])
+        return [y[0] for y in outs]
+    return host_sample
+
+
+class Dialect:
+    """A named group of op declarations, registered together by
+    :func:`load`.  ``DIALECT.define(...)`` declares an op into it."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.ops: dict[str, OpDef] = {}
+
+    def define(self, name: str, *, kind: OpKind, family: str, operands: tuple[str, ...],
+               results: tuple[str, ...] = ("output",), attrs: dict | None = None,
+               infer: InferFn | None = None, traits: tuple[OpTrait, ...] = (),
+               doc: str = "") -> OpDef:
+        """Declare an op. Declaring the same name twice is a programming error."""
+        if name in self.ops:
+            raise ValueError(f"op {name} is already defined in dialect {self.name}")
+        op = OpDef(name=name, kind=OpKind(kind), family=family, attrs=dict(attrs or {}),
+                   infer=infer, operands=tuple(operands), results=tuple(results),
+                   traits=tuple(traits), doc=doc)
+        self.ops[name] = op
+        return op
+
+    def __repr__(self):
+        return f"Dialect({self.name!r}, {len(self.ops)} ops)"
 
 
 _REGISTRY: dict[str, OpDef] = {}
+_DIALECTS: dict[str, Dialect] = {}
 
 
-def define(name: str, *, kind: str, family: str, attrs: dict | None = None,
-           infer: InferFn | None = None, num_inputs: int | None = 1,
-           offloadable: bool = False, num_draws: Callable[[dict], int] | None = None,
-           doc: str = "", **extra) -> OpDef:
-    """Declare an op. Declaring the same name twice is a programming error."""
-    if name in _REGISTRY:
-        raise ValueError(f"op {name} is already defined")
-    op = OpDef(name=name, kind=kind, family=family, attrs=dict(attrs or {}),
-               infer=infer, num_inputs=num_inputs, offloadable=offloadable,
-               num_draws=num_draws or _no_draws, doc=doc, extra=extra)
-    _REGISTRY[name] = op
-    return op
+def load(dialect: Dialect) -> None:
+    """Register a dialect's ops; loading the same dialect again is a no-op."""
+    if _DIALECTS.get(dialect.name) is dialect:
+        return
+    if dialect.name in _DIALECTS:
+        raise ValueError(f"another dialect named {dialect.name!r} is already loaded")
+    clashes = sorted(set(dialect.ops) & set(_REGISTRY))
+    if clashes:
+        raise ValueError(f"dialect {dialect.name}: ops already defined: {', '.join(clashes)}")
+    _DIALECTS[dialect.name] = dialect
+    _REGISTRY.update(dialect.ops)
+
+
+def loaded_dialects() -> list[str]:
+    return list(_DIALECTS)
 
 
 def lookup(name: str) -> OpDef | None:
-    _load_dialects()
     return _REGISTRY.get(name)
 
 
 def get(name: str) -> OpDef:
-    op = lookup(name)
+    op = _REGISTRY.get(name)
     if op is None:
-        raise KeyError(f"unknown op {name!r}")
+        if not _DIALECTS:
+            raise KeyError(f"unknown op {name!r}: no dialects are loaded "
+                           f"(call irc.dialects.load_all() first)")
+        raise KeyError(f"unknown op {name!r} (loaded dialects: {', '.join(_DIALECTS)})")
     return op
 
 
 def all_ops() -> dict[str, OpDef]:
-    _load_dialects()
     return dict(_REGISTRY)
-
-
-_loaded = False
-
-
-def _load_dialects() -> None:
-    """Import every dialect module once so that lookups see all ops."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    from .. import dialects  # noqa: F401  (registers on import)

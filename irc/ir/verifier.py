@@ -28,6 +28,10 @@ def _where(graph, node) -> str:
     return f"@{graph.name}: %{node.name} = {node.op}{loc}"
 
 
+def _operand(opdef, index: int, operands) -> str:
+    return repr(opdef.operand_name(index, len(operands)))
+
+
 def verify(module: Module) -> None:
     problems: list[str] = []
     for graph in module.graphs.values():
@@ -60,20 +64,22 @@ def _verify_graph(module: Module, graph) -> list[str]:
         indices = sorted(k for _, _, k in graph.nx.in_edges(node.name, keys=True))
         if indices != list(range(len(indices))):
             problems.append(f"{where}: operand slots {indices} are not 0..{len(indices) - 1}")
-        if opdef.num_inputs is not None and len(operands) != opdef.num_inputs and not (
+        if not opdef.accepts_operands(len(operands)) and not (
                 node.placement == DEVICE and opdef.takes_draws_operand(len(operands))):
-            problems.append(f"{where}: takes {opdef.num_inputs} operands, has {len(operands)}")
+            problems.append(f"{where}: takes operands ({opdef.operand_spec}), has {len(operands)}")
         if len(node.in_types) != len(operands):
             problems.append(f"{where}: {len(operands)} operands, {len(node.in_types)} operand types")
         for i, v in enumerate(operands):
             producer = graph.node(v.node)
             if v.index >= len(producer.out_types):
-                problems.append(f"{where}: operand {i} uses result {v.index} of %{producer.name}, "
+                problems.append(f"{where}: operand {_operand(opdef, i, operands)} uses result "
+                                f"{v.index} of %{producer.name}, "
                                 f"which has {len(producer.out_types)}")
                 continue
             have = producer.out_types[v.index]
             if i < len(node.in_types) and not types_compatible(have, node.in_types[i]):
-                problems.append(f"{where}: operand {i} %{producer.results[v.index]} is {have}, "
+                problems.append(f"{where}: operand {_operand(opdef, i, operands)} "
+                                f"%{producer.results[v.index]} is {have}, "
                                 f"the op expects {node.in_types[i]}")
         if opdef.infer is not None and len(node.in_types) == len(operands):
             try:

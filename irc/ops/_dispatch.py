@@ -15,8 +15,11 @@ from typing import Any, Optional
 import numpy as np
 
 from ..diagnostics import UserError, user_frame
+from ..dialects import load_all
 from ..ir.registry import get as get_op
 from ..ir.types import TensorType
+
+load_all()   # every op function applies a registered op
 
 _TRACER: Optional[Any] = None
 

@@ -1,0 +1,78 @@
+"""Op traits: typed facts an op declares about itself, queried by passes.
+
+A trait is a small frozen object listed in the op's declaration
+(``traits=(Pure(), Offloadable())``) and asked for by type
+(``opdef.has_trait(Pure)``, ``opdef.trait(Random).draws(attrs)``), in the
+manner of xDSL's op traits.  Passes read these instead of keeping per-op
+tables of their own, so adding an op means declaring it, not editing passes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+
+class OpTrait:
+    """Base class of every trait; ``OpDef.trait(T)`` finds instances of ``T``."""
+
+
+@dataclass(frozen=True)
+class Pure(OpTrait):
+    """No effect beyond its results: dead-code elimination may drop the op
+    when nobody uses them."""
+
+
+@dataclass(frozen=True)
+class Offloadable(OpTrait):
+    """A map op with a device implementation: offload-legality may move it
+    from the host pipeline to the device graph."""
+
+
+@dataclass(frozen=True)
+class Random(OpTrait):
+    """The op consumes ``draws(attrs)`` uniform [0, 1) numbers per sample
+    (made on the host, so the device can be fed the same ones)."""
+    draws: Callable[[dict], int]
+
+
+@dataclass(frozen=True)
+class CommutesWithHWC2CHW(OpTrait):
+    """``op(x) -> HWC2CHW`` may become ``HWC2CHW(x) -> op'``.
+
+    ``rewrite_attrs(attrs)`` gives the attribute updates that keep the op's
+    meaning on the channels-first input, or ``None`` when this instance cannot
+    move (say, Normalize already in its CHW form); without it the attributes
+    stay as they are.
+    """
+    rewrite_attrs: Optional[Callable[[dict], Optional[dict]]] = None
+
+    def moved_attrs(self, attrs: dict) -> Optional[dict]:
+        """Attribute updates for the moved op, or None if it cannot move."""
+        return {} if self.rewrite_attrs is None else self.rewrite_attrs(attrs)
+
+
+@dataclass(frozen=True)
+class RowCount(OpTrait):
+    """A dataset op's rows per epoch, from its attributes and its children's
+    counts: ``count(attrs, child_counts) -> int | math.inf | None``."""
+    count: Callable[[dict, list], Any]
+
+
+@dataclass(frozen=True)
+class RowSource(RowCount):
+    """A dataset source: ``reader(attrs)`` opens its rows (a
+    ``dialects.dataset.SourceReader``); ``count`` as for :class:`RowCount`."""
+    reader: Callable[[dict], Any] = None
+
+
+@dataclass(frozen=True)
+class HoldsObjects(OpTrait):
+    """Attributes naming Python objects (data arrays, callables) that the
+    module keeps in ``module.objects``; the IR holds only their keys."""
+    attrs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class OpenAttrs(OpTrait):
+    """The op accepts attributes beyond its signature (an imported ONNX node
+    carries its operator's own)."""
