@@ -139,16 +139,26 @@ def _script_error(exc: BaseException, script: str) -> UserError:
                      hint="run with --traceback to see the whole stack")
 
 
+# How each module with process-wide settings (context, dataset config,
+# parallel context, communication) restores its defaults.  A module registers
+# when it is first imported; one never imported still has its defaults.  So
+# the session layer resets them without importing the API above it.
+_STATE_RESETS: list = []
+
+
+def register_process_state(reset):
+    """Decorator/function: ``reset()`` restores a module's settings to what a
+    new Python process has."""
+    if reset not in _STATE_RESETS:
+        _STATE_RESETS.append(reset)
+    return reset
+
+
 def fresh_process_state() -> None:
     """Reset irc's global settings, as a new Python process would have them,
     so that scripts run one after another (ranks, tests) do not leak state."""
-    from . import communication, context, parallel
-    from .dataset import config
-    config.set_seed(config.DEFAULT_SEED)
-    config.set_auto_offload(False)
-    parallel.reset_auto_parallel_context()
-    communication.release()
-    context.reset_context()
+    for reset in _STATE_RESETS:
+        reset()
 
 
 def run_script(script: str, *, mode: str = COMPILE, argv: Optional[list[str]] = None,

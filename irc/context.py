@@ -1,6 +1,8 @@
 """``mindspore.context``: set_context / get_context and the execution modes."""
 from __future__ import annotations
 
+from .capture import current, register_process_state
+
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
@@ -10,6 +12,7 @@ _DEFAULTS = {"mode": GRAPH_MODE, "device_target": "GPU", "save_graphs": False,
 _context = dict(_DEFAULTS)
 
 
+@register_process_state
 def reset_context() -> None:
     _context.clear()
     _context.update(_DEFAULTS)
@@ -27,7 +30,6 @@ def set_context(**kwargs) -> None:
         if key == "save_graphs":
             value = bool(value)
         _context[key] = value
-    from .capture import current
     cap = current()
     if cap is not None:
         cap.context.update(kwargs)

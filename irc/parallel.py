@@ -1,6 +1,7 @@
 """``mindspore.set_auto_parallel_context`` and ``ParallelMode`` (seed 004)."""
 from __future__ import annotations
 
+from .capture import register_process_state
 from .diagnostics import UserError, user_frame
 
 
@@ -56,6 +57,7 @@ def source_of(key: str) -> str | None:
     return _sources.get(key)
 
 
+@register_process_state
 def reset_auto_parallel_context() -> None:
     _context.clear()
     _context.update(_DEFAULTS)

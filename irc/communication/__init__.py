@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from ..capture import register_process_state
 from ..diagnostics import UserError, user_frame
 
 _state = {"initialized": False, "rank": 0, "size": 1}
@@ -58,5 +59,6 @@ def get_local_rank(group: str | None = None) -> int:
     return get_rank(group)
 
 
+@register_process_state
 def release() -> None:
     _state.update(initialized=False, rank=0, size=1)

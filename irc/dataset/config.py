@@ -16,6 +16,8 @@ import threading
 
 import numpy as np
 
+from ..capture import register_process_state
+
 DEFAULT_SEED = 5489
 _UINT32_MAX = 2 ** 32 - 1
 
@@ -101,3 +103,10 @@ def set_prefetch_size(size: int) -> None:
 
 def get_prefetch_size() -> int:
     return _state["prefetch_size"]
+
+
+@register_process_state
+def _fresh() -> None:
+    """A new process's settings: the default seed, no automatic offload."""
+    set_seed(DEFAULT_SEED)
+    set_auto_offload(False)

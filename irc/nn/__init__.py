@@ -33,4 +33,4 @@ def __getattr__(name: str):
     raise UnsupportedError(f"not supported by irc yet: mindspore.nn.{name}", where=user_frame(),
                            hint="irc.nn provides the layers listed in irc/nn/__init__.py")
 from .learning_rate_schedule import *  # noqa: E402,F401,F403  (losses, optimizers: via __getattr__)
-from ..train.metrics import Accuracy, Loss, Top1CategoricalAccuracy, Top5CategoricalAccuracy, TopKCategoricalAccuracy  # noqa: E402,F401,E501
+from .metrics import Accuracy, Loss, Top1CategoricalAccuracy, Top5CategoricalAccuracy, TopKCategoricalAccuracy  # noqa: E402,F401,E501
