@@ -1,4 +1,4 @@
-"""The emitter handed to each op's ``lower_onnx`` rule.
+"""The emitter handed to each op's ONNX lowering rule (``onnx_rules``).
 
 It hides ONNX bookkeeping (unique value names, initializers, node names that
 point back at the IR node and the user's line) so a lowering rule reads like

@@ -1,6 +1,6 @@
 """Lowering one IR graph to an ONNX model, op by op through the registry.
 
-Every node is lowered by its op's ``lower_onnx`` rule (``irc/dialects/*``);
+Every node is lowered by its op's rule (``backends/onnx_rules/<dialect>.py``);
 this driver only wires values: graph ``input`` nodes become ONNX inputs named
 after their IR value (``image``), ``param`` nodes become initializers named
 after the parameter (``conv1.weight``), or graph inputs when the caller asks
@@ -26,6 +26,7 @@ from irc.ir.registry import MAP, get as get_op
 from irc.ir.types import UNKNOWN, TensorType, to_numpy_dtype
 
 from .onnx_emitter import IR_VERSION, OPSET, Emitter
+from .onnx_rules import rule_for
 
 ParamsAsInputs = Union[bool, Collection[str]]
 
@@ -198,7 +199,8 @@ class _Lowering:
     # -- ops ------------------------------------------------------------------------
     def _lower_op(self, node: Node) -> None:
         opdef = get_op(node.op)
-        if opdef.lower_onnx_fn is None:
+        rule = rule_for(node.op)
+        if rule is None:
             where = f" ({node.loc})" if node.loc else ""
             raise LoweringError(f"@{self.graph.name}: %{node.name} = {node.op}{where} has no ONNX "
                                 f"lowering (it cannot run on the device)")
@@ -210,7 +212,7 @@ class _Lowering:
         self.emit.ir_node = node.name
         self.emit.source = str(node.loc) if node.loc else ""
         try:
-            outs = opdef.lower_onnx_fn(self.emit, operands, node.attrs, draws)
+            outs = rule(self.emit, operands, node.attrs, draws)
         finally:
             self.emit.ir_node = self.emit.source = ""
         if len(outs) != len(node.results):

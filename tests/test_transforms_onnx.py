@@ -9,6 +9,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
+from irc.backends.onnx_rules import rule_for
 from irc.backends.onnx_emitter import IR_VERSION, OPSET, Emitter
 from irc.ir import registry
 
@@ -24,7 +25,7 @@ def build(chain, x_dtype, x_shape, out_dtype, out_rank, with_draws):
             draws = emit.op("Slice", ["draws", emit.const(np.array([offset], np.int64)),
                                       emit.const(np.array([offset + k], np.int64)),
                                       emit.const(np.array([1], np.int64))])
-        (value,) = op.lower_onnx_fn(emit, [value], op.normalize_attrs(attrs), draws)
+        (value,) = rule_for(op.name)(emit, [value], op.normalize_attrs(attrs), draws)
     inputs = [helper.make_tensor_value_info("x", helper.np_dtype_to_tensor_dtype(np.dtype(x_dtype)),
                                             ["N", *x_shape[1:]])]
     if with_draws:

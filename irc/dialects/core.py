@@ -141,6 +141,3 @@ def _const_host(inputs, attrs, draws):
     return [np.asarray(attrs["value"], dtype=to_numpy_dtype(attrs["dtype"]))]
 
 
-@CONST.lower_onnx
-def _const_onnx(emit, inputs, attrs, draws):
-    return [emit.const(np.asarray(attrs["value"], dtype=to_numpy_dtype(attrs["dtype"])))]

@@ -10,7 +10,7 @@ reads like the ONNX node it lowers to.  Each op is declared once here with:
 * ``host_batch``: the numpy reference (``backends/reference.py`` runs it);
   accumulations (conv, matmul, reductions, normalisation) are computed in
   float64 and rounded once, so the reference is at least as exact as ORT;
-* ``lower_onnx``: the ONNX nodes, through the emitter.
+* its ONNX nodes are the backend's (``backends/onnx_rules/nn.py``).
 
 Conventions: pads are ONNX's ``[top, left, bottom, right]``; ``axes``
 attributes are lists of ints (negative counts from the end), ``keepdims``
@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from onnx import helper
 
 from ..ir.registry import REQUIRED, TENSOR, Dialect
 from ..ir.traits import Pure
@@ -57,9 +56,6 @@ def _nn(name, *, attrs=None, infer, operands=("x",), results=("output",), doc=""
 # =============================================================================
 # helpers: types
 # =============================================================================
-
-def _onnx_dtype(ir_dtype: str) -> int:
-    return helper.np_dtype_to_tensor_dtype(to_numpy_dtype(ir_dtype))
 
 
 def _axis(op: str, axis: int, rank: int) -> int:
@@ -174,10 +170,6 @@ def _i64(values) -> np.ndarray:
     return np.asarray(values, dtype=np.int64).reshape(-1)
 
 
-def _onnx_axes(emit, axes) -> str:
-    return emit.const(_i64(axes), name_hint="axes")
-
-
 # =============================================================================
 # elementwise
 # =============================================================================
@@ -227,17 +219,10 @@ def _unary_host(fn, float_only):
     return host
 
 
-def _unary_onnx(onnx_op):
-    def lower(emit, inputs, attrs, draws):
-        return [emit.op(onnx_op, [inputs[0]])]
-    return lower
-
-
 def _define_unary(name, fn, onnx_op, float_only):
     infer = _infer_unary_float(name) if float_only else _infer_unary_numeric(name)
     op = _nn(name, infer=infer, doc=f"elementwise {name}")
     op.host_batch(_unary_host(fn, float_only))
-    op.lower_onnx(_unary_onnx(onnx_op))
     return op
 
 
@@ -261,11 +246,6 @@ def _leaky_host(inputs, attrs, draws):
     return [_like(np.where(y >= 0, y, attrs["alpha"] * y), x)]
 
 
-@LEAKY_RELU.lower_onnx
-def _leaky_onnx(emit, inputs, attrs, draws):
-    return [emit.op("LeakyRelu", [inputs[0]], alpha=float(attrs["alpha"]))]
-
-
 def _infer_clip(attrs, ins):
     if ins[0].dtype in ("bool", "bytes"):
         raise TypeError(f"nn.Clip: expected a numeric tensor, got {ins[0]}")
@@ -283,18 +263,6 @@ CLIP = _nn("Clip", attrs={"min": None, "max": None}, infer=_infer_clip,
 def _clip_host(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     return [_like(np.clip(x, attrs["min"], attrs["max"]), x)]
-
-
-@CLIP.lower_onnx
-def _clip_onnx(emit, inputs, attrs, draws):
-    x = inputs[0]
-    ins = [x, "", ""]
-    for i, key in ((1, "min"), (2, "max")):
-        if attrs[key] is not None:
-            ins[i] = emit.op("CastLike", [emit.const(np.float64(attrs[key])), x])
-    while ins[-1] == "":
-        ins.pop()
-    return [emit.op("Clip", ins)]
 
 
 # --- binary -------------------------------------------------------------------
@@ -345,17 +313,10 @@ def _binary_host(fn, result_dtype):
     return host
 
 
-def _binary_onnx(onnx_op):
-    def lower(emit, inputs, attrs, draws):
-        return [emit.op(onnx_op, list(inputs))]
-    return lower
-
-
 def _define_binary(name, fn, onnx_op, result_dtype):
     op = _nn(name, infer=_infer_binary(name, result_dtype), operands=("a", "b"),
              doc=f"elementwise {name} with numpy broadcasting")
     op.host_batch(_binary_host(fn, result_dtype))
-    op.lower_onnx(_binary_onnx(onnx_op))
     return op
 
 
@@ -396,16 +357,6 @@ def _softmax_host(inputs, attrs, draws):
 def _log_softmax_host(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     return [_like(_log_softmax64(_f64(x), attrs["axis"]), x)]
-
-
-@SOFTMAX.lower_onnx
-def _softmax_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Softmax", [inputs[0]], axis=int(attrs["axis"]))]
-
-
-@LOG_SOFTMAX.lower_onnx
-def _log_softmax_onnx(emit, inputs, attrs, draws):
-    return [emit.op("LogSoftmax", [inputs[0]], axis=int(attrs["axis"]))]
 
 
 # =============================================================================
@@ -495,13 +446,6 @@ def _conv_host(inputs, attrs, draws):
     return [_like(y, x)]
 
 
-@CONV.lower_onnx
-def _conv_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Conv", list(inputs), strides=list(attrs["strides"]),
-                    pads=list(attrs["pads"]), dilations=list(attrs["dilations"]),
-                    group=int(attrs["group"]))]
-
-
 def _infer_gemm(attrs, ins):
     op = "nn.Gemm"
     if len(ins) not in (2, 3):
@@ -538,13 +482,6 @@ def _gemm_host(inputs, attrs, draws):
     return [_like(y, inputs[0])]
 
 
-@GEMM.lower_onnx
-def _gemm_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Gemm", list(inputs), transA=int(attrs["transA"]),
-                    transB=int(attrs["transB"]), alpha=float(attrs["alpha"]),
-                    beta=float(attrs["beta"]))]
-
-
 def _infer_matmul(attrs, ins):
     op = "nn.MatMul"
     a, b = ins
@@ -574,11 +511,6 @@ def _matmul_host(inputs, attrs, draws):
     if a.dtype.kind == "f":
         return [_like(_f64(a) @ _f64(inputs[1]), a)]
     return [np.matmul(a, inputs[1])]
-
-
-@MATMUL.lower_onnx
-def _matmul_onnx(emit, inputs, attrs, draws):
-    return [emit.op("MatMul", list(inputs))]
 
 
 # =============================================================================
@@ -659,21 +591,6 @@ def _avgpool_host(inputs, attrs, draws):
     return [_like(y, x)]
 
 
-@MAXPOOL.lower_onnx
-def _maxpool_onnx(emit, inputs, attrs, draws):
-    return [emit.op("MaxPool", [inputs[0]], kernel_shape=list(attrs["kernel_shape"]),
-                    strides=list(attrs["strides"]), pads=list(attrs["pads"]),
-                    dilations=list(attrs["dilations"]), ceil_mode=int(attrs["ceil_mode"]))]
-
-
-@AVGPOOL.lower_onnx
-def _avgpool_onnx(emit, inputs, attrs, draws):
-    return [emit.op("AveragePool", [inputs[0]], kernel_shape=list(attrs["kernel_shape"]),
-                    strides=list(attrs["strides"]), pads=list(attrs["pads"]),
-                    count_include_pad=int(attrs["count_include_pad"]),
-                    ceil_mode=int(attrs["ceil_mode"]))]
-
-
 # =============================================================================
 # normalisation and dropout
 # =============================================================================
@@ -723,15 +640,6 @@ def _batchnorm_host(inputs, attrs, draws):
             _like(_f64(var) * m + bvar * (1 - m), var)]
 
 
-@BATCHNORM.lower_onnx
-def _batchnorm_onnx(emit, inputs, attrs, draws):
-    outs = 3 if attrs["training_mode"] else 1
-    y = emit.op("BatchNormalization", list(inputs), outputs=outs,
-                epsilon=float(attrs["epsilon"]), momentum=float(attrs["momentum"]),
-                training_mode=int(attrs["training_mode"]))
-    return list(y) if outs > 1 else [y]
-
-
 def _infer_dropout(attrs, ins):
     op = "nn.Dropout"
     x, draws = ins
@@ -764,16 +672,6 @@ def _dropout_host(inputs, attrs, draws):
     keep = _keep_mask(x.shape, inputs[1], attrs["ratio"])
     scale = np.float32(1.0 / (1.0 - attrs["ratio"]))
     return [_like(np.where(keep, x * scale, 0), x)]
-
-
-@DROPOUT.lower_onnx
-def _dropout_onnx(emit, inputs, attrs, draws):
-    x, u = inputs
-    u = emit.op("Reshape", [u, emit.op("Shape", [x])])
-    keep = emit.op("GreaterOrEqual", [u, emit.const(np.float32(attrs["ratio"]))])
-    scale = emit.op("CastLike", [emit.const(np.float64(1.0 / (1.0 - attrs["ratio"]))), x])
-    zero = emit.op("CastLike", [emit.const(np.float64(0.0)), x])
-    return [emit.op("Where", [keep, emit.op("Mul", [x, scale]), zero])]
 
 
 # =============================================================================
@@ -854,11 +752,6 @@ def _reshape_host(inputs, attrs, draws):
     return [x.reshape(shape)]
 
 
-@RESHAPE.lower_onnx
-def _reshape_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Reshape", [inputs[0], emit.const(_i64(attrs["shape"]), name_hint="shape")])]
-
-
 def _infer_flatten(attrs, ins):
     x = ins[0]
     axis = _axis("nn.Flatten", attrs["axis"], x.rank + 1) if x.rank else 0
@@ -876,11 +769,6 @@ def _flatten_host(inputs, attrs, draws):
     return [x.reshape(int(np.prod(x.shape[:axis])), -1)]
 
 
-@FLATTEN.lower_onnx
-def _flatten_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Flatten", [inputs[0]], axis=int(attrs["axis"]))]
-
-
 def _infer_transpose(attrs, ins):
     x, perm = ins[0], list(attrs["perm"])
     if sorted(perm) != list(range(x.rank)):
@@ -895,11 +783,6 @@ TRANSPOSE = _nn("Transpose", attrs={"perm": REQUIRED}, infer=_infer_transpose,
 @TRANSPOSE.host_batch
 def _transpose_host(inputs, attrs, draws):
     return [np.ascontiguousarray(np.transpose(inputs[0], attrs["perm"]))]
-
-
-@TRANSPOSE.lower_onnx
-def _transpose_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Transpose", [inputs[0]], perm=list(attrs["perm"]))]
 
 
 def _infer_concat(attrs, ins):
@@ -933,11 +816,6 @@ def _concat_host(inputs, attrs, draws):
     return [np.concatenate([np.asarray(x) for x in inputs], axis=attrs["axis"])]
 
 
-@CONCAT.lower_onnx
-def _concat_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Concat", list(inputs), axis=int(attrs["axis"]))]
-
-
 def _infer_squeeze(attrs, ins):
     x = ins[0]
     axes = attrs["axes"]
@@ -963,13 +841,6 @@ def _squeeze_host(inputs, attrs, draws):
     return [np.squeeze(x, axis=None if axes is None else tuple(axes))]
 
 
-@SQUEEZE.lower_onnx
-def _squeeze_onnx(emit, inputs, attrs, draws):
-    if attrs["axes"] is None:
-        return [emit.op("Squeeze", [inputs[0]])]
-    return [emit.op("Squeeze", [inputs[0], _onnx_axes(emit, attrs["axes"])])]
-
-
 def _infer_unsqueeze(attrs, ins):
     x = ins[0]
     rank = x.rank + len(attrs["axes"])
@@ -987,11 +858,6 @@ def _unsqueeze_host(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     rank = x.ndim + len(attrs["axes"])
     return [np.expand_dims(x, tuple(a % rank for a in attrs["axes"]))]
-
-
-@UNSQUEEZE.lower_onnx
-def _unsqueeze_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Unsqueeze", [inputs[0], _onnx_axes(emit, attrs["axes"])])]
 
 
 def _slice_len(size, start, end, step):
@@ -1033,12 +899,6 @@ def _slice_host(inputs, attrs, draws):
     return [np.ascontiguousarray(x[tuple(index)])]
 
 
-@SLICE.lower_onnx
-def _slice_onnx(emit, inputs, attrs, draws):
-    consts = [emit.const(_i64(attrs[k]), name_hint=k) for k in ("starts", "ends", "axes", "steps")]
-    return [emit.op("Slice", [inputs[0], *consts])]
-
-
 def _infer_cast(attrs, ins):
     to = attrs["to"]
     if to == "bytes" or to not in _CAST_OK:
@@ -1054,11 +914,6 @@ CAST = _nn("Cast", attrs={"to": REQUIRED}, infer=_infer_cast,
 @CAST.host_batch
 def _cast_host(inputs, attrs, draws):
     return [np.asarray(inputs[0]).astype(to_numpy_dtype(attrs["to"]))]
-
-
-@CAST.lower_onnx
-def _cast_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Cast", [inputs[0]], to=_onnx_dtype(attrs["to"]))]
 
 
 # =============================================================================
@@ -1093,15 +948,6 @@ def _reduce_host(fn):
     return host
 
 
-def _reduce_onnx(onnx_op):
-    def lower(emit, inputs, attrs, draws):
-        ins = [inputs[0]]
-        if attrs["axes"] is not None:
-            ins.append(_onnx_axes(emit, attrs["axes"]))
-        return [emit.op(onnx_op, ins, keepdims=int(attrs["keepdims"]))]
-    return lower
-
-
 # name -> (numpy reduction, float only)
 _REDUCE = {"ReduceMean": (np.mean, True), "ReduceSum": (np.sum, False),
            "ReduceMax": (np.max, False), "ReduceMin": (np.min, False)}
@@ -1111,7 +957,6 @@ def _define_reduce(name, fn, float_only):
     op = _nn(name, attrs={"axes": None, "keepdims": 0}, infer=_infer_reduce(name, float_only),
              doc=f"{name[6:].lower()} over axes (all when none)")
     op.host_batch(_reduce_host(fn))
-    op.lower_onnx(_reduce_onnx(name))
     return op
 
 
@@ -1134,12 +979,6 @@ def _argmax_host(inputs, attrs, draws):
     if attrs["keepdims"]:
         y = np.expand_dims(y, attrs["axis"])
     return [y.astype(np.int32)]
-
-
-@ARGMAX.lower_onnx
-def _argmax_onnx(emit, inputs, attrs, draws):
-    y = emit.op("ArgMax", [inputs[0]], axis=int(attrs["axis"]), keepdims=int(attrs["keepdims"]))
-    return [emit.op("Cast", [y], to=_onnx_dtype("i32"))]
 
 
 def _infer_onehot(attrs, ins):
@@ -1165,14 +1004,4 @@ def _onehot_host(inputs, attrs, draws):
     y = np.where(hit, attrs["on_value"], attrs["off_value"])
     return [y.astype(to_numpy_dtype(attrs["dtype"]))]
 
-
-@ONEHOT.lower_onnx
-def _onehot_onnx(emit, inputs, attrs, draws):
-    dtype = to_numpy_dtype(attrs["dtype"])
-    # ONNX OneHot wraps negative indices; MindSpore's gives all-off: mask them.
-    idx = emit.op("Cast", [inputs[0]], to=_onnx_dtype("i64"))
-    neg = emit.op("Less", [idx, emit.const(np.int64(0))])
-    idx = emit.op("Where", [neg, emit.const(np.int64(int(attrs["depth"]))), idx])
-    values = emit.const(np.asarray([attrs["off_value"], attrs["on_value"]], dtype=dtype))
-    return [emit.op("OneHot", [idx, emit.const(np.int64(attrs["depth"])), values], axis=-1)]
 

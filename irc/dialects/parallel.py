@@ -51,13 +51,3 @@ def _slice_host(inputs, attrs, draws):
     return [np.take(x, np.arange(start, stop), axis=attrs["axis"])]
 
 
-@SLICE.lower_onnx
-def _slice_onnx(emit, inputs, attrs, draws):
-    # Bounds from the runtime shape, so a symbolic batch dimension works too.
-    axis = np.array([attrs["axis"]], dtype=np.int64)
-    shape = emit.op("Shape", [inputs[0]])
-    size = emit.op("Gather", [shape, emit.const(axis)], axis=0)
-    step = emit.op("Div", [size, emit.const(np.array([attrs["parts"]], dtype=np.int64))])
-    start = emit.op("Mul", [step, emit.const(np.array([attrs["index"]], dtype=np.int64))])
-    stop = emit.op("Add", [start, step])
-    return [emit.op("Slice", [inputs[0], start, stop, emit.const(axis)])]

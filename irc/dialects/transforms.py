@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import numpy as np
-from onnx import helper
 
 from ..ir.registry import MAP, REQUIRED, Dialect
 from ..ir.traits import CommutesWithHWC2CHW, Offloadable, Pure
@@ -44,12 +43,6 @@ def _typecast(x, attrs):
 @TYPECAST.host_batch
 def _typecast_batch(inputs, attrs, draws):
     return [_typecast(inputs[0], attrs)]
-
-
-@TYPECAST.lower_onnx
-def _typecast_onnx(emit, inputs, attrs, draws):
-    to = helper.np_dtype_to_tensor_dtype(to_numpy_dtype(attrs["dtype"]))
-    return [emit.op("Cast", [inputs[0]], to=to)]
 
 
 # --- OneHot ----------------------------------------------------------------------

@@ -4,8 +4,8 @@ Every operator of ``shared/OPS.md`` that acts on images is declared here once,
 with its type inference, its traits, its numpy implementation (``host_batch``
 on an NHWC batch; one HWC image is a batch of one, and only the operators that
 take encoded bytes or make windows of per-sample sizes have a ``host_sample``
-of their own) and, for the eight offloadable operators, its ONNX lowering on a
-batched NHWC tensor.
+of their own).  The eight offloadable operators' ONNX lowerings on a batched
+NHWC tensor are the backend's (``backends/onnx_rules/vision.py``).
 
 Layout is decided by rank: rank 3 is one image (HWC), rank 4 a batch (NHWC).
 Operators that come after ``HWC2CHW`` see CHW / NCHW and treat it by the same
@@ -40,7 +40,6 @@ import io
 import math
 
 import numpy as np
-from onnx import TensorProto
 
 from ..ir.registry import MAP, REQUIRED, Dialect
 from ..ir.traits import CommutesWithHWC2CHW, Offloadable, Pure, Random
@@ -115,30 +114,6 @@ def _check_image_array(op: str, x: np.ndarray, batched: bool = False):
         raise ValueError(f"{op}: expected an HWC image of rank 3, got an array of shape {sample}")
 
 
-def _draw_column(emit, draws: str, k: int) -> str:
-    """Column k of the [N, num_draws] draws input, clamped below 1: [N, 1]."""
-    col = emit.op("Slice", [draws, emit.const(np.array([k], np.int64)),
-                            emit.const(np.array([k + 1], np.int64)),
-                            emit.const(np.array([1], np.int64))])
-    return emit.op("Min", [col, emit.const(ONE_BELOW)])
-
-
-def _per_sample(emit, col: str) -> str:
-    """[N, 1] -> [N, 1, 1, 1], to broadcast over an NHWC batch."""
-    return emit.op("Reshape", [col, emit.const(np.array([-1, 1, 1, 1], np.int64))])
-
-
-def _onnx_factor(emit, draws: str, k: int, lo: float, hi: float) -> str:
-    u = _draw_column(emit, draws, k)
-    f = emit.op("Add", [emit.op("Mul", [u, emit.const(np.float32(hi - lo))]),
-                        emit.const(np.float32(lo))])
-    return _per_sample(emit, f)
-
-
-def _onnx_clip255(emit, x: str) -> str:
-    return emit.op("Clip", [x, emit.const(np.float32(0.0)), emit.const(np.float32(255.0))])
-
-
 def _round_clip_u8(x: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(x), 0, 255).astype(np.uint8)
 
@@ -169,13 +144,6 @@ def _rescale(x, attrs):
 @RESCALE.host_batch
 def _rescale_batch(inputs, attrs, draws):
     return [_rescale(inputs[0], attrs)]
-
-
-@RESCALE.lower_onnx
-def _rescale_onnx(emit, inputs, attrs, draws):
-    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
-    y = emit.op("Mul", [x, emit.const(np.float32(attrs["rescale"]))])
-    return [emit.op("Add", [y, emit.const(np.float32(attrs["shift"]))])]
 
 
 # --- Normalize ---------------------------------------------------------------
@@ -226,14 +194,6 @@ def _normalize_batch(inputs, attrs, draws):
     return [_normalize(inputs[0], attrs)]
 
 
-@NORMALIZE.lower_onnx
-def _normalize_onnx(emit, inputs, attrs, draws):
-    mean, std = _norm_consts(attrs)
-    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
-    y = emit.op("Sub", [x, emit.const(mean)])
-    return [emit.op("Div", [y, emit.const(std)])]
-
-
 # --- HWC2CHW -----------------------------------------------------------------
 
 def _infer_hwc2chw(attrs, ins):
@@ -254,11 +214,6 @@ def _hwc2chw_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     _check_image_array("HWC2CHW", x, batched=True)
     return [np.ascontiguousarray(x.transpose(0, 3, 1, 2))]
-
-
-@HWC2CHW.lower_onnx
-def _hwc2chw_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Transpose", [inputs[0]], perm=[0, 3, 1, 2])]
 
 
 # --- RandomHorizontalFlip / RandomVerticalFlip -----------------------------------
@@ -295,17 +250,6 @@ def _attach_flip(op, axis: int):   # axis in the HWC image: 1 = W, 0 = H
         out = x.copy()
         out[mask] = np.flip(x[mask], axis + 1)
         return [out]
-
-    @op.lower_onnx
-    def _onnx(emit, inputs, attrs, draws):
-        x = inputs[0]
-        cond = emit.op("Less", [_draw_column(emit, draws, 0), emit.const(np.float32(attrs["prob"]))])
-        cond = _per_sample(emit, cond)
-        flipped = emit.op("Slice", [x, emit.const(np.array([-1], np.int64)),
-                                    emit.const(np.array([_INT64_MIN], np.int64)),
-                                    emit.const(np.array([axis + 1], np.int64)),
-                                    emit.const(np.array([-1], np.int64))])
-        return [emit.op("Where", [cond, flipped, x])]
 
 
 _attach_flip(HFLIP, 1)
@@ -400,73 +344,6 @@ def _color_batch(inputs, attrs, draws):
     return [color_adjust(x, attrs, uniforms(draws, 4))]
 
 
-def _onnx_gray(emit, rgb):
-    r, g, b = rgb
-    t = emit.op("Add", [emit.op("Mul", [r, emit.const(_GRAY[0])]),
-                        emit.op("Mul", [g, emit.const(_GRAY[1])])])
-    return emit.op("Add", [t, emit.op("Mul", [b, emit.const(_GRAY[2])])])
-
-
-def _onnx_split3(emit, y):
-    return emit.op("Split", [y], outputs=3, axis=3, num_outputs=3)
-
-
-def _onnx_floor_frac(emit, v):
-    return emit.op("Sub", [v, emit.op("Floor", [v])])
-
-
-def _onnx_hue(emit, y, h):
-    c = lambda v: emit.const(np.float32(v))  # noqa: E731
-    r, g, b = _onnx_split3(emit, y)
-    axes = emit.const(np.array([3], np.int64))
-    maxc = emit.op("ReduceMax", [y, axes], keepdims=1)
-    minc = emit.op("ReduceMin", [y, axes], keepdims=1)
-    delta = emit.op("Sub", [maxc, minc])
-    safe = emit.op("Where", [emit.op("Greater", [delta, c(0.0)]), delta, c(1.0)])
-    rc = emit.op("Div", [emit.op("Sub", [maxc, r]), safe])
-    gc = emit.op("Div", [emit.op("Sub", [maxc, g]), safe])
-    bc = emit.op("Div", [emit.op("Sub", [maxc, b]), safe])
-    h_r = emit.op("Sub", [bc, gc])
-    h_g = emit.op("Sub", [emit.op("Add", [c(2.0), rc]), bc])
-    h_b = emit.op("Sub", [emit.op("Add", [c(4.0), gc]), rc])
-    hh = emit.op("Where", [emit.op("Equal", [g, maxc]), h_g, h_b])
-    hh = emit.op("Where", [emit.op("Equal", [r, maxc]), h_r, hh])
-    hh = _onnx_floor_frac(emit, emit.op("Div", [hh, c(6.0)]))
-    hh = _onnx_floor_frac(emit, emit.op("Add", [hh, h]))
-    h6 = emit.op("Mul", [hh, c(6.0)])
-    outs = []
-    for n in (5.0, 3.0, 1.0):
-        k = emit.op("Add", [h6, c(n)])
-        k = emit.op("Sub", [k, emit.op("Mul", [c(6.0), emit.op("Floor", [emit.op("Div", [k, c(6.0)])])])])
-        w = emit.op("Min", [k, emit.op("Sub", [c(4.0), k])])
-        w = emit.op("Clip", [w, c(0.0), c(1.0)])
-        outs.append(emit.op("Sub", [maxc, emit.op("Mul", [delta, w])]))
-    return emit.op("Concat", outs, axis=3)
-
-
-@COLOR.lower_onnx
-def _color_onnx(emit, inputs, attrs, draws):
-    y = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
-    for key, k, lo, hi in _color_steps(attrs):
-        f = _onnx_factor(emit, draws, k, lo, hi)
-        if key == "brightness":
-            y = _onnx_clip255(emit, emit.op("Mul", [y, f]))
-        elif key == "contrast":
-            gray = _onnx_gray(emit, _onnx_split3(emit, y))
-            m = emit.op("ReduceMean", [gray, emit.const(np.array([1, 2, 3], np.int64))], keepdims=1)
-            m = emit.op("Floor", [emit.op("Add", [m, emit.const(np.float32(0.5))])])
-            d = emit.op("Mul", [f, emit.op("Sub", [y, m])])
-            y = _onnx_clip255(emit, emit.op("Add", [m, d]))
-        elif key == "saturation":
-            gray = _onnx_gray(emit, _onnx_split3(emit, y))
-            d = emit.op("Mul", [f, emit.op("Sub", [y, gray])])
-            y = _onnx_clip255(emit, emit.op("Add", [gray, d]))
-        else:
-            y = _onnx_clip255(emit, _onnx_hue(emit, y, f))
-    y = _onnx_clip255(emit, emit.op("Round", [y]))
-    return [emit.op("Cast", [y], to=TensorProto.UINT8)]
-
-
 # --- RandomSharpness -----------------------------------------------------------
 
 def _infer_sharpness(attrs, ins):
@@ -505,28 +382,6 @@ def _sharpness_batch(inputs, attrs, draws):
     _check_image_array("RandomSharpness", x, batched=True)
     lo, hi = attrs["degrees"]
     return [sharpness(x, factor(uniforms(draws, 1)[:, 0], lo, hi))]
-
-
-@SHARPNESS.lower_onnx
-def _sharpness_onnx(emit, inputs, attrs, draws):
-    # Depthwise: every (sample, channel) plane is convolved on its own with the
-    # one 3x3 kernel ([N, C, H, W] -> [N*C, 1, H, W]); this needs no static C.
-    lo, hi = attrs["degrees"]
-    i64 = lambda v: emit.const(np.array(v, np.int64))  # noqa: E731
-    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
-    xt = emit.op("Transpose", [x], perm=[0, 3, 1, 2])                  # N C H W
-    planes = emit.op("Reshape", [xt, i64([-1, 1, 0, 0])])               # NC 1 H W
-    conv = emit.op("Conv", [planes, emit.const(_SMOOTH.reshape(1, 1, 3, 3))],
-                   kernel_shape=[3, 3])                                 # NC 1 H-2 W-2
-    inner = emit.op("Slice", [planes, i64([1, 1]), i64([-1, -1]), i64([2, 3])])
-    diff = emit.op("Pad", [emit.op("Sub", [conv, inner]), i64([0, 0, 1, 1, 0, 0, 1, 1])])
-    blur = emit.op("Add", [planes, diff])                               # ring: x + 0
-    blur = emit.op("Reshape", [blur, emit.op("Shape", [xt])])           # N C H W
-    blur = emit.op("Transpose", [blur], perm=[0, 2, 3, 1])              # N H W C
-    f = _onnx_factor(emit, draws, 0, lo, hi)
-    y = emit.op("Add", [blur, emit.op("Mul", [f, emit.op("Sub", [x, blur])])])
-    y = _onnx_clip255(emit, emit.op("Round", [y]))
-    return [emit.op("Cast", [y], to=TensorProto.UINT8)]
 
 
 # =============================================================================

@@ -16,6 +16,11 @@ declaration (so an op's whole meaning sits in one block of one dialect)::
     @RESCALE.host_batch          # numpy, on a batch (leading axis N)
     def _(inputs, attrs, draws): ...
 
+How an op runs on the device is not the dialect's business: the ONNX
+lowering rules are attached from the backend side
+(``irc/backends/onnx_rules``, ``@lowering(RESCALE)``), so this layer and the
+dialects never import onnx.
+
 A dialect's ops reach the registry only when the layer above loads it
 (``irc.dialects.load_all()``): importing a dialect module registers nothing.
 
@@ -32,11 +37,6 @@ Implementation signatures
     vector of ``num_draws(attrs)`` uniform [0, 1) numbers or ``None``.  An op
     declares it only when a sample is not a batch of one (encoded bytes, a
     Python function); otherwise it is derived from ``host_batch``.
-``lower_onnx(emit, inputs, attrs, draws) -> list[str]``
-    ``inputs`` are ONNX value names of batched tensors; ``draws`` is the
-    name of a ``[N, num_draws]`` float32 graph input or ``None``; ``emit`` is
-    the backend's emitter (``emit.op(op_type, inputs, **attrs)``,
-    ``emit.const(array)``; see ``backends/onnx_lowering.py``).
 ``grad(ctx, node, douts) -> list``
     reverse-mode rule, called by the autodiff pass (all rules live in
     ``irc/dialects/nn_grad.py``).
@@ -122,7 +122,6 @@ class OpDef:
     traits: tuple[OpTrait, ...] = ()
     doc: str = ""
     host_batch_fn: Optional[Callable] = None
-    lower_onnx_fn: Optional[Callable] = None
     grad_fn: Optional[Callable] = None
     verify_fn: Optional[Callable] = None
     own_host_sample_fn: Optional[Callable] = field(default=None, repr=False)
@@ -147,10 +146,6 @@ class OpDef:
 
     def host_batch(self, fn):
         self.host_batch_fn = fn
-        return fn
-
-    def lower_onnx(self, fn):
-        self.lower_onnx_fn = fn
         return fn
 
     def grad(self, fn):

@@ -1,0 +1,352 @@
+"""ONNX lowering rules of the ``train`` dialect (``irc/dialects/train.py``).
+
+Each rule turns one op into ONNX nodes through the emitter; it is attached
+from the backend side with ``@lowering(OP)`` so the dialect never imports onnx."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from irc.dialects.train import (
+    ADAM,
+    ADAM_POWERS,
+    BCE,
+    BCE_GRAD,
+    CONFIG,
+    L1,
+    L1_GRAD,
+    LOOP,
+    MINIMIZE,
+    MOMENTUM,
+    MSE,
+    MSE_GRAD,
+    QUEUE_GET,
+    SCE,
+    SCE_GRAD,
+    SGD,
+)
+
+from . import lowering
+
+
+def _reduce_onnx(emit, per_elem: str, reduction: str) -> str:
+    if reduction == "mean":
+        return emit.op("ReduceMean", [per_elem], keepdims=0)
+    if reduction == "sum":
+        return emit.op("ReduceSum", [per_elem], keepdims=0)
+    return per_elem
+
+
+def _dloss_scale_onnx(emit, dloss: str, like: str, reduction: str) -> str:
+    """The upstream gradient spread over the loss's elements: dloss / count
+    for "mean", dloss for "sum" (both scalars), dloss itself for "none"."""
+    if reduction != "mean":
+        return dloss
+    count = emit.op("CastLike", [emit.op("Size", [like]), dloss])
+    return emit.op("Div", [dloss, count])
+
+
+def _target_onnx(emit, logits: str, labels: str, attrs) -> str:
+    """The target distribution: the labels, or one-hot rows of the indices."""
+    if not attrs["sparse"]:
+        return labels
+    classes = emit.op("Range", [emit.const(np.int64(0)),
+                                emit.op("Gather", [emit.op("Shape", [logits]),
+                                                   emit.const(np.int64(1))], axis=0),
+                                emit.const(np.int64(1))])
+    idx = emit.op("Unsqueeze", [emit.op("Cast", [labels], to=onnx.TensorProto.INT64),
+                                emit.const(np.array([1], dtype=np.int64))])
+    return emit.op("CastLike", [emit.op("Equal", [idx, classes]), logits])
+
+
+@lowering(SCE)
+def _sce_onnx(emit, inputs, attrs, draws):
+    logits, labels = inputs
+    lsm = emit.op("LogSoftmax", [logits], axis=1)
+    if attrs["sparse"]:
+        idx = emit.op("Unsqueeze", [emit.op("Cast", [labels], to=onnx.TensorProto.INT64),
+                                    emit.const(np.array([1], dtype=np.int64))])
+        picked = emit.op("GatherElements", [lsm, idx], axis=1)
+        per = emit.op("Neg", [emit.op("Squeeze", [picked, emit.const(np.array([1], dtype=np.int64))])])
+    else:
+        per = emit.op("Neg", [emit.op("ReduceSum", [emit.op("Mul", [labels, lsm]),
+                                                    emit.const(np.array([1], dtype=np.int64))],
+                                      keepdims=0)])
+    return [_reduce_onnx(emit, per, attrs["reduction"])]
+
+
+@lowering(SCE_GRAD)
+def _sce_grad_onnx(emit, inputs, attrs, draws):
+    dloss, logits, labels = inputs
+    p = emit.op("Softmax", [logits], axis=1)
+    target = _target_onnx(emit, logits, labels, attrs)
+    if attrs["sparse"]:
+        g = emit.op("Sub", [p, target])
+    else:
+        mass = emit.op("ReduceSum", [target, emit.const(np.array([1], dtype=np.int64))], keepdims=1)
+        g = emit.op("Sub", [emit.op("Mul", [p, mass]), target])
+    if attrs["reduction"] == "none":
+        d = emit.op("Unsqueeze", [dloss, emit.const(np.array([1], dtype=np.int64))])
+    elif attrs["reduction"] == "mean":
+        n = emit.op("Gather", [emit.op("Shape", [logits]), emit.const(np.int64(0))], axis=0)
+        d = emit.op("Div", [dloss, emit.op("CastLike", [n, dloss])])
+    else:
+        d = dloss
+    return [emit.op("Mul", [g, d])]
+
+
+def _sum_to_onnx(emit, g: str, like: str) -> str:
+    """``g`` (broadcast shape) summed back to ``like``'s shape, at run time."""
+    # Reduce over the broadcast axes: sum over every axis where the shapes differ.
+    # Expand(like) has g's shape when like broadcasts to it, so: sum g over
+    # the axes where like's (left-padded) shape is 1 but g's is not.
+    shape_g = emit.op("Shape", [g])
+    shape_x = emit.op("Shape", [like])
+    rank_g = emit.op("Size", [shape_g])
+    rank_x = emit.op("Size", [shape_x])
+    pad = emit.op("Sub", [rank_g, rank_x])
+    ones = emit.op("ConstantOfShape", [emit.op("Reshape", [pad, emit.const(np.array([1], np.int64))])],
+                   value=helper.make_tensor("one", onnx.TensorProto.INT64, [1], [1]))
+    padded = emit.op("Concat", [ones, shape_x], axis=0)
+    differ = emit.op("Not", [emit.op("Equal", [padded, shape_g])])
+    axes = emit.op("Squeeze", [emit.op("NonZero", [differ]), emit.const(np.array([0], np.int64))])
+    summed = emit.op("ReduceSum", [g, axes], keepdims=1, noop_with_empty_axes=1)
+    return emit.op("Reshape", [summed, shape_x])
+
+
+@lowering(MSE)
+def _mse_onnx(emit, inputs, attrs, draws):
+    d = emit.op("Sub", list(inputs))
+    return [_reduce_onnx(emit, emit.op("Mul", [d, d]), attrs["reduction"])]
+
+
+@lowering(L1)
+def _l1_onnx(emit, inputs, attrs, draws):
+    return [_reduce_onnx(emit, emit.op("Abs", [emit.op("Sub", list(inputs))]), attrs["reduction"])]
+
+
+def _pair_grad_onnx(fn):
+    def lower(emit, inputs, attrs, draws):
+        dloss, x, y = inputs
+        diff = emit.op("Sub", [x, y])
+        g = emit.op("Mul", [fn(emit, diff), _dloss_scale_onnx(emit, dloss, diff, attrs["reduction"])])
+        return [_sum_to_onnx(emit, g, x)]
+    return lower
+
+
+lowering(MSE_GRAD)(_pair_grad_onnx(
+    lambda emit, d: emit.op("Mul", [d, emit.op("CastLike", [emit.const(np.float32(2.0)), d])])))
+
+
+lowering(L1_GRAD)(_pair_grad_onnx(lambda emit, d: emit.op("Sign", [d])))
+
+
+def _bce_weights_onnx(inputs, attrs):
+    rest = list(inputs)
+    w = rest.pop(0) if attrs["weighted"] else None
+    p = rest.pop(0) if attrs["pos_weighted"] else None
+    return w, p
+
+
+@lowering(BCE)
+def _bce_onnx(emit, inputs, attrs, draws):
+    x, y = inputs[0], inputs[1]
+    w, p = _bce_weights_onnx(inputs[2:], attrs)
+    one = emit.op("CastLike", [emit.const(np.float32(1.0)), x])
+    zero = emit.op("CastLike", [emit.const(np.float32(0.0)), x])
+    soft = emit.op("Log", [emit.op("Add", [one, emit.op("Exp", [emit.op("Neg", [emit.op("Abs", [x])])])])])
+    neg_log_sig = emit.op("Add", [soft, emit.op("Max", [emit.op("Neg", [x]), zero])])
+    neg_log_one_minus = emit.op("Add", [neg_log_sig, x])
+    pos = emit.op("Mul", [y, neg_log_sig])
+    if p is not None:
+        pos = emit.op("Mul", [p, pos])
+    per = emit.op("Add", [pos, emit.op("Mul", [emit.op("Sub", [one, y]), neg_log_one_minus])])
+    if w is not None:
+        per = emit.op("Mul", [w, per])
+    return [_reduce_onnx(emit, per, attrs["reduction"])]
+
+
+@lowering(BCE_GRAD)
+def _bce_grad_onnx(emit, inputs, attrs, draws):
+    dloss, x, y = inputs[:3]
+    w, p = _bce_weights_onnx(inputs[3:], attrs)
+    one = emit.op("CastLike", [emit.const(np.float32(1.0)), x])
+    s = emit.op("Sigmoid", [x])
+    py = emit.op("Mul", [p, y]) if p is not None else y
+    g = emit.op("Sub", [emit.op("Mul", [s, emit.op("Sub", [emit.op("Add", [py, one]), y])]), py])
+    if w is not None:
+        g = emit.op("Mul", [w, g])
+    g = emit.op("Expand", [g, emit.op("Shape", [emit.op("Add", [x, y])])])   # the loss's shape
+    g = emit.op("Mul", [g, _dloss_scale_onnx(emit, dloss, g, attrs["reduction"])])
+    return [_sum_to_onnx(emit, g, x)]
+
+
+def _decayed_onnx(emit, g: str, p: str, attrs) -> str:
+    if attrs["loss_scale"] != 1.0:
+        g = emit.op("Div", [g, emit.op("CastLike", [emit.const(np.float32(attrs["loss_scale"])), g])])
+    if attrs["weight_decay"]:
+        wd = emit.op("CastLike", [emit.const(np.float32(attrs["weight_decay"])), p])
+        g = emit.op("Add", [g, emit.op("Mul", [p, wd])])
+    return g
+
+
+def _f32c(emit, value, like: str) -> str:
+    return emit.op("CastLike", [emit.const(np.float32(value)), like])
+
+
+@lowering(MOMENTUM)
+def _momentum_onnx(emit, inputs, attrs, draws):
+    p, g, a, lr = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    m = _f32c(emit, attrs["momentum"], p)
+    a2 = emit.op("Add", [emit.op("Mul", [a, m]), g])
+    step = emit.op("Add", [g, emit.op("Mul", [a2, m])]) if attrs["use_nesterov"] else a2
+    return [emit.op("Sub", [p, emit.op("Mul", [lr, step])]), a2]
+
+
+@lowering(SGD)
+def _sgd_onnx(emit, inputs, attrs, draws):
+    p, g, a, stat, lr = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    if attrs["momentum"] > 0:
+        m = _f32c(emit, attrs["momentum"], p)
+        later = emit.op("Add", [emit.op("Mul", [a, m]),
+                                emit.op("Mul", [g, _f32c(emit, 1.0 - attrs["dampening"], p)])])
+        first = emit.op("Greater", [stat, _f32c(emit, 0.0, stat)])
+        a2 = emit.op("Where", [first, g, later])
+        step = emit.op("Add", [g, emit.op("Mul", [a2, m])]) if attrs["nesterov"] else a2
+    else:
+        a2, step = emit.op("Identity", [a]), g
+    zero = emit.op("Mul", [stat, _f32c(emit, 0.0, stat)])
+    return [emit.op("Sub", [p, emit.op("Mul", [lr, step])]), a2, zero]
+
+
+@lowering(ADAM_POWERS)
+def _adam_powers_onnx(emit, inputs, attrs, draws):
+    b1, b2 = inputs
+    return [emit.op("Mul", [b1, _f32c(emit, attrs["beta1"], b1)]),
+            emit.op("Mul", [b2, _f32c(emit, attrs["beta2"], b2)])]
+
+
+@lowering(ADAM)
+def _adam_onnx(emit, inputs, attrs, draws):
+    p, g, m, v, lr, b1p, b2p = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    b1, b2 = _f32c(emit, attrs["beta1"], p), _f32c(emit, attrs["beta2"], p)
+    one = _f32c(emit, 1.0, p)
+    m2 = emit.op("Add", [emit.op("Mul", [m, b1]), emit.op("Mul", [g, emit.op("Sub", [one, b1])])])
+    v2 = emit.op("Add", [emit.op("Mul", [v, b2]),
+                         emit.op("Mul", [emit.op("Mul", [g, g]), emit.op("Sub", [one, b2])])])
+    lr_t = emit.op("Div", [emit.op("Mul", [lr, emit.op("Sqrt", [emit.op("Sub", [one, b2p])])]),
+                           emit.op("Sub", [one, b1p])])
+    num = emit.op("Add", [emit.op("Mul", [m2, b1]), emit.op("Mul", [g, emit.op("Sub", [one, b1])])]) \
+        if attrs["use_nesterov"] else m2
+    den = emit.op("Add", [emit.op("Sqrt", [v2]), _f32c(emit, attrs["eps"], p)])
+    return [emit.op("Sub", [p, emit.op("Mul", [lr_t, emit.op("Div", [num, den])])]), m2, v2]
+
+
+@lowering(MINIMIZE)
+def _minimize_onnx(emit, inputs, attrs, draws):
+    return []
+
+
+@lowering(CONFIG)
+def _config_onnx(emit, inputs, attrs, draws):
+    return []
+
+
+@lowering(QUEUE_GET)
+def _queue_get_onnx(emit, inputs, attrs, draws):
+    if len(inputs) == 2:
+        idx = emit.op("Add", [emit.op("Mul", [inputs[1], emit.const(np.int64(attrs["stride"]))]),
+                              emit.const(np.int64(attrs["offset"]))])
+    else:
+        idx = emit.const(np.int64(attrs["offset"]))
+    return [emit.op("Gather", [inputs[0], idx], axis=0)]
+
+
+@lowering(LOOP)
+def _loop_onnx(emit, inputs, attrs, draws):
+    module = getattr(emit, "module", None)
+    if module is None:
+        raise RuntimeError("train.Loop: the ONNX lowering driver must give the emitter the module "
+                           "(emit.module), so the Loop can lower its body graph")
+    from irc.backends.onnx_lowering import lower_graph  # the lowering driver, at lowering time
+    body = module.graph(attrs["body"].name)
+    carried = int(attrs["carried"])
+    proto = lower_graph(module, body.name, params_as_inputs=True, check=False).graph
+    graph = _loop_body(emit, proto, body, carried, inputs[carried:])
+    trip = _trip_count(emit, inputs, attrs["trip_count"])
+    cond = emit.const(np.bool_(True), name_hint="cond")
+    n_out = len(proto.output)
+    outs = emit.op("Loop", [trip, cond, *inputs[:carried]], outputs=n_out, body=graph)
+    return list(outs) if n_out > 1 else [outs]
+
+
+def _trip_count(emit, inputs, trip_count):
+    """The Loop's M: the constant trip count, or the last operand's leading axis."""
+    if trip_count is not None:
+        return emit.const(np.int64(trip_count), name_hint="trip_count")
+    length = emit.op("Shape", [inputs[-1]], start=0, end=1)
+    return emit.op("Squeeze", [length, emit.const(np.array([0], dtype=np.int64))])
+
+
+def _loop_body(emit, proto: onnx.GraphProto, body, carried: int, invariants: list[str]):
+    """The ONNX Loop body from the lowered body graph: the iteration and the
+    carried values stay inputs (with a condition input added), invariant
+    inputs become references to the outer graph's values, and every other
+    name gets a prefix so the subgraph never reuses an outer name (ONNX
+    requires SSA across scopes)."""
+    prefix = emit.fresh("loop") + "/"
+    inputs = list(proto.input)
+    rename = {vi.name: prefix + vi.name for vi in inputs[:1 + carried]}
+    for vi, outer in zip(inputs[1 + carried:], invariants):
+        rename[vi.name] = outer
+    for node in proto.node:
+        for name in node.output:
+            rename.setdefault(name, prefix + name)
+    for init in proto.initializer:
+        rename.setdefault(init.name, prefix + init.name)
+
+    def fix(name: str) -> str:
+        return rename.get(name, name) if name else name
+
+    nodes = []
+    for node in proto.node:
+        new = onnx.NodeProto()
+        new.CopyFrom(node)
+        new.name = prefix + node.name
+        new.input[:] = [fix(n) for n in node.input]
+        new.output[:] = [fix(n) for n in node.output]
+        nodes.append(new)
+    inits = []
+    for init in proto.initializer:
+        t = onnx.TensorProto()
+        t.CopyFrom(init)
+        t.name = fix(init.name)
+        inits.append(t)
+    cond_in, cond_out = prefix + "cond_in", prefix + "cond_out"
+    nodes.append(helper.make_node("Identity", [cond_in], [cond_out], name=prefix + "cond"))
+    body_inputs = [_renamed_vi(inputs[0], fix(inputs[0].name)),
+                   helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, [])]
+    body_inputs += [_renamed_vi(vi, fix(vi.name)) for vi in inputs[1:1 + carried]]
+    outputs = [helper.make_tensor_value_info(cond_out, onnx.TensorProto.BOOL, [])]
+    used = set()
+    for vi in proto.output:
+        src = fix(vi.name)
+        out = src
+        if src in used or src in {v.name for v in body_inputs} or src in invariants:
+            # an output must be a fresh value: copy inputs passed straight through
+            out = emit.fresh(prefix + "out")
+            nodes.append(helper.make_node("Identity", [src], [out], name=out + "/copy"))
+        used.add(out)
+        outputs.append(_renamed_vi(vi, out))
+    return helper.make_graph(nodes, prefix.rstrip("/"), body_inputs, outputs, initializer=inits)
+
+
+def _renamed_vi(vi: onnx.ValueInfoProto, name: str) -> onnx.ValueInfoProto:
+    new = onnx.ValueInfoProto()
+    new.CopyFrom(vi)
+    new.name = name
+    return new

@@ -1,0 +1,176 @@
+"""ONNX lowering rules of the ``vision`` dialect (``irc/dialects/vision.py``).
+
+Each rule turns one op into ONNX nodes through the emitter; it is attached
+from the backend side with ``@lowering(OP)`` so the dialect never imports onnx."""
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto
+
+from irc.dialects.vision import (
+    _GRAY,
+    _INT64_MIN,
+    _SMOOTH,
+    COLOR,
+    HFLIP,
+    HWC2CHW,
+    NORMALIZE,
+    ONE_BELOW,
+    RESCALE,
+    SHARPNESS,
+    VFLIP,
+    _color_steps,
+    _norm_consts,
+)
+
+from . import lowering
+
+
+def _draw_column(emit, draws: str, k: int) -> str:
+    """Column k of the [N, num_draws] draws input, clamped below 1: [N, 1]."""
+    col = emit.op("Slice", [draws, emit.const(np.array([k], np.int64)),
+                            emit.const(np.array([k + 1], np.int64)),
+                            emit.const(np.array([1], np.int64))])
+    return emit.op("Min", [col, emit.const(ONE_BELOW)])
+
+
+def _per_sample(emit, col: str) -> str:
+    """[N, 1] -> [N, 1, 1, 1], to broadcast over an NHWC batch."""
+    return emit.op("Reshape", [col, emit.const(np.array([-1, 1, 1, 1], np.int64))])
+
+
+def _onnx_factor(emit, draws: str, k: int, lo: float, hi: float) -> str:
+    u = _draw_column(emit, draws, k)
+    f = emit.op("Add", [emit.op("Mul", [u, emit.const(np.float32(hi - lo))]),
+                        emit.const(np.float32(lo))])
+    return _per_sample(emit, f)
+
+
+def _onnx_clip255(emit, x: str) -> str:
+    return emit.op("Clip", [x, emit.const(np.float32(0.0)), emit.const(np.float32(255.0))])
+
+
+@lowering(RESCALE)
+def _rescale_onnx(emit, inputs, attrs, draws):
+    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
+    y = emit.op("Mul", [x, emit.const(np.float32(attrs["rescale"]))])
+    return [emit.op("Add", [y, emit.const(np.float32(attrs["shift"]))])]
+
+
+@lowering(NORMALIZE)
+def _normalize_onnx(emit, inputs, attrs, draws):
+    mean, std = _norm_consts(attrs)
+    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
+    y = emit.op("Sub", [x, emit.const(mean)])
+    return [emit.op("Div", [y, emit.const(std)])]
+
+
+@lowering(HWC2CHW)
+def _hwc2chw_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Transpose", [inputs[0]], perm=[0, 3, 1, 2])]
+
+
+def _onnx_gray(emit, rgb):
+    r, g, b = rgb
+    t = emit.op("Add", [emit.op("Mul", [r, emit.const(_GRAY[0])]),
+                        emit.op("Mul", [g, emit.const(_GRAY[1])])])
+    return emit.op("Add", [t, emit.op("Mul", [b, emit.const(_GRAY[2])])])
+
+
+def _onnx_split3(emit, y):
+    return emit.op("Split", [y], outputs=3, axis=3, num_outputs=3)
+
+
+def _onnx_floor_frac(emit, v):
+    return emit.op("Sub", [v, emit.op("Floor", [v])])
+
+
+def _onnx_hue(emit, y, h):
+    c = lambda v: emit.const(np.float32(v))  # noqa: E731
+    r, g, b = _onnx_split3(emit, y)
+    axes = emit.const(np.array([3], np.int64))
+    maxc = emit.op("ReduceMax", [y, axes], keepdims=1)
+    minc = emit.op("ReduceMin", [y, axes], keepdims=1)
+    delta = emit.op("Sub", [maxc, minc])
+    safe = emit.op("Where", [emit.op("Greater", [delta, c(0.0)]), delta, c(1.0)])
+    rc = emit.op("Div", [emit.op("Sub", [maxc, r]), safe])
+    gc = emit.op("Div", [emit.op("Sub", [maxc, g]), safe])
+    bc = emit.op("Div", [emit.op("Sub", [maxc, b]), safe])
+    h_r = emit.op("Sub", [bc, gc])
+    h_g = emit.op("Sub", [emit.op("Add", [c(2.0), rc]), bc])
+    h_b = emit.op("Sub", [emit.op("Add", [c(4.0), gc]), rc])
+    hh = emit.op("Where", [emit.op("Equal", [g, maxc]), h_g, h_b])
+    hh = emit.op("Where", [emit.op("Equal", [r, maxc]), h_r, hh])
+    hh = _onnx_floor_frac(emit, emit.op("Div", [hh, c(6.0)]))
+    hh = _onnx_floor_frac(emit, emit.op("Add", [hh, h]))
+    h6 = emit.op("Mul", [hh, c(6.0)])
+    outs = []
+    for n in (5.0, 3.0, 1.0):
+        k = emit.op("Add", [h6, c(n)])
+        k = emit.op("Sub", [k, emit.op("Mul", [c(6.0), emit.op("Floor", [emit.op("Div", [k, c(6.0)])])])])
+        w = emit.op("Min", [k, emit.op("Sub", [c(4.0), k])])
+        w = emit.op("Clip", [w, c(0.0), c(1.0)])
+        outs.append(emit.op("Sub", [maxc, emit.op("Mul", [delta, w])]))
+    return emit.op("Concat", outs, axis=3)
+
+
+@lowering(COLOR)
+def _color_onnx(emit, inputs, attrs, draws):
+    y = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
+    for key, k, lo, hi in _color_steps(attrs):
+        f = _onnx_factor(emit, draws, k, lo, hi)
+        if key == "brightness":
+            y = _onnx_clip255(emit, emit.op("Mul", [y, f]))
+        elif key == "contrast":
+            gray = _onnx_gray(emit, _onnx_split3(emit, y))
+            m = emit.op("ReduceMean", [gray, emit.const(np.array([1, 2, 3], np.int64))], keepdims=1)
+            m = emit.op("Floor", [emit.op("Add", [m, emit.const(np.float32(0.5))])])
+            d = emit.op("Mul", [f, emit.op("Sub", [y, m])])
+            y = _onnx_clip255(emit, emit.op("Add", [m, d]))
+        elif key == "saturation":
+            gray = _onnx_gray(emit, _onnx_split3(emit, y))
+            d = emit.op("Mul", [f, emit.op("Sub", [y, gray])])
+            y = _onnx_clip255(emit, emit.op("Add", [gray, d]))
+        else:
+            y = _onnx_clip255(emit, _onnx_hue(emit, y, f))
+    y = _onnx_clip255(emit, emit.op("Round", [y]))
+    return [emit.op("Cast", [y], to=TensorProto.UINT8)]
+
+
+@lowering(SHARPNESS)
+def _sharpness_onnx(emit, inputs, attrs, draws):
+    # Depthwise: every (sample, channel) plane is convolved on its own with the
+    # one 3x3 kernel ([N, C, H, W] -> [N*C, 1, H, W]); this needs no static C.
+    lo, hi = attrs["degrees"]
+    i64 = lambda v: emit.const(np.array(v, np.int64))  # noqa: E731
+    x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
+    xt = emit.op("Transpose", [x], perm=[0, 3, 1, 2])                  # N C H W
+    planes = emit.op("Reshape", [xt, i64([-1, 1, 0, 0])])               # NC 1 H W
+    conv = emit.op("Conv", [planes, emit.const(_SMOOTH.reshape(1, 1, 3, 3))],
+                   kernel_shape=[3, 3])                                 # NC 1 H-2 W-2
+    inner = emit.op("Slice", [planes, i64([1, 1]), i64([-1, -1]), i64([2, 3])])
+    diff = emit.op("Pad", [emit.op("Sub", [conv, inner]), i64([0, 0, 1, 1, 0, 0, 1, 1])])
+    blur = emit.op("Add", [planes, diff])                               # ring: x + 0
+    blur = emit.op("Reshape", [blur, emit.op("Shape", [xt])])           # N C H W
+    blur = emit.op("Transpose", [blur], perm=[0, 2, 3, 1])              # N H W C
+    f = _onnx_factor(emit, draws, 0, lo, hi)
+    y = emit.op("Add", [blur, emit.op("Mul", [f, emit.op("Sub", [x, blur])])])
+    y = _onnx_clip255(emit, emit.op("Round", [y]))
+    return [emit.op("Cast", [y], to=TensorProto.UINT8)]
+
+
+def _flip_onnx(axis: int):   # axis in the HWC image: 1 = W, 0 = H
+    def lower(emit, inputs, attrs, draws):
+            x = inputs[0]
+            cond = emit.op("Less", [_draw_column(emit, draws, 0), emit.const(np.float32(attrs["prob"]))])
+            cond = _per_sample(emit, cond)
+            flipped = emit.op("Slice", [x, emit.const(np.array([-1], np.int64)),
+                                        emit.const(np.array([_INT64_MIN], np.int64)),
+                                        emit.const(np.array([axis + 1], np.int64)),
+                                        emit.const(np.array([-1], np.int64))])
+            return [emit.op("Where", [cond, flipped, x])]
+    return lower
+
+
+for _op, _axis in ((HFLIP, 1), (VFLIP, 0)):
+    lowering(_op)(_flip_onnx(_axis))
