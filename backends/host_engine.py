@@ -19,7 +19,7 @@ Design
   arises and the trick cannot change results.
 * **Draws.**  A random op's numbers for a sample depend only on
   ``(seed, op node name, epoch, the sample's position in the op's input
-  stream)`` (``irc.dataset.draws``), so results do not depend on chunk
+  stream)`` (``irc.dialects.draws``), so results do not depend on chunk
   sizes, worker count or thread timing.  Sources and shuffle buffers draw
   from generators seeded with ``(seed, node name, epoch, pass)``.
 * **Parallelism.**  A segment with ``workers > 1`` runs its chunks on a
@@ -55,7 +55,7 @@ from typing import Optional
 
 import numpy as np
 
-from irc.dataset import draws as draws_mod
+from irc.dialects import draws as draws_mod
 from irc.dialects.dataset import PyFuncError, to_user
 from irc.diagnostics import UserError
 from irc.ir.graph import Graph, Module, Value
@@ -65,6 +65,7 @@ from irc.ir.types import to_numpy_dtype
 
 from .host_stream import (BatchExec, Chunk, ConcatExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
                           SourceExec, TakeExec, ZipExec, col_row, column_name, located, pos_key)
+from .settings import settings
 
 EPOCH_END = object()
 DONE = object()
@@ -75,8 +76,7 @@ def _where(node) -> Optional[str]:
 
 
 def _default_workers() -> int:
-    from irc.dataset import config
-    return config.get_num_parallel_workers()
+    return settings.num_parallel_workers
 
 
 # =============================================================================
@@ -596,10 +596,9 @@ class HostEngine(Engine):
 
     def run(self, num_epochs: int = 1, *, seed: Optional[int] = None,
             prefetch: Optional[int] = None) -> EngineRun:
-        from irc.dataset import config
         return EngineRun(self.plan, num_epochs=num_epochs,
-                         seed=config.get_seed() if seed is None else seed,
-                         prefetch=config.get_prefetch_size() if prefetch is None else prefetch)
+                         seed=settings.seed if seed is None else seed,
+                         prefetch=settings.prefetch_size if prefetch is None else prefetch)
 
     def size(self):
         """Rows per epoch from the ops' count rules: an int, math.inf, or None

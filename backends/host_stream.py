@@ -24,7 +24,7 @@ from typing import Optional
 
 import numpy as np
 
-from irc.dataset import draws as draws_mod
+from irc.dialects import draws as draws_mod
 from irc.dialects.dataset import INFINITE, sample_indices, stack_rows
 from irc.diagnostics import UserError
 

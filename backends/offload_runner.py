@@ -14,7 +14,7 @@ from typing import Optional
 
 import numpy as np
 
-from irc.dataset import draws as draws_mod
+from irc.dialects import draws as draws_mod
 from irc.dialects.core import DRAWS
 from irc.ir.graph import Module
 from irc.passes.pipeline_columns import skip_pipeline_ops
@@ -23,6 +23,7 @@ from .host_engine import DONE, EPOCH_END, Engine, HostEngine
 from .host_stream import col_row, pos_key
 from .onnx_lowering import lower_graph
 from .runtime import Session
+from .settings import settings
 
 
 class OffloadEngine(Engine):
@@ -53,8 +54,7 @@ class OffloadEngine(Engine):
                 self.inputs.append((name, (op, pos_key(stream.name), node.out_types[0].shape[-1])))
 
     def run(self, num_epochs: int = 1, *, seed: Optional[int] = None, prefetch=None):
-        from irc.dataset import config
-        seed = config.get_seed() if seed is None else seed
+        seed = settings.seed if seed is None else seed
         return OffloadRun(self, self.host.run(num_epochs, seed=seed, prefetch=prefetch), seed)
 
     def size(self):

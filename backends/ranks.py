@@ -32,45 +32,30 @@ def _first_batch(module: Module, graph: str = "host") -> dict:
     return row
 
 
-def _whole_image_module(module: Module, graph_name: str = "host") -> tuple[Module, dict] | None:
-    """A copy whose SlicePatches keeps the image whole (1x1), feeding the
-    column this rank projected; node names are kept so draws are the same."""
-    m = module.copy()
-    g = m.graph(graph_name)
+def _slice_grid(module: Module, graph_name: str = "host") -> dict | None:
+    """Which patch of which grid the pipeline's SlicePatches hands on."""
+    g = module.graph(graph_name)
     slicers = g.find("vision.SlicePatches")
     if not slicers:
         return None
     s = slicers[0]
-    nh, nw = s.attrs["num_height"], s.attrs["num_width"]
     used = [v for v in s.outs if g.users(v)]
     if len(used) != 1:
         return None
-    patch = used[0].index
-    whole = g.add("vision.SlicePatches", g.operands(s),
-                  {**s.attrs, "num_height": 1, "num_width": 1}, names=[f"{s.name}.whole"],
-                  column=s.column, loc=s.loc)
-    g.replace_uses(used[0], whole.out(0))
-    for node in g.topo_order():
-        g.refresh_types(node)
-    g.remove(s)
-    for node in g.topo_order():
-        g.refresh_types(node)
-    return m, {"patch": patch, "num_height": nh, "num_width": nw, "mode": s.attrs["slice_mode"]}
+    return {"patch": used[0].index, "num_height": s.attrs["num_height"],
+            "num_width": s.attrs["num_width"], "mode": s.attrs["slice_mode"]}
 
 
-def record_slice(capture, out_dir: Path, rank: int, world: int) -> dict | None:
-    """In a rank's process: write what this rank read of its first batch."""
-    from irc.frontend.pipeline import lower_pipeline
-    datasets = [job.dataset for job in capture.jobs if job.dataset is not None] or \
-        capture.terminal_datasets()
-    if not datasets:
+def record_slice(module: Module, out_dir: Path, rank: int, world: int) -> dict | None:
+    """In a rank's process: write what this rank read of its first batch of
+    the pipeline ``module`` (graph @host) and, beside it, the whole image the
+    ``whole-image`` pass gives back."""
+    from irc.passes import PassManager
+    grid = _slice_grid(module)
+    if grid is None:
         return None
-    module = Module("rank")
-    lower_pipeline(module, datasets[0], "host")
-    made = _whole_image_module(module)
-    if made is None:
-        return None
-    whole_module, grid = made
+    whole_module = module.copy()
+    PassManager(["whole-image"]).run(whole_module)
     mine = _first_batch(module)
     full = _first_batch(whole_module)
     names = list(mine)

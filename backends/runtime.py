@@ -47,6 +47,7 @@ from irc.diagnostics import UserError, user_frame
 from irc.ir.types import TensorType, from_numpy_dtype
 
 from .reference import check_feed
+from .settings import settings
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -141,8 +142,7 @@ _warned: set[str] = set()
 def providers_for(device_target: Optional[str] = None) -> list[str]:
     """Execution providers for a MindSpore device_target (default: the context's)."""
     if device_target is None:
-        from irc.context import get_context
-        device_target = get_context("device_target") or "CPU"
+        device_target = settings.device_target
     if device_target not in ("GPU", "Ascend"):
         return [CPU]
     works, reason = cuda_status()
@@ -219,7 +219,7 @@ class Session:
     """An onnxruntime session over one lowered graph.
 
     ``model``: an ``onnx.ModelProto`` (or its bytes).  ``device_target``:
-    "GPU"/"Ascend"/"CPU" (default: ``irc.get_context("device_target")``).
+    "GPU"/"Ascend"/"CPU" (default: the context's, ``settings.device_target``).
     ``providers`` overrides the choice.  ``threads``: intra-op threads
     (default: half the cores); ``options`` replaces the session options.
     """

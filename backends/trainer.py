@@ -273,7 +273,7 @@ class FeedMaker:
     """Turns batches into a program's feeds: data columns, draws, rates."""
 
     def __init__(self, program: Program, module: Module, host: str, seed: int, optimizer):
-        from irc.dataset import draws as draws_mod
+        from irc.dialects import draws as draws_mod
         self.program, self.seed, self.optimizer = program, seed, optimizer
         self.draws_mod = draws_mod
         host_graph = module.graph(host)

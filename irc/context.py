@@ -1,21 +1,25 @@
 """``mindspore.context``: set_context / get_context and the execution modes."""
 from __future__ import annotations
 
+from .backends.settings import settings
 from .capture import current, register_process_state
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
 _DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
-_DEFAULTS = {"mode": GRAPH_MODE, "device_target": "GPU", "save_graphs": False,
-             "save_graphs_path": ".", "device_id": 0}
+_DEFAULTS = {"mode": GRAPH_MODE, "save_graphs": False, "save_graphs_path": ".", "device_id": 0}
 _context = dict(_DEFAULTS)
+# device_target is the runtime's setting (irc.backends.settings), read there
+# when a session picks its execution providers.
+_RUNTIME_KEYS = ("device_target",)
 
 
 @register_process_state
 def reset_context() -> None:
     _context.clear()
     _context.update(_DEFAULTS)
+    settings.device_target = type(settings).device_target
 
 
 def set_context(**kwargs) -> None:
@@ -29,7 +33,10 @@ def set_context(**kwargs) -> None:
                             where=user_frame())
         if key == "save_graphs":
             value = bool(value)
-        _context[key] = value
+        if key in _RUNTIME_KEYS:
+            setattr(settings, key, value)
+        else:
+            _context[key] = value
     cap = current()
     if cap is not None:
         cap.context.update(kwargs)
@@ -38,4 +45,6 @@ def set_context(**kwargs) -> None:
 
 
 def get_context(key: str):
+    if key in _RUNTIME_KEYS:
+        return getattr(settings, key)
     return _context.get(key)

@@ -6,7 +6,7 @@ from irc.dialects import load_all
 
 from .manager import PassContext, PassFailed, PassManager, get, register, registered  # noqa: F401
 from . import dataset_strategy, dce, graph_sink, hoist_hwc2chw, offload_legality, tail_extraction  # noqa: F401,E402,E501
-from . import autodiff, loop_sink  # noqa: F401,E402
+from . import autodiff, loop_sink, whole_image  # noqa: F401,E402
 
 load_all()   # the passes query the ops of every dialect
 

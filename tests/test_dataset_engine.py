@@ -18,7 +18,7 @@ import irc.dataset.transforms as transforms
 import irc.dataset.vision as vision
 from irc.backends.host_engine import HostEngine
 from irc.dataset import config
-from irc.dataset import draws as draws_mod
+from irc.dialects import draws as draws_mod
 from irc.dialects import dataset as D
 from irc.diagnostics import UserError, display_path
 from irc.frontend.pipeline import lower_pipeline

@@ -62,8 +62,7 @@ def run_script_job(args, script_args: list[str]) -> int:
         out = Path(args.output)
         data = write_run_json(out / "run.json", cap)
         if args.rank is not None:
-            from irc.backends.ranks import record_slice
-            record_slice(cap, out, args.rank, args.world_size)
+            _record_slice(cap, out, args.rank, args.world_size)
         print(f"irc: ran {display_path(args.target)}: {data['steps']} step(s), "
               f"{data['device_calls']} device call(s) -> {display_path(str(out / 'run.json'))}",
               file=sys.stderr)
@@ -135,3 +134,16 @@ def _run_pipeline_bundle(module) -> dict:
     wall = time.perf_counter() - start
     return {"epochs": 1, "steps": batches, "device_calls": batches if "device" in module.graphs else 0,
             "images": images, "images_per_s": round(images / wall, 1) if wall else 0.0}
+
+
+def _record_slice(cap, out: Path, rank: int, world: int) -> None:
+    """What this rank read, for the launcher's coverage check (seed 004)."""
+    from irc.backends.ranks import record_slice
+    from ..frontend.pipeline import lower_pipeline
+    from ..ir.graph import Module
+    datasets = [job.dataset for job in cap.jobs if job.dataset is not None] or \
+        cap.terminal_datasets()
+    if datasets:
+        module = Module("rank")
+        lower_pipeline(module, datasets[0], "host")
+        record_slice(module, out, rank, world)

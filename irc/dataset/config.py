@@ -16,17 +16,14 @@ import threading
 
 import numpy as np
 
+from ..backends.settings import DEFAULT_SEED, settings
 from ..capture import register_process_state
 
-DEFAULT_SEED = 5489
 _UINT32_MAX = 2 ** 32 - 1
 
-_state = {
-    "seed": DEFAULT_SEED,
-    "auto_offload": False,
-    "num_parallel_workers": 2,
-    "prefetch_size": 16,
-}
+# The seed, workers and prefetch depth are the engines' settings
+# (irc.backends.settings); automatic offload is a compile option.
+_state = {"auto_offload": False}
 _rng: np.random.Generator | None = None
 _lock = threading.Lock()
 
@@ -44,14 +41,14 @@ def set_seed(seed: int) -> None:
     if not 0 <= int(seed) <= _UINT32_MAX:
         raise _error(ValueError, f"set_seed: seed must be in [0, {_UINT32_MAX}], got {seed}")
     with _lock:
-        _state["seed"] = int(seed)
+        settings.seed = int(seed)
         _rng = None
     _random.seed(int(seed))
     np.random.seed(int(seed))
 
 
 def get_seed() -> int:
-    return _state["seed"]
+    return settings.seed
 
 
 def rng() -> np.random.Generator:
@@ -59,7 +56,7 @@ def rng() -> np.random.Generator:
     global _rng
     with _lock:
         if _rng is None:
-            _rng = np.random.Generator(np.random.PCG64(_state["seed"]))
+            _rng = np.random.Generator(np.random.PCG64(settings.seed))
         return _rng
 
 
@@ -88,21 +85,21 @@ def set_num_parallel_workers(num: int) -> None:
         raise _error(TypeError, f"set_num_parallel_workers: num must be an int, got {num!r}")
     if num < 1:
         raise _error(ValueError, f"set_num_parallel_workers: num must be at least 1, got {num}")
-    _state["num_parallel_workers"] = int(num)
+    settings.num_parallel_workers = int(num)
 
 
 def get_num_parallel_workers() -> int:
-    return _state["num_parallel_workers"]
+    return settings.num_parallel_workers
 
 
 def set_prefetch_size(size: int) -> None:
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
         raise _error(ValueError, f"set_prefetch_size: size must be a positive int, got {size!r}")
-    _state["prefetch_size"] = int(size)
+    settings.prefetch_size = int(size)
 
 
 def get_prefetch_size() -> int:
-    return _state["prefetch_size"]
+    return settings.prefetch_size
 
 
 @register_process_state

@@ -1,0 +1,28 @@
+"""Process-wide execution settings the backends read.
+
+The data seed, the pipeline's worker threads and prefetch depth, and the
+device target are set through the MindSpore-shaped API
+(``dataset.config.set_seed``, ``set_context(device_target=...)``), which
+validates them; they are stored here, below that API, so that the engines
+read them without importing the layer above.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+DEFAULT_SEED = 5489   # std::mt19937's default: what MindSpore's get_seed reports unset
+
+
+@dataclass
+class ExecutionSettings:
+    seed: int = DEFAULT_SEED
+    num_parallel_workers: int = 2
+    prefetch_size: int = 16
+    device_target: str = "GPU"    # MindSpore's default; CUDA only where it really works
+
+    def reset(self) -> None:
+        for f in fields(self):
+            setattr(self, f.name, f.default)
+
+
+settings = ExecutionSettings()
