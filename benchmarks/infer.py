@@ -55,7 +55,7 @@ def compile_lenet(lenet_sink):
     net = lenet_sink.LeNet5(10)
     cap = Capture(script=lenet_sink.__file__)
     cap.datasets, cap.jobs = [data], [Job("predict", net, data, {}, None)]
-    module = build_module(cap)
+    module = build_module(cap.jobs, cap.terminal_datasets(), script=cap.script)
     bare = lower_graph(module, "network")
     ctx = passes.PassContext(options={"auto_offload": True})
     passes.PassManager(passes.pipeline(), ctx).run(module)

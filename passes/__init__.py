@@ -1,16 +1,19 @@
 """Compiler passes, one module each; importing this package registers them.
 
-``DEFAULT_PIPELINE`` is the order ``irc compile`` runs them in.
+``DEFAULT``, ``ITERATE`` and ``EXPORT`` are the named pipelines the entry points run.
 """
 from irc.dialects import load_all
 
-from .manager import PassContext, PassFailed, PassManager, get, register, registered  # noqa: F401
+from .manager import PassContext, PassFailed, PassManager, Pipeline, get, register, registered  # noqa: F401
+from .options import CompileOptions  # noqa: F401,E402
 from . import dataset_strategy, dce, graph_sink, hoist_hwc2chw, offload_legality, tail_extraction  # noqa: F401,E402,E501
-from . import autodiff, loop_sink, whole_image  # noqa: F401,E402
+from . import autodiff, drop_unused_inputs, loop_sink, whole_image  # noqa: F401,E402
 
 load_all()   # the passes query the ops of every dialect
 
-DEFAULT_PIPELINE: list[str] = [
+# Named pipelines: every entry point compiles through one of these (see
+# irc/compiler.py), so compile, run, iteration and export decide alike.
+DEFAULT = Pipeline("default", (
     "offload-legality",
     "tail-extraction",
     "graph-sink",
@@ -19,10 +22,24 @@ DEFAULT_PIPELINE: list[str] = [
     "autodiff",
     "loop-sink",
     "dce",
-]
+), "irc compile, irc run, Model.train/eval/predict, per-rank compiles")
+ITERATE = Pipeline("iterate", (
+    "offload-legality",
+    "tail-extraction",
+    "hoist-hwc2chw",
+), "a dataset's iterator with offload: the offloaded tail runs through onnxruntime")
+EXPORT = Pipeline("export", (
+    "offload-legality",
+    "tail-extraction",
+    "graph-sink",
+    "hoist-hwc2chw",
+    "dce",
+    "drop-unused-inputs",
+), "irc export: one inference model, raw batches in, scores out")
+PIPELINES = {p.name: p for p in (DEFAULT, ITERATE, EXPORT)}
+DEFAULT_PIPELINE = list(DEFAULT.passes)
 
 
 def pipeline() -> list[str]:
-    """The default pipeline, limited to passes that are registered."""
-    known = registered()
-    return [p for p in DEFAULT_PIPELINE if p in known]
+    """The default pipeline's pass names."""
+    return list(DEFAULT.passes)

@@ -23,6 +23,7 @@ from irc.dialects.core import DATA, graph_inputs
 from irc.ir.graph import DEVICE, Graph, Module, sibling_graph
 
 from .manager import register
+from .options import CompileOptions
 from .pipeline_columns import returned_columns
 
 _MODES = ("semi_auto_parallel", "auto_parallel")
@@ -96,8 +97,8 @@ def _host_sliced(host: Graph, value) -> bool:
 
 @register("dataset-strategy", "check dataset_strategy (seed 004) and slice each rank's inputs")
 def run(module: Module, ctx) -> bool:
-    rank = int(module.meta.get("rank", 0))
-    world = int(module.meta.get("world_size", 1))
+    options = CompileOptions.of(module)
+    rank, world = (options.rank, options.world_size) if options.rank is not None else (0, 1)
     changed = False
     for host in list(module.graphs.values()):
         nodes = host.find("parallel.dataset_strategy")

@@ -41,18 +41,19 @@ from irc.ir.graph import DEVICE, Graph, GraphRef, Module, Node, Value
 from irc.ir.types import TensorType
 
 from .manager import register
+from .options import CompileOptions
 
 PROV = "loop-sink"
 DYNAMIC = "?"      # a queue length known at run time only (evaluation)
 
 
-def sink_config(module: Module, options: dict) -> Optional[tuple[str, int, int]]:
+def sink_config(module: Module) -> Optional[tuple[str, int, int]]:
     """(graph, steps per sink, unroll) when the module trains in sink mode."""
     config = training_config(module)
     if config is None or not config.dataset_sink_mode:
         return None
     steps = config.sink_size
-    unroll = int(options.get("unroll") or config.unroll)
+    unroll = CompileOptions.of(module).unroll or config.unroll
     if steps < 1:
         raise UserError(f"sink_size must be a positive number of steps, got {steps}")
     if unroll < 1:
@@ -89,7 +90,7 @@ def _sink_evaluation(module: Module, name: str, ctx) -> bool:
 
 
 def _sink_training(module: Module, ctx) -> bool:
-    config = sink_config(module, ctx.options)
+    config = sink_config(module)
     if config is None:
         return False
     name, steps, unroll = config

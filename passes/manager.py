@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from irc.diagnostics import Remark, UserError
 from irc.ir.graph import Module
@@ -50,10 +50,26 @@ def registered() -> dict[str, PassInfo]:
     return dict(_PASSES)
 
 
+@dataclass(frozen=True)
+class Pipeline:
+    """A named sequence of passes (in the spirit of onnx-ir's Sequential and
+    xDSL's PassPipeline): what an entry point runs."""
+    name: str
+    passes: tuple[str, ...]
+    purpose: str = ""
+
+    def up_to(self, last: str) -> "Pipeline":
+        """The prefix of this pipeline that ends with ``last``."""
+        if last not in self.passes:
+            raise UserError(f"--stop-after {last}: no such pass in the pipeline",
+                            hint=f"the pipeline is: {', '.join(self.passes)}")
+        return Pipeline(self.name, self.passes[: self.passes.index(last) + 1], self.purpose)
+
+
 @dataclass
 class PassContext:
-    """What passes share: options from the user, and the remarks they make."""
-    options: dict[str, Any] = field(default_factory=dict)
+    """What passes share while a pipeline runs: the remarks they make.  (A
+    compile's options are in the module: passes.options.CompileOptions.)"""
     remarks: list[Remark] = field(default_factory=list)
     current_pass: str = ""
 

@@ -27,6 +27,7 @@ from irc.ir.traits import Offloadable
 from irc.ir.types import BATCH
 
 from .manager import register
+from .options import CompileOptions
 from .pipeline_columns import OPAQUE, returned_columns, skip_pipeline_ops, value_columns
 
 
@@ -154,11 +155,7 @@ class _Decider:
 
 @register("offload-legality", "decide which map operators move to the device (seeds 000/001)")
 def run(module, ctx) -> bool:
-    # config.set_auto_offload(True) in the script is recorded in the module
-    # header, so `irc opt` on a dump decides as the compile did.
-    auto = ctx.options.get("auto_offload")
-    if auto is None:
-        auto = module.meta.get("auto_offload") == "true"
+    auto = CompileOptions.of(module).auto_offload
     changed = False
     for graph in module.graphs.values():
         if graph.placement != HOST:

@@ -1,6 +1,7 @@
 import os
 import sys
 
+import pytest
 from hypothesis import settings
 
 # Let tests import the harness modules next to them.
@@ -23,3 +24,14 @@ settings.load_profile("deterministic")
 from irc.dialects import load_all  # noqa: E402
 
 load_all()   # tests use the registry directly, below any loading layer
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_state():
+    """Each test starts with irc's process-wide settings as a new process has
+    them (context, dataset config, parallel context), as each script run under
+    irc does: a test that sets a dataset_strategy must not leak it."""
+    from irc.capture import fresh_process_state
+    fresh_process_state()
+    yield
+    fresh_process_state()

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from irc import passes
+from irc.passes.options import CompileOptions
 from irc.diagnostics import UserError
 from irc.ir.text import parse_module, print_module
 from irc.ir.verifier import verify
@@ -88,7 +89,8 @@ def load_case(path: Path) -> Case:
 def run_case(case: Case) -> tuple[str, passes.PassContext, passes.PassManager]:
     module = parse_module(case.input, str(case.path))
     verify(module)
-    ctx = passes.PassContext(options=dict(case.options))
+    CompileOptions(**case.options).record(module)
+    ctx = passes.PassContext()
     pm = passes.PassManager(case.passes, ctx)
     pm.run(module)
     module.meta = {}

@@ -76,6 +76,6 @@ def test_export_lenet_runs_in_plain_onnxruntime(tmp_path, capsys):
     x = np.random.default_rng(0).integers(0, 256, (32, 32, 32, 1), dtype=np.uint8)
     scores = sess.run(None, {inp.name: x})[0]
     assert scores.shape == (32, 10)
-    module, _ = build_inference_module(str(SAMPLES / "lenet_sink.py"))
+    module = build_inference_module(str(SAMPLES / "lenet_sink.py")).module
     expect = run_graph(module, "device", {inp.name: x})[0]
     np.testing.assert_allclose(scores, expect, rtol=1e-4, atol=1e-5)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from irc import passes
+from irc.passes.options import CompileOptions
 from irc.diagnostics import UserError
 from irc.dialects.core import graph_inputs, graph_results
 from irc.dialects.train import EVAL, TrainConfig, evaluation_configs, training_config
@@ -24,7 +25,8 @@ def _module(case: str):
 
 
 def _run(module, *names: str, **options):
-    passes.PassManager(list(names), passes.PassContext(options=options)).run(module)
+    CompileOptions(**options).record(module)
+    passes.PassManager(list(names)).run(module)
     return module
 
 

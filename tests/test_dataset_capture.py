@@ -121,7 +121,7 @@ def test_frontend_build_module_uses_lower_pipeline():
         ds.NumpySlicesDataset({"a": [1, 2]}).batch(2)
     finally:
         capture._current = saved
-    module = build_module(cap)
+    module = build_module(cap.jobs, cap.terminal_datasets(), script=cap.script)
     assert list(module.graphs) == ["host"] and module.graph("host").find("dataset.batch")
 
 

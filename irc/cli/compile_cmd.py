@@ -46,37 +46,46 @@ def pass_names(args) -> list[str]:
     return names
 
 
-def run_pipeline(module, args, names, on_stage=None, ctx=None):
-    """Run ``names`` on ``module`` honouring the --timing/--stop-after/--print-ir-after flags."""
+def pipeline_of(args, names):
+    """The pipeline the flags ask for: the default one, or -p's passes."""
     from irc import passes
     for n in args.print_ir_after:
         if n not in names:
             raise UserError(f"--print-ir-after {n}: no such pass in the pipeline",
                             hint=f"the pipeline is: {', '.join(names) or '(empty)'}")
+    if args.stop_after is not None:
+        passes.Pipeline("-p", tuple(names)).up_to(args.stop_after)   # refused before any work
+    if tuple(names) == passes.DEFAULT.passes:
+        return passes.DEFAULT
+    return passes.Pipeline("-p", tuple(names))
 
+
+def stage_printer(args, on_stage=None):
+    """on_stage that also honours --print-ir-after."""
     def stage(index, name, mod):
         if on_stage:
             on_stage(index, name, mod)
         if name in args.print_ir_after:
             sys.stdout.write(f"// ----- IR after {name} -----\n{print_module(mod)}")
-
-    pm = passes.PassManager(names, ctx, on_stage=stage, stop_after=args.stop_after)
-    try:
-        pm.run(module)
-    finally:
-        if args.timing and pm.records:
-            print(pm.timing_table(), file=sys.stderr)
-    return pm
+    return stage
 
 
-def capture_meta(cap) -> dict:
-    """Script-wide settings the passes read, kept in the module header so a
-    dump re-run through `irc opt` decides the same way."""
-    from ..dataset import config
-    meta = {}
-    if config.get_auto_offload():
-        meta["auto_offload"] = "true"
-    return meta
+def timing_printer(args):
+    """on_records that prints --timing's table (also after a failed pass)."""
+    def report(manager):
+        if args.timing and manager.records:
+            print(manager.timing_table(), file=sys.stderr)
+    return report
+
+
+def run_pipeline(module, args, names):
+    """Run ``names`` on a module read from text (``irc opt``), honouring the
+    pipeline flags; the module's header holds the options it was compiled with."""
+    from .. import compiler
+    from irc.passes import CompileOptions
+    return compiler.run_pipeline(module, pipeline_of(args, names), CompileOptions.of(module),
+                                 on_stage=stage_printer(args), stop_after=args.stop_after,
+                                 on_records=timing_printer(args))
 
 
 def stage_file(index: int, name: str) -> str:
@@ -107,18 +116,12 @@ class CompileResult:
 def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None) -> CompileResult:
     """Capture ``args.script``, run the passes and write the stages under
     ``out/prefix``.  With a rank, the script runs as that rank of ``world``."""
+    from .. import compiler
     from ..capture import run_script
-    from ..frontend import build_module
-    from .. import __version__
-    from irc import passes
 
     env = {"RANK_ID": rank, "RANK_SIZE": world} if rank is not None else None
     cap = run_script(args.script, mode="compile", env=env)
-    module = build_module(cap)
-    module.meta = {"irc": __version__, "source": display_path(args.script), "stage": "capture",
-                   **capture_meta(cap), **module.meta}
-    if rank is not None:
-        module.meta.update(rank=str(rank), world_size=str(world))
+    options = compiler.session_options(rank=rank, world_size=world)
     stages: list[dict] = []
     snapshots: list = []
 
@@ -129,25 +132,27 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
         stages.append({"index": index, "pass": name, "file": rel})
         snapshots.append(mod.copy())
 
-    ctx = passes.PassContext()
-    dump(0, "capture", module)
     try:
-        pm = run_pipeline(module, args, names, on_stage=dump, ctx=ctx)
+        result = compiler.compile(cap.jobs, pipeline_of(args, names), script=args.script,
+                                  datasets=cap.terminal_datasets(), options=options,
+                                  on_stage=stage_printer(args, dump), stop_after=args.stop_after,
+                                  on_records=timing_printer(args))
     except BaseException:
-        out.partial = True
+        out.partial = bool(stages)
         raise
+    module, records = result.module, result.records
     from irc.backends.bundle import write_bundle
     onnx_files = write_bundle(out, prefix, module, cap.jobs[0] if cap.jobs else None)
-    remarks = [r.to_json() for r in ctx.remarks]
+    remarks = [r.to_json() for r in result.remarks]
     out.write_text(prefix + "remarks.json", json.dumps({"remarks": remarks}, indent=1) + "\n")
     out.write_text(prefix + "passes.json", json.dumps({
         "passes": [{"index": r.index, "pass": r.name, "changed": r.changed,
-                    "seconds": r.seconds} for r in pm.records],
+                    "seconds": r.seconds} for r in records],
         "stages": stages}, indent=1) + "\n")
-    result = CompileResult(module, list(zip(stages, snapshots)), ctx.remarks, pm.records, cap,
-                           onnx_files)
-    write_stage_report(args, out, prefix, result, pm.records)
-    return result
+    compiled = CompileResult(module, list(zip(stages, snapshots)), result.remarks, records, cap,
+                             onnx_files)
+    write_stage_report(args, out, prefix, compiled, records)
+    return compiled
 
 
 class _Prefixed:
@@ -184,6 +189,7 @@ def main(args) -> int:
     from ..output import OutputDir
 
     names = pass_names(args)
+    pipeline_of(args, names)   # flag mistakes are refused before the script runs
     started = time.perf_counter()
     world = getattr(args, "world_size", None)
     out = OutputDir(args.output)

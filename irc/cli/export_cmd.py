@@ -22,23 +22,12 @@ def add_parser(sub):
     return p
 
 
-def _drop_unused_inputs(graph) -> None:
-    inputs = sorted((n for n in graph.nodes() if n.op == "input"), key=lambda n: n.attrs["index"])
-    for node in inputs:
-        if not graph.nx.out_degree(node.name):
-            graph.remove(node)
-    for i, node in enumerate(sorted((n for n in graph.nodes() if n.op == "input"),
-                                    key=lambda n: n.attrs["index"])):
-        node.attrs["index"] = i
-
-
 def build_inference_module(script: str):
-    from irc import passes
+    """The script's first Model job as one inference model: the EXPORT
+    pipeline over its pipeline and network, every offloadable map inside."""
+    from .. import compiler
     from ..capture import Job, run_script
-    from ..frontend.network import lower_job
-    from ..frontend.pipeline import lower_pipeline
-    from ..ir.graph import Module
-    from ..frontend import module_name
+    from irc.passes import CompileOptions
 
     cap = run_script(script, mode="compile")
     jobs = [j for j in cap.jobs if j.model is not None]
@@ -50,26 +39,22 @@ def build_inference_module(script: str):
     if job.dataset is None:
         raise UserError("the script's first Model job has no dataset to take the input from",
                         where=job.source)
-    module = Module(module_name(script))
-    lower_pipeline(module, job.dataset, "host")
-    lower_job(module, Job("predict", job.model, job.dataset, {}, job.source), "host", "network")
-    ctx = passes.PassContext(options={"auto_offload": True})
-    passes.PassManager(["offload-legality", "tail-extraction", "graph-sink", "dce"], ctx).run(module)
-    device = module.graph("device")
-    _drop_unused_inputs(device)
-    return module, ctx
+    predict = Job("predict", job.model, job.dataset, {}, job.source)
+    return compiler.compile([predict], compiler.EXPORT, script=script,
+                            options=CompileOptions(auto_offload=True))
 
 
 def main(args) -> int:
     from irc.backends.onnx_lowering import lower_graph
     from ..output import write_file_atomically
 
-    module, ctx = build_inference_module(args.script)
+    result = build_inference_module(args.script)
+    module = result.module
     model = lower_graph(module, "device", model_name=module.name)
     write_file_atomically(args.output, model.SerializeToString())
     ins = ", ".join(f"{i.name}" for i in model.graph.input)
     outs = ", ".join(o.name for o in model.graph.output)
-    moved = sum(r.kind == "passed" for r in ctx.remarks)
+    moved = sum(r.kind == "passed" for r in result.remarks if r.pass_name == "offload-legality")
     print(f"irc: exported {display_path(args.script)} -> {display_path(args.output)} "
           f"(inputs: {ins}; outputs: {outs}; {moved} preprocessing op(s) inside)", file=sys.stderr)
     return 0

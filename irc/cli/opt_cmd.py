@@ -34,8 +34,8 @@ def main(args) -> int:
     verify(module)
     names = pass_names(args) if args.passes is not None else []
     if names:
-        pm = run_pipeline(module, args, names)
-        last = [r.name for r in pm.records if r.changed]
+        result = run_pipeline(module, args, names)
+        last = [r.name for r in result.records if r.changed]
         if last:
             module.meta["stage"] = f"after {last[-1]}"
     text = print_module(module)

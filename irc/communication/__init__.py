@@ -29,6 +29,14 @@ def _env_int(*names: str, default: int) -> int:
     return default
 
 
+def launched_rank() -> tuple[int, int] | None:
+    """(rank, world size) a distributed launcher gave this process through
+    the environment, or None when it was not started as a rank."""
+    if os.environ.get("RANK_SIZE", os.environ.get("WORLD_SIZE")) is None:
+        return None
+    return _env_int("RANK_ID", "RANK", default=0), _env_int("RANK_SIZE", "WORLD_SIZE", default=1)
+
+
 def init(backend_name: str | None = None, *, rank: int | None = None, group_size: int | None = None) -> None:
     size = group_size if group_size is not None else _env_int("RANK_SIZE", "WORLD_SIZE", default=1)
     me = rank if rank is not None else _env_int("RANK_ID", "RANK", default=0)

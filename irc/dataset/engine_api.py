@@ -232,10 +232,8 @@ class Dataset:
         lower_pipeline(module, self, "host")
         if config.get_auto_offload() or any(
                 n.attrs.get("offload") for n in module.graph("host").nodes()):
-            from irc import passes
-            passes.PassManager(["offload-legality", "tail-extraction", "hoist-hwc2chw"],
-                               passes.PassContext(options={"auto_offload": config.get_auto_offload()})
-                               ).run(module)
+            from ..compiler import ITERATE, compile_dataset
+            module = compile_dataset(self, ITERATE).module
             if "offload" in module.graphs:
                 from irc.backends.offload_runner import OffloadEngine
                 return OffloadEngine(module, "host", "offload")

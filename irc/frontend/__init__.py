@@ -9,8 +9,9 @@ data pipeline and ``network`` the traced network; further jobs get ``eval.host``
 from __future__ import annotations
 
 import os
+from typing import Sequence
 
-from ..capture import Capture
+from ..capture import Job
 from ..diagnostics import UserError
 from ..dialects import load_all
 from ..ir.graph import Module
@@ -23,10 +24,14 @@ def module_name(script: str) -> str:
     return "".join(c if c.isalnum() or c in "_." else "_" for c in stem) or "module"
 
 
-def build_module(cap: Capture) -> Module:
+def build_module(jobs: Sequence[Job], datasets: Sequence = (), *, script: str) -> Module:
+    """The module of a script's ``jobs`` (Model.train/eval/predict calls, in
+    order) and of the further ``datasets`` it built that no job consumed."""
+    from .network import lower_job
     from .pipeline import lower_pipeline
+    from .training import append_training, mark_evaluation
 
-    module = Module(module_name(cap.script))
+    module = Module(module_name(script))
     lowered: dict[int, str] = {}
 
     def graph_name(base: str) -> str:
@@ -35,7 +40,7 @@ def build_module(cap: Capture) -> Module:
             name, i = f"{base}.{i}", i + 1
         return name
 
-    for job in cap.jobs:
+    for job in jobs:
         prefix = "" if not lowered else f"{job.kind}."
         host = None
         if job.dataset is not None and id(job.dataset) not in lowered:
@@ -44,17 +49,14 @@ def build_module(cap: Capture) -> Module:
             lowered[id(job.dataset)] = host
         elif job.dataset is not None:
             host = lowered[id(job.dataset)]
-        from .network import lower_job
         network = lower_job(module, job, host, graph_name(f"{prefix}network"))
         if job.kind == "train":
             # the loss and the train.minimize marker autodiff and loop-sink read
-            from ..train.model import append_training
             append_training(module, network, job)
         elif job.kind == "eval" and host is not None:
             # the eval config telling loop-sink to sink the fused eval graph
-            from ..train.model import mark_evaluation
             mark_evaluation(module, job, network)
-    for ds in cap.terminal_datasets():
+    for ds in datasets:
         if id(ds) not in lowered:
             name = graph_name("host")
             lower_pipeline(module, ds, name)
@@ -62,7 +64,7 @@ def build_module(cap: Capture) -> Module:
     _annotate_dataset_strategy(module)
     if not module.graphs:
         raise UserError("the script built no dataset pipeline and ran no model",
-                        where=cap.script,
+                        where=script,
                         hint="irc compiles the pipelines a script builds with irc.dataset "
                              "(or mindspore.dataset) and the networks it passes to Model")
     return module
