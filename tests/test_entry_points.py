@@ -1,0 +1,129 @@
+"""One script, every entry point, the same decisions.
+
+irc compile, irc run (Model.train executing), a dataset's iterator with
+offload, irc export and per-rank compiles all compile through irc.compiler:
+the same offload decisions (remarks), the same stages for the passes they
+share, the same refusals with the same message.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from irc import compiler
+from irc.cli import main
+from irc.cli.export_cmd import build_inference_module
+
+DATA = Path(__file__).resolve().parent.parent / "samples" / "data" / "mnist" / "train"
+
+SCRIPT = textwrap.dedent(f"""
+    import os
+    import mindspore as ms
+    import mindspore.dataset as ds
+    import mindspore.dataset.vision as vision
+    import mindspore.dataset.transforms as transforms
+    import mindspore.nn as nn
+
+    ds.config.set_seed(7)
+    data = ds.MnistDataset({str(DATA)!r}, num_samples=64, shuffle=True)
+    data = data.map(transforms.TypeCast(ms.int32), input_columns="label")
+    data = data.map([vision.Resize((12, 12)), vision.RandomHorizontalFlip(),
+                     vision.Rescale(1 / 255, 0), vision.HWC2CHW()], input_columns="image",
+                    offload=True)
+    data = data.batch(16, drop_remainder=True)
+    if os.getenv("STRATEGY"):
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
+                                     dataset_strategy=((1, 1, 1, 3), (1,)))
+    for row in data.create_dict_iterator(output_numpy=True):
+        break
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.flatten = nn.Flatten()
+            self.fc = nn.Dense(144, 10)
+
+        def construct(self, x):
+            return self.fc(self.flatten(x))
+
+    net = Net()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    model.train(1, data, dataset_sink_mode=True, sink_size=2)
+""")
+
+
+@pytest.fixture
+def script(tmp_path, monkeypatch):
+    path = tmp_path / "entry.py"
+    path.write_text(SCRIPT)
+    monkeypatch.delenv("STRATEGY", raising=False)
+    return path
+
+
+def offload_decisions(result: compiler.Compilation) -> list[dict]:
+    return [r.to_json() for r in result.remarks if r.pass_name == "offload-legality"]
+
+
+def changed(result: compiler.Compilation) -> list[str]:
+    return [r.name for r in result.records if r.changed]
+
+
+def by_pipeline(seen, name):
+    found = [c for c in seen if c.pipeline.name == name]
+    assert found, f"no {name} compile among {[c.pipeline.name for c in seen]}"
+    return found
+
+
+def test_every_entry_point_decides_alike(script, tmp_path, capsys):
+    with compiler.observe() as compiled:
+        assert main(["compile", str(script), "-o", str(tmp_path / "c"), "--no-render"]) == 0
+    with compiler.observe() as ran:
+        assert main(["run", str(script), "-o", str(tmp_path / "r")]) == 0
+    with compiler.observe() as per_rank:
+        assert main(["compile", str(script), "--world-size", "2", "-o", str(tmp_path / "w"),
+                     "--no-render"]) == 0
+    with compiler.observe() as exported:
+        build_inference_module(str(script))
+
+    compile_default = by_pipeline(compiled, "default")[0]
+    run_default = by_pipeline(ran, "default")[0]
+    decisions = offload_decisions(compile_default)
+    assert any(d["kind"] == "passed" for d in decisions)          # something was offloaded
+    # the same decisions wherever the script came in
+    assert offload_decisions(run_default) == decisions
+    for rank in by_pipeline(per_rank, "default"):
+        assert offload_decisions(rank) == decisions
+    # export forces offload on (set_auto_offload(True)): it moves at least
+    # what the others move, and decides the maps that asked explicitly alike
+    export = offload_decisions(by_pipeline(exported, "export")[0])
+    moved = {(d["op"], d["column"]) for d in decisions if d["kind"] == "passed"}
+    assert moved <= {(d["op"], d["column"]) for d in export if d["kind"] == "passed"}
+    assert [d for d in export if d["column"] == "image"] == \
+        [d for d in decisions if d["column"] == "image"]
+    # the iterator compiled the pipeline alone: its map operators decided alike
+    for iterate in by_pipeline(compiled, "iterate") + by_pipeline(ran, "iterate"):
+        assert offload_decisions(iterate) == decisions
+    # the same stages under compile and run, and per rank
+    assert changed(run_default) == changed(compile_default)
+    assert all(changed(r) == changed(compile_default) for r in by_pipeline(per_rank, "default"))
+    # the passes export shares with the default pipeline change the module alike
+    shared = [p for p in changed(compile_default) if p in compiler.EXPORT.passes]
+    assert [p for p in changed(by_pipeline(exported, "export")[0]) if p in shared] == shared
+
+
+def test_an_illegal_strategy_is_refused_alike(script, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("STRATEGY", "1")
+    assert main(["compile", str(script), "-o", str(tmp_path / "c"), "--no-render"]) == 1
+    compile_err = capsys.readouterr().err
+    assert main(["run", str(script), "-o", str(tmp_path / "r")]) == 1
+    run_err = capsys.readouterr().err
+    expected = "dataset_strategy ((1, 1, 1, 3), (1,)) breaks the rule"
+    assert expected in compile_err
+
+    def message(err):
+        return [line for line in err.splitlines() if "error:" in line]
+    assert message(run_err) == message(compile_err)
+    assert not (tmp_path / "r" / "run.json").exists()
