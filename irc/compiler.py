@@ -22,6 +22,7 @@ from .diagnostics import Remark, display_path
 from .frontend import build_module, module_name
 from .ir.graph import Module
 from .passes import DEFAULT, EXPORT, ITERATE, PIPELINES, CompileOptions, PassContext, PassManager, Pipeline  # noqa: F401,E501
+from .passes.options import script_defaults
 
 StageFn = Callable[[int, str, Module], None]
 
@@ -59,10 +60,9 @@ def session_options(**overrides) -> CompileOptions:
     """The options the running script asks for: ``set_auto_offload``, under
     ``irc run`` the ``--unroll`` flag, and the rank a distributed launcher
     gave this process (``RANK_ID``/``RANK_SIZE``, as MindSpore reads them)."""
-    from .dataset import config
     cap = current()
     unroll = cap.options.get("unroll") if cap is not None else None
-    values = {"auto_offload": config.get_auto_offload(), "unroll": unroll}
+    values = {"auto_offload": script_defaults.auto_offload, "unroll": unroll}
     launched = communication.launched_rank()
     if launched is not None:
         values.update(rank=launched[0], world_size=launched[1])

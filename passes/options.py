@@ -58,3 +58,13 @@ class CompileOptions:
                             hint="unroll, rank and world_size are whole numbers") from None
         return cls(auto_offload=meta.get("auto_offload") == "true", unroll=unroll,
                    rank=rank, world_size=world)
+
+
+@dataclass
+class ScriptDefaults:
+    """What the running script asked for with ``dataset.config`` (the API
+    sets it, the compile driver reads it into each compile's options)."""
+    auto_offload: bool = False
+
+
+script_defaults = ScriptDefaults()

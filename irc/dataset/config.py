@@ -18,12 +18,13 @@ import numpy as np
 
 from ..backends.settings import DEFAULT_SEED, settings
 from ..capture import register_process_state
+from ..passes.options import script_defaults
 
 _UINT32_MAX = 2 ** 32 - 1
 
 # The seed, workers and prefetch depth are the engines' settings
-# (irc.backends.settings); automatic offload is a compile option.
-_state = {"auto_offload": False}
+# (irc.backends.settings); automatic offload is a compile option's default
+# (irc.passes.options.script_defaults).
 _rng: np.random.Generator | None = None
 _lock = threading.Lock()
 
@@ -73,11 +74,11 @@ def set_auto_offload(offload: bool) -> None:
     """Offload every map whose ``offload`` argument is None (see OPS.md)."""
     if not isinstance(offload, (bool, np.bool_)):
         raise _error(TypeError, f"set_auto_offload: offload must be a bool, got {offload!r}")
-    _state["auto_offload"] = bool(offload)
+    script_defaults.auto_offload = bool(offload)
 
 
 def get_auto_offload() -> bool:
-    return _state["auto_offload"]
+    return script_defaults.auto_offload
 
 
 def set_num_parallel_workers(num: int) -> None:
