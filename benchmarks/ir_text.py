@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import time
 
+from irc.dialects import load_all
 from irc.ir.graph import Loc, Module
 from irc.ir.text import parse_module, print_module
 from irc.ir.types import TensorType
+
+load_all()   # the ops the benchmark module uses
 
 
 def build(n: int) -> Module:

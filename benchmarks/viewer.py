@@ -299,9 +299,9 @@ def threshold_sweep(configs=((1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0), (1, 1, 1,
         t = time.perf_counter()
         try:
             renderer.render(source, timeout=60)
-            print(f"{len(g):>6} {g.nx.number_of_edges():>6} {time.perf_counter() - t:>8.2f}   {blocks}")
+            print(f"{len(g):>6} {g.num_edges():>6} {time.perf_counter() - t:>8.2f}   {blocks}")
         except RenderFailed as e:
-            print(f"{len(g):>6} {g.nx.number_of_edges():>6}   failed: {e.reason}   {blocks}")
+            print(f"{len(g):>6} {g.num_edges():>6}   failed: {e.reason}   {blocks}")
 
 
 def main(argv=None) -> int:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-import networkx as nx
 import numpy as np
 
 from irc.diagnostics import UserError
@@ -191,13 +190,12 @@ class Trainer:
 
     def _relevant(self, trainable: dict[str, list[Node]]) -> set[str]:
         """Nodes on a path from a trainable parameter to the loss."""
-        g = self.graph.nx
         down: set[str] = set()
         for nodes in trainable.values():
             for n in nodes:
                 down.add(n.name)
-                down |= nx.descendants(g, n.name)
-        up = nx.ancestors(g, self.loss.node) | {self.loss.node}
+                down |= self.graph.descendants(n)
+        up = self.graph.ancestors(self.loss.node) | {self.loss.node}
         return down & up
 
     # -- reverse sweep ----------------------------------------------------------------
@@ -214,7 +212,7 @@ class Trainer:
                 continue
             self._apply_rule(node, douts, relevant)
         for node in self.dead:
-            if not self.graph.nx.out_degree(node.name):
+            if not self.graph.is_used(node):
                 self.graph.remove(node)
 
     def _drop_unused_backward(self) -> None:
@@ -224,7 +222,7 @@ class Trainer:
             changed = False
             for node in list(self.graph.nodes()):
                 if node.name in self.backward and node.name in self.graph and \
-                        not self.graph.nx.out_degree(node.name):
+                        not self.graph.is_used(node):
                     self.graph.remove(node)
                     self.backward.discard(node.name)
                     changed = True

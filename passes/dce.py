@@ -20,7 +20,7 @@ def run(module, ctx) -> bool:
         for node in reversed(graph.topo_order()):
             # A node without results is there for its meaning (a marker such
             # as train.minimize, an annotation such as dataset_strategy).
-            if not node.results or graph.nx.out_degree(node.name):
+            if not node.results or graph.is_used(node):
                 continue
             if get_op(node.op).has_trait(Pure):
                 graph.remove(node)

@@ -408,12 +408,11 @@ class _Builder:
 
     def _emit_edges(self, dot, g: Graph, elements: dict) -> None:
         seen: dict[tuple[str, str], list[Value]] = {}
-        for u, v, _, out in g.nx.edges(keys=True, data="out"):
+        for u, v, value in g.edges():
             a, b = elements.get((g.name, u)), elements.get((g.name, v))
             if a is None or b is None or a == b:
                 continue
             values = seen.setdefault((a, b), [])
-            value = Value(u, out)
             if value not in values:
                 values.append(value)
         for (a, b), values in seen.items():
@@ -440,7 +439,7 @@ class _Builder:
         stubs: dict[str, Key] = {}
         ids: dict[tuple[str, str, str], str] = {}
         edges: dict[tuple[str, str], list[Value]] = {}
-        for u, v, _, out in g.nx.edges(keys=True, data="out"):
+        for u, v, value in g.edges():
             if (u in inside) == (v in inside):
                 continue
             incoming = v in inside
@@ -458,8 +457,8 @@ class _Builder:
                                       f"scope, in {text} (click to go there)"))
             pair = (stub, key[2]) if incoming else (key[2], stub)
             values = edges.setdefault(pair, [])
-            if Value(u, out) not in values:
-                values.append(Value(u, out))
+            if value not in values:
+                values.append(value)
         for (a, b), values in edges.items():
             types = {str(g.type_of(x)) for x in values}
             label = types.pop() if len(types) == 1 and len(values) == 1 else f"{len(values)} values"

@@ -130,14 +130,14 @@ def _trace_loss(module: Module, graph: Graph, logits, loss_fn, job: Job):
     _check_loss_operands(module, graph, logits, label, loss_fn, job)
     if getattr(loss_fn, "op", ""):
         return _emit_loss(graph, logits, label, loss_fn, job)
-    before = set(graph.nx.nodes)
+    before = {n.name for n in graph.nodes()}
     tracer = Tracer(module, graph, loss_fn)
     with _dispatch.tracing(tracer):
         out = loss_fn(SymbolicTensor(tracer, logits), SymbolicTensor(tracer, label.out(0)))
     if not isinstance(out, SymbolicTensor):
         raise UserError(f"{type(loss_fn).__name__} returned {type(out).__name__}, not a tensor",
                         where=getattr(loss_fn, "source", None) or job.source)
-    for name in set(graph.nx.nodes) - before:
+    for name in {n.name for n in graph.nodes()} - before:
         graph.node(name).scope = "loss_fn"
     return out._value
 

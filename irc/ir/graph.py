@@ -46,9 +46,31 @@ class Loc:
 
 @dataclass(frozen=True)
 class Value:
-    """Result ``index`` of the node called ``node``."""
+    """Result ``index`` of the node called ``node``.
+
+    Equality and hashing are by (node, index), so values key dicts; a value
+    taken from a node (``node.out(i)``, ``node.outs``) also knows its graph
+    and answers ``uses()``, ``type`` and ``replace_all_uses_with``."""
     node: str
     index: int = 0
+    graph: Optional["Graph"] = field(default=None, compare=False, repr=False)
+
+    def _owner(self) -> "Graph":
+        if self.graph is None:
+            raise ValueError(f"%{self.node}#{self.index} is not bound to a graph "
+                             f"(take it from a node: node.out(i))")
+        return self.graph
+
+    def uses(self) -> list[tuple["Node", int]]:
+        """(consumer, operand index) for each use, in a deterministic order."""
+        return self._owner().users(self)
+
+    @property
+    def type(self) -> TensorType:
+        return self._owner().type_of(self)
+
+    def replace_all_uses_with(self, other: "Value") -> None:
+        self._owner().replace_uses(self, other)
 
 
 @dataclass(frozen=True)
@@ -73,13 +95,54 @@ class Node:
     loc: Optional[Loc] = None
     scope: Optional[str] = None        # network ops: the Cell path ("conv1")
     prov: list[str] = field(default_factory=list)  # "pass:action" history
+    # The graph holding the node (set by Graph.add; not part of its value).
+    graph: Optional["Graph"] = field(default=None, compare=False, repr=False)
+
+    def __deepcopy__(self, memo):
+        import copy as _copy
+        clone = _copy.copy(self)
+        for name in ("attrs", "results", "out_types", "in_types", "prov"):
+            setattr(clone, name, _copy.deepcopy(getattr(self, name), memo))
+        clone.graph = None    # Graph.copy rebinds it
+        return clone
 
     def out(self, index: int = 0) -> Value:
-        return Value(self.name, index)
+        return Value(self.name, index, self.graph)
 
     @property
     def outs(self) -> list[Value]:
-        return [Value(self.name, i) for i in range(len(self.results))]
+        return [Value(self.name, i, self.graph) for i in range(len(self.results))]
+
+    # -- torch.fx-style navigation (the node must be in a graph) ---------------
+    def _owner(self) -> "Graph":
+        if self.graph is None:
+            raise ValueError(f"node {self.name} is not in a graph")
+        return self.graph
+
+    @property
+    def operands(self) -> list[Value]:
+        return self._owner().operands(self)
+
+    @property
+    def users(self) -> list["Node"]:
+        """The nodes using any result of this one, each once, in order."""
+        seen: dict[str, Node] = {}
+        for value in self.outs:
+            for user, _ in self._owner().users(value):
+                seen.setdefault(user.name, user)
+        return list(seen.values())
+
+    def replace_all_uses_with(self, other: "Node") -> None:
+        """Make every use of result i use ``other``'s result i instead."""
+        if len(other.results) != len(self.results):
+            raise ValueError(f"{other.name} has {len(other.results)} results, "
+                             f"{self.name} has {len(self.results)}")
+        for mine, theirs in zip(self.outs, other.outs):
+            mine.replace_all_uses_with(theirs)
+
+    def erase(self) -> None:
+        """Remove the node from its graph (refused while it is used)."""
+        self._owner().remove(self)
 
 
 _NAME_SUFFIX = re.compile(r"^(.*?)(?:\.(\d+))?$")
@@ -92,6 +155,7 @@ class Graph:
         self.nx = nx.MultiDiGraph()
         self._order = itertools.count()
         self._value_names: set[str] = set()
+        self._topo: Optional[list[Node]] = None   # topo_order's cache; None after any change
 
     # -- construction ---------------------------------------------------------
     def unique_name(self, hint: str) -> str:
@@ -139,8 +203,9 @@ class Graph:
         node = Node(name=node_name, op=op, attrs=attrs, results=results,
                     out_types=list(out_types), in_types=in_types,
                     placement=placement or self.placement, column=column, loc=loc,
-                    scope=scope, prov=list(prov))
+                    scope=scope, prov=list(prov), graph=self)
         self.nx.add_node(node_name, node=node, order=next(self._order))
+        self._topo = None
         for i, v in enumerate(inputs):
             self._connect(v, node_name, i)
         return node
@@ -149,6 +214,7 @@ class Graph:
         if value.node not in self.nx:
             raise KeyError(f"operand refers to unknown node {value.node!r}")
         self.nx.add_edge(value.node, consumer, key=index, out=value.index)
+        self._topo = None
 
     # -- queries ----------------------------------------------------------------
     def __contains__(self, name: str) -> bool:
@@ -178,7 +244,7 @@ class Graph:
         edges = [(key, src, data["out"]) for src, keydict in self.nx.pred[name].items()
                  for key, data in keydict.items()]
         edges.sort()
-        return [Value(src, out) for _, src, out in edges]
+        return [Value(src, out, self) for _, src, out in edges]
 
     def users(self, value: Value) -> list[tuple[Node, int]]:
         """(consumer, operand index) for each use of ``value``, in order."""
@@ -193,11 +259,45 @@ class Graph:
         return [n for n in self.nodes() if n.op == op]
 
     def topo_order(self) -> list[Node]:
-        """Deterministic topological order: insertion order breaks ties."""
-        order = self.nx.nodes(data="order")
-        keyed = {n: o for n, o in order}
-        names = nx.lexicographical_topological_sort(self.nx, key=keyed.__getitem__)
-        return [self.node(n) for n in names]
+        """Deterministic topological order: insertion order breaks ties.
+        Cached until the graph changes (a fresh list each call)."""
+        if self._topo is None:
+            order = self.nx.nodes(data="order")
+            keyed = {n: o for n, o in order}
+            names = nx.lexicographical_topological_sort(self.nx, key=keyed.__getitem__)
+            self._topo = [self.node(n) for n in names]
+        return list(self._topo)
+
+    def is_used(self, node: Node | str) -> bool:
+        """Whether any result of ``node`` has a use."""
+        return bool(self.nx.out_degree(node if isinstance(node, str) else node.name))
+
+    def ancestors(self, node: Node | str) -> set[str]:
+        """Names of the nodes ``node`` depends on, transitively."""
+        return nx.ancestors(self.nx, node if isinstance(node, str) else node.name)
+
+    def descendants(self, node: Node | str) -> set[str]:
+        """Names of the nodes that depend on ``node``, transitively."""
+        return nx.descendants(self.nx, node if isinstance(node, str) else node.name)
+
+    def edges(self) -> Iterator[tuple[str, str, Value]]:
+        """(producer, consumer, value) for every use, as networkx stores them."""
+        for u, v, _, out in self.nx.edges(keys=True, data="out"):
+            yield u, v, Value(u, out, self)
+
+    def num_edges(self) -> int:
+        return self.nx.number_of_edges()
+
+    def is_acyclic(self) -> bool:
+        return nx.is_directed_acyclic_graph(self.nx)
+
+    def find_cycle(self) -> list[str]:
+        return [e[0] for e in nx.find_cycle(self.nx)]
+
+    def operand_slots(self, node: Node | str) -> list[int]:
+        """The operand indices the node's incoming edges carry, sorted."""
+        name = node if isinstance(node, str) else node.name
+        return sorted(k for _, _, k in self.nx.in_edges(name, keys=True))
 
     # -- mutation -------------------------------------------------------------------
     def set_operand(self, node: Node, index: int, value: Value) -> None:
@@ -205,12 +305,13 @@ class Graph:
         if not old:
             raise IndexError(f"{node.name} has no operand {index}")
         self.nx.remove_edge(*old[0])
-        self._connect(value, node.name, index)
+        self._connect(value, node.name, index)     # invalidates the order
         node.in_types[index] = self.type_of(value)
 
     def set_operands(self, node: Node, values: list[Value]) -> None:
         for s, d, k in list(self.nx.in_edges(node.name, keys=True)):
             self.nx.remove_edge(s, d, k)
+        self._topo = None
         for i, v in enumerate(values):
             self._connect(v, node.name, i)
         node.in_types = [self.type_of(v) for v in values]
@@ -229,6 +330,8 @@ class Graph:
         for r in n.results:
             self._value_names.discard(r)
         self.nx.remove_node(name)
+        n.graph = None
+        self._topo = None
 
     def refresh_types(self, node: Node) -> None:
         """Re-read operand types and re-infer result types after an edit."""
@@ -241,13 +344,16 @@ class Graph:
     def move_to_end(self, node: Node) -> None:
         """Make ``node`` the newest node (for printing order among equals)."""
         self.nx.nodes[node.name]["order"] = next(self._order)
+        self._topo = None
 
     def copy(self) -> "Graph":
         import copy as _copy
         g = Graph(self.name, self.placement)
         g.nx = self.nx.copy()
         for name in g.nx:
-            g.nx.nodes[name]["node"] = _copy.deepcopy(self.nx.nodes[name]["node"])
+            clone = _copy.deepcopy(self.nx.nodes[name]["node"])
+            clone.graph = g
+            g.nx.nodes[name]["node"] = clone
         g._order = itertools.count(max((o for _, o in g.nx.nodes(data="order")), default=-1) + 1)
         g._value_names = set(self._value_names)
         return g
