@@ -35,7 +35,7 @@ from irc.backends.trainer import DeviceState, Program, stack_sink  # noqa: E402
 from irc import nn, ops  # noqa: E402
 from irc.capture import Job  # noqa: E402
 from irc.common.initializer import TruncatedNormal  # noqa: E402
-from irc.train.model import compile_job  # noqa: E402
+from irc.compiler import compile_job  # noqa: E402
 
 BATCH = 32
 

@@ -78,7 +78,7 @@ def test_loop_sink_works_from_a_reparsed_autodiff_dump():
 
 
 def test_a_bundle_runs_with_the_configs_constant_rate_only():
-    from irc.train.model import run_bundle_job
+    from irc.train.bundle_job import run_bundle_job
     step = _run(_module("autodiff/lenet_momentum.irt"), "autodiff")
     schedule = parse_module(print_module(step).replace("learning_rate = 0.01, ", ""), "dump.ir")
     assert training_config(schedule).learning_rate is None

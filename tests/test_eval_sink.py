@@ -13,7 +13,8 @@ from irc import nn
 from irc.capture import Job
 from irc.dialects.train import evaluation_configs
 from irc.ir.text import parse_module, print_module
-from irc.train import model as model_mod
+from irc.compiler import compile_job
+from irc.train import evaluation
 from irc.train.metrics import Accuracy, Loss, TopKCategoricalAccuracy
 from irc.train.summary import summary_for
 from nets import Small
@@ -59,7 +60,7 @@ def test_sink_and_step_eval_give_the_same_metrics_with_a_short_last_batch(model)
 
 
 def test_batches_per_call_are_capped(model, monkeypatch):
-    monkeypatch.setattr(model_mod, "EVAL_BATCHES_PER_CALL", 2)
+    monkeypatch.setattr(evaluation, "EVAL_BATCHES_PER_CALL", 2)
     capped, calls = evaluate(model, dataset(5 * BATCH, drop_remainder=True), True)
     whole, whole_calls = evaluate(model, dataset(5 * BATCH, drop_remainder=True), False)
     assert (calls, whole_calls) == (3, 5)      # 2 + 2 + 1 batches
@@ -78,7 +79,7 @@ def test_sunk_outputs_equal_per_batch_outputs(model):
 
     def logits(sink):
         job = Job("eval", model, dataset(43), {"callbacks": [], "dataset_sink_mode": sink}, None)
-        module, _ = model_mod.compile_job(job)
+        module, _ = compile_job(job)
         ev = Evaluator(module, "device", module.weights)
         assert ev.sunk == sink
         out = [o["output"] for _, o in ev.batches("host", 0, per_call=4)]
@@ -94,7 +95,7 @@ def test_sunk_outputs_equal_per_batch_outputs(model):
 def test_the_sunk_eval_graph_is_a_loop_over_a_run_time_queue(model):
     from irc.backends.trainer import lower_training_graph
     job = Job("eval", model, dataset(16), {"callbacks": [], "dataset_sink_mode": True}, None)
-    module, _ = model_mod.compile_job(job)
+    module, _ = compile_job(job)
     assert [c.graph for c in evaluation_configs(module)] == ["device"]
     g = module.graph("device")
     (loop,) = g.find("train.Loop")
@@ -110,6 +111,6 @@ def test_the_sunk_eval_graph_is_a_loop_over_a_run_time_queue(model):
 
 def test_eval_without_sink_mode_is_not_sunk(model):
     job = Job("eval", model, dataset(16), {"callbacks": [], "dataset_sink_mode": False}, None)
-    module, _ = model_mod.compile_job(job)
+    module, _ = compile_job(job)
     assert not module.graph("device").find("train.Loop")
     assert "device.body" not in module.graphs

@@ -333,7 +333,8 @@ def test_a_compiled_module_trains_from_its_text_alone(capsys):
     plus the weights train without the script's Python objects."""
     from irc.capture import Job
     from irc.ir.text import parse_module, print_module
-    from irc.train.model import compile_job, run_bundle_job
+    from irc.compiler import compile_job
+    from irc.train.bundle_job import run_bundle_job
     net = fresh_net()
     model = model_for(net)
     data = dataset()

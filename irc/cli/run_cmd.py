@@ -107,7 +107,7 @@ def run_bundle(path: Path, args) -> int:
     if job is None or job["kind"] != "train":
         summary = _run_pipeline_bundle(module)
     else:
-        from ..train.model import run_bundle_job
+        from ..train.bundle_job import run_bundle_job
         summary = run_bundle_job(module, info)
     summary["wall_s"] = round(time.perf_counter() - started, 4)
     if args.output:

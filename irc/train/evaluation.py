@@ -1,0 +1,103 @@
+"""Running a Model's eval and predict jobs through the compiled graph."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..capture import Job
+from ..common.tensor import Tensor
+from ..compiler import compile_job
+from ..frontend.training import data_inputs
+from ..ir.graph import Graph, Module
+from .callback import CallbackManager, _Params, loss_value
+from .running import run_options
+
+__all__ = ["evaluate", "predict", "EVAL_BATCHES_PER_CALL"]
+
+# Batches per device call of Model.eval in sink mode.  MindSpore evaluates the
+# whole dataset as one sink; irc's sunk evaluation graph takes a queue of any
+# length, and the runner stacks at most this many batches into one call so the
+# queues (and the stacked outputs) stay small: 256 LeNet batches of 32 are
+# 32 MiB of f32 images, 256 CIFAR-10 batches of 32 about 100 MiB.  A longer
+# dataset takes several calls; a short last batch (drop_remainder=False)
+# cannot be stacked with the others and is a call of its own.
+EVAL_BATCHES_PER_CALL = 256
+
+
+def evaluate(model, job: Job) -> dict:
+    from irc.backends.trainer import Evaluator
+    from ..dataset import config
+    from .summary import summary_for
+    module, _ = compile_job(job)
+    graph = "device" if "device" in module.graphs else "network"
+    ev = Evaluator(module, graph, module.weights, threads=run_options().get("threads"))
+    metrics = model._metric_fns
+    for m in metrics.values():
+        m.clear()
+    cb = _Params(mode="eval", cur_step_num=0, net_outputs=None, network=model.network,
+                 valid_dataset=job.dataset, dataset_sink_mode=job.kwargs["dataset_sink_mode"])
+    manager = CallbackManager(job.kwargs["callbacks"], "eval", cb)
+    manager("begin")
+    manager("epoch_begin")
+    label_col = _label_column(module, graph)
+    for columns, out in ev.batches("host", config.get_seed(), per_call=EVAL_BATCHES_PER_CALL):
+        cb.cur_step_num += 1
+        manager("step_begin")
+        logits = out.get("output", out.get("output0"))
+        labels = columns[label_col] if label_col else None
+        cb.net_outputs = Tensor(logits)
+        for m in metrics.values():
+            if type(m).__name__ == "Loss":
+                m.update(loss_value(model._loss_fn(Tensor(logits), Tensor(labels))))
+            else:
+                m.update(logits, labels)
+        manager("step_end")
+    manager("epoch_end")
+    result = {name: m.eval() for name, m in metrics.items()}
+    cb.metrics = result
+    manager("end")
+    summary = summary_for()
+    summary.add_evaluation(result)
+    summary.device_calls += ev.calls
+    return result
+
+
+def _label_column(module: Module, graph: str) -> Optional[str]:
+    """The evaluation dataset's label column: the data input the network leaves unused."""
+    g = module.graph(graph)
+    for n in data_inputs(g):
+        if not _computes_with(module, g, n.out(0)):
+            return n.column
+    inputs = data_inputs(g)
+    return inputs[-1].column if len(inputs) > 1 else None
+
+
+def _computes_with(module: Module, g: Graph, value) -> bool:
+    """Whether a graph computes with ``value``, looking through a sunk
+    evaluation's Loop (operand i is body input i + 1) and its dequeues."""
+    for user, index in g.users(value):
+        if user.op == "return":
+            continue
+        if user.op == "train.Loop":
+            body = module.graph(user.attrs["body"].name)
+            inner = [n for n in body.find("input") if int(n.attrs["index"]) == index + 1]
+            if inner and _computes_with(module, body, inner[0].out(0)):
+                return True
+        elif user.op == "train.QueueGet":
+            if _computes_with(module, g, user.out(0)):
+                return True
+        else:
+            return True
+    return False
+
+
+def predict(model, job: Job):
+    from irc.backends.trainer import Evaluator
+    module, _ = compile_job(job)
+    graph = "network" if "network" in module.graphs else "device"
+    ev = Evaluator(module, graph, module.weights, threads=run_options().get("threads"))
+    columns = {name: np.asarray(t.asnumpy()) for name, t in job.kwargs.items()}
+    out = ev.run_columns(columns)
+    values = list(out.values())   # the outputs: state results went to the device state
+    return Tensor(values[0]) if len(values) == 1 else tuple(Tensor(v) for v in values)
