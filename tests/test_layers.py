@@ -132,3 +132,24 @@ def test_every_package_is_installed():
     listed = set(config["packages"])
     present = {m for m, p in modules().items() if p.name == "__init__.py"}
     assert present == listed, f"missing: {sorted(present - listed)}, stale: {sorted(listed - present)}"
+
+
+def test_irc_opt_loads_neither_onnx_nor_onnxruntime(tmp_path):
+    """`irc opt` on a text file runs passes only: no backend is loaded."""
+    import subprocess
+    import sys
+    source = ROOT / "tests" / "passes" / "autodiff" / "lenet_momentum.irt"
+    code = (
+        "import sys\n"
+        "from irc.cli import main\n"
+        f"from pass_harness import load_case\n"
+        f"open({str(tmp_path / 'in.ir')!r}, 'w').write(load_case(__import__('pathlib').Path({str(source)!r})).input)\n"
+        f"assert main(['opt', {str(tmp_path / 'in.ir')!r}, '-p', 'autodiff,dce', '-o', {str(tmp_path / 'out.ir')!r}]) == 0\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('onnx', 'onnxruntime') "
+        "or m.startswith('irc.backends'))\n"
+        "print(loaded)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT / "tests", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "out.ir").read_text().count("\n") > 10
