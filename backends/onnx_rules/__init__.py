@@ -11,7 +11,8 @@ the op's results.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+import functools
+from typing import Callable, Optional
 
 from irc.ir.registry import OpDef
 
@@ -20,15 +21,20 @@ LowerFn = Callable[..., list]
 _RULES: dict[str, LowerFn] = {}
 
 
-def lowering(op: Union[OpDef, str]) -> Callable[[LowerFn], LowerFn]:
+def lowering(op: OpDef) -> Callable[[LowerFn], LowerFn]:
     """Decorator: ``@lowering(vision.RESCALE)`` makes the function the ONNX
-    rule of that op."""
-    name = op if isinstance(op, str) else op.name
+    rule of that op; it gets the op's operands by position and by name
+    (``inputs.weight``: :class:`irc.ir.registry.Operands`)."""
+    bind = op.bind
 
     def attach(fn: LowerFn) -> LowerFn:
-        if name in _RULES:
-            raise ValueError(f"op {name} has two ONNX lowering rules")
-        _RULES[name] = fn
+        if op.name in _RULES:
+            raise ValueError(f"op {op.name} has two ONNX lowering rules")
+
+        @functools.wraps(fn)
+        def rule(emit, inputs, attrs, draws):
+            return fn(emit, bind(inputs), attrs, draws)
+        _RULES[op.name] = rule
         return fn
     return attach
 

@@ -258,12 +258,12 @@ def _config_onnx(emit, inputs, attrs, draws):
 
 @lowering(QUEUE_GET)
 def _queue_get_onnx(emit, inputs, attrs, draws):
-    if len(inputs) == 2:
-        idx = emit.op("Add", [emit.op("Mul", [inputs[1], emit.const(np.int64(attrs["stride"]))]),
+    if inputs.iteration is not None:
+        idx = emit.op("Add", [emit.op("Mul", [inputs.iteration, emit.const(np.int64(attrs["stride"]))]),
                               emit.const(np.int64(attrs["offset"]))])
     else:
         idx = emit.const(np.int64(attrs["offset"]))
-    return [emit.op("Gather", [inputs[0], idx], axis=0)]
+    return [emit.op("Gather", [inputs.queue, idx], axis=0)]
 
 
 @lowering(LOOP)

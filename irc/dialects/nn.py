@@ -430,7 +430,7 @@ CONV = _nn("Conv", attrs={"strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": 
 
 @CONV.host_batch
 def _conv_host(inputs, attrs, draws):
-    x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
+    x, w = np.asarray(inputs.x), np.asarray(inputs.weight)
     xp = _pad_spatial(_f64(x), attrs["pads"], 0.0)
     win = _windows(xp, w.shape[2:], attrs["strides"], attrs["dilations"])
     group = int(attrs["group"])
@@ -441,8 +441,8 @@ def _conv_host(inputs, attrs, draws):
         xg = win[:, g * cg:(g + 1) * cg]                         # [N, cg, Ho, Wo, kh, kw]
         outs.append(np.tensordot(xg, wg, axes=([1, 4, 5], [1, 2, 3])))  # [N, Ho, Wo, og]
     y = np.concatenate(outs, axis=-1).transpose(0, 3, 1, 2)
-    if len(inputs) == 3:
-        y = y + _f64(inputs[2]).reshape(1, -1, 1, 1)
+    if inputs.bias is not None:
+        y = y + _f64(inputs.bias).reshape(1, -1, 1, 1)
     return [_like(y, x)]
 
 
@@ -473,13 +473,13 @@ GEMM = _nn("Gemm", attrs={"transA": 0, "transB": 0, "alpha": 1.0, "beta": 1.0},
 
 @GEMM.host_batch
 def _gemm_host(inputs, attrs, draws):
-    a, b = _f64(inputs[0]), _f64(inputs[1])
+    a, b = _f64(inputs.a), _f64(inputs.b)
     a = a.T if attrs["transA"] else a
     b = b.T if attrs["transB"] else b
     y = attrs["alpha"] * (a @ b)
-    if len(inputs) == 3:
-        y = y + attrs["beta"] * _f64(inputs[2])
-    return [_like(y, inputs[0])]
+    if inputs.c is not None:
+        y = y + attrs["beta"] * _f64(inputs.c)
+    return [_like(y, inputs.a)]
 
 
 def _infer_matmul(attrs, ins):
@@ -507,10 +507,10 @@ MATMUL = _nn("MatMul", infer=_infer_matmul, operands=("a", "b"), doc="numpy matm
 
 @MATMUL.host_batch
 def _matmul_host(inputs, attrs, draws):
-    a = np.asarray(inputs[0])
+    a, b = np.asarray(inputs.a), inputs.b
     if a.dtype.kind == "f":
-        return [_like(_f64(a) @ _f64(inputs[1]), a)]
-    return [np.matmul(a, inputs[1])]
+        return [_like(_f64(a) @ _f64(b), a)]
+    return [np.matmul(a, b)]
 
 
 # =============================================================================
@@ -668,8 +668,8 @@ def _keep_mask(x_shape, draws, ratio):
 
 @DROPOUT.host_batch
 def _dropout_host(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    keep = _keep_mask(x.shape, inputs[1], attrs["ratio"])
+    x = np.asarray(inputs.x)
+    keep = _keep_mask(x.shape, inputs.draws, attrs["ratio"])
     scale = np.float32(1.0 / (1.0 - attrs["ratio"]))
     return [_like(np.where(keep, x * scale, 0), x)]
 

@@ -853,8 +853,7 @@ def _bn_grad_host(inputs, attrs, draws):
                                                  - xhat * dscale.reshape(shape))
     else:
         dx = dy * (scale * inv).reshape(shape)
-    like = inputs[1]
-    return [_like(dx, like), _like(dscale, inputs[2]), _like(dbias, inputs[2])]
+    return [_like(dx, inputs.x), _like(dscale, inputs.scale), _like(dbias, inputs.scale)]
 
 
 @NN.BATCHNORM.grad

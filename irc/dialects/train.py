@@ -154,8 +154,8 @@ def _target_host(labels, attrs, shape) -> np.ndarray:
 
 @SCE.host_batch
 def _sce_host(inputs, attrs, draws):
-    logits = np.asarray(inputs[0])
-    per = -(_target_host(inputs[1], attrs, logits.shape) * _log_softmax64(_f64(logits))).sum(axis=1)
+    logits = np.asarray(inputs.logits)
+    per = -(_target_host(inputs.labels, attrs, logits.shape) * _log_softmax64(_f64(logits))).sum(axis=1)
     return [_reduce_host(per, attrs["reduction"], logits)]
 
 
@@ -400,7 +400,7 @@ def _momentum_host(inputs, attrs, draws):
     g = _decayed_host(g, p, attrs).astype(np.float32)
     a2 = (a * m + g).astype(np.float32)
     step = (g + a2 * m) if attrs["use_nesterov"] else a2
-    return [(p - lr * step).astype(inputs[0].dtype), a2.astype(inputs[2].dtype)]
+    return [(p - lr * step).astype(inputs.param.dtype), a2.astype(inputs.accum.dtype)]
 
 
 # --- SGD ----------------------------------------------------------------------------
@@ -436,8 +436,8 @@ def _sgd_host(inputs, attrs, draws):
         step = (g + a2 * m) if attrs["nesterov"] else a2
     else:
         a2, step = a, g
-    return [(p - lr * step).astype(inputs[0].dtype), a2.astype(inputs[2].dtype),
-            np.zeros_like(inputs[3])]
+    return [(p - lr * step).astype(inputs.param.dtype), a2.astype(inputs.accum.dtype),
+            np.zeros_like(inputs.stat)]
 
 
 # --- Adam ---------------------------------------------------------------------------
@@ -458,8 +458,8 @@ ADAM_POWERS = _train("AdamPowers", attrs={"beta1": 0.9, "beta2": 0.999}, infer=_
 @ADAM_POWERS.host_batch
 def _adam_powers_host(inputs, attrs, draws):
     b1, b2 = (np.asarray(x, dtype=np.float32) for x in inputs)
-    return [(b1 * np.float32(attrs["beta1"])).astype(inputs[0].dtype),
-            (b2 * np.float32(attrs["beta2"])).astype(inputs[1].dtype)]
+    return [(b1 * np.float32(attrs["beta1"])).astype(inputs.beta1_power.dtype),
+            (b2 * np.float32(attrs["beta2"])).astype(inputs.beta2_power.dtype)]
 
 
 def _infer_adam(attrs, ins):
@@ -492,7 +492,7 @@ def _adam_host(inputs, attrs, draws):
     lr_t = lr * np.sqrt(np.float32(1) - b2p) / (np.float32(1) - b1p)
     num = (m2 * b1 + g * (np.float32(1) - b1)) if attrs["use_nesterov"] else m2
     p2 = p - lr_t * num / (np.sqrt(v2) + np.float32(attrs["eps"]))
-    return [p2.astype(inputs[0].dtype), m2.astype(inputs[2].dtype), v2.astype(inputs[3].dtype)]
+    return [p2.astype(inputs.param.dtype), m2.astype(inputs.m.dtype), v2.astype(inputs.v.dtype)]
 
 
 # =============================================================================
@@ -673,8 +673,8 @@ QUEUE_GET = _train("QueueGet", attrs={"offset": 0, "stride": 1}, infer=_infer_qu
 
 @QUEUE_GET.host_batch
 def _queue_get_host(inputs, attrs, draws):
-    i = int(np.asarray(inputs[1])) if len(inputs) == 2 else 0
-    return [np.asarray(inputs[0])[i * attrs["stride"] + attrs["offset"]]]
+    i = 0 if inputs.iteration is None else int(np.asarray(inputs.iteration))
+    return [np.asarray(inputs.queue)[i * attrs["stride"] + attrs["offset"]]]
 
 
 LOOP = DIALECT.define(

@@ -25,7 +25,9 @@ A dialect's ops reach the registry only when the layer above loads it
 (``irc.dialects.load_all()``): importing a dialect module registers nothing.
 
 Operands are named; ``"*inputs"`` is a variadic tail, ``"bias?"`` an
-optional trailing operand.  Results are named the same way (default: one
+optional trailing operand.  Implementations (host, gradient-free ONNX rules)
+receive them as :class:`Operands`: a tuple that also answers by name
+(``inputs.weight``; an absent optional operand is None).  Results are named the same way (default: one
 result, ``output``).
 
 Implementation signatures
@@ -46,6 +48,7 @@ Implementation signatures
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Callable, Optional, TypeVar
@@ -129,6 +132,7 @@ class OpDef:
     min_operands: int = field(init=False, repr=False)
     max_operands: Optional[int] = field(init=False, repr=False)   # None: variadic
     _traits_by_type: dict = field(init=False, repr=False)
+    _operands_type: type = field(init=False, repr=False)
 
     def __post_init__(self):
         _check_names(self.name, "operand", self.operands)
@@ -138,15 +142,27 @@ class OpDef:
         self.max_operands = None if variadic else len(self.operands)
         self._traits_by_type = {cls: t for t in reversed(self.traits) for cls in type(t).__mro__
                                 if issubclass(cls, OpTrait)}
+        self._operands_type = _operands_class(self.name, self.operands)
 
     # -- decorators attaching implementations ---------------------------------
+    # Implementations receive their operands as :class:`Operands`: a tuple
+    # (``x, w = inputs``) whose entries are also named (``inputs.weight``).
     def host_sample(self, fn):
-        self.own_host_sample_fn = fn
+        self.own_host_sample_fn = self.with_named_operands(fn)
         return fn
 
     def host_batch(self, fn):
-        self.host_batch_fn = fn
+        self.host_batch_fn = self.with_named_operands(fn)
         return fn
+
+    def with_named_operands(self, fn: Callable) -> Callable:
+        """``fn(operands, *rest)`` called with its operands bound to their names."""
+        bind = self._operands_type
+
+        @functools.wraps(fn)
+        def named(inputs, *rest):
+            return fn(bind(inputs), *rest)
+        return named
 
     def grad(self, fn):
         self.grad_fn = fn
@@ -224,16 +240,9 @@ class OpDef:
     def operand_spec(self) -> str:
         return ", ".join(self.operands) or "none"
 
-    def bind(self, inputs: list) -> "Operands":
-        """``inputs`` by name: ``ops.weight``; a variadic name gets a list and
-        an absent optional operand None."""
-        bound = {}
-        for i, name in enumerate(self.operands):
-            if _is_variadic(name):
-                bound[_bare(name)] = list(inputs[i:])
-            else:
-                bound[_bare(name)] = inputs[i] if i < len(inputs) else None
-        return Operands(bound)
+    def bind(self, inputs) -> "Operands":
+        """``inputs`` as :class:`Operands`: by position and by name."""
+        return self._operands_type(inputs)
 
     # -- attributes -------------------------------------------------------------------
     @property
@@ -274,14 +283,32 @@ class OpDef:
         return out
 
 
-class Operands:
-    """An op's operands by name (from :meth:`OpDef.bind`)."""
+class Operands(tuple):
+    """An op's operands: a tuple, so implementations may unpack them
+    (``x, w = inputs``), whose entries are also reachable by the names the op
+    declares (``inputs.weight``; a variadic name gives a list, an optional
+    operand that is absent gives None).  Each op has its own subclass, made
+    once from its declaration (:func:`_operands_class`)."""
+    __slots__ = ()
+    _index: dict = {}
 
-    def __init__(self, bound: dict):
-        self.__dict__.update(bound)
+    def __getattr__(self, name: str):
+        where = type(self)._index.get(name)
+        if where is None:
+            raise AttributeError(f"{type(self).__name__} has no operand {name!r}")
+        if isinstance(where, slice):
+            return list(self[where])
+        return self[where] if where < len(self) else None
 
     def __repr__(self):
-        return f"Operands({', '.join(self.__dict__)})"
+        return f"{type(self).__name__}({', '.join(type(self)._index)})"
+
+
+def _operands_class(op: str, names: tuple[str, ...]) -> type:
+    index: dict = {}
+    for i, name in enumerate(names):
+        index[_bare(name)] = slice(i, None) if _is_variadic(name) else i
+    return type(f"{op}.operands", (Operands,), {"__slots__": (), "_index": index})
 
 
 def _sample_from_batch(batch_fn: Callable) -> Callable:
