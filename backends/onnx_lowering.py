@@ -36,11 +36,18 @@ class LoweringError(Exception):
 
 
 class _Emitter(Emitter):
-    """The emitter with fresh names that never collide with IR-derived ones."""
+    """The emitter with fresh names that never collide with IR-derived ones.
+    Rules of ops that hold a graph (``train.Loop``'s body) lower it with
+    :meth:`lower_subgraph`."""
 
-    def __init__(self, reserved: set[str]):
+    def __init__(self, reserved: set[str], module: Module):
         super().__init__()
         self.reserved = reserved
+        self.module = module
+
+    def lower_subgraph(self, graph_name: str) -> onnx.GraphProto:
+        """A graph of the module as an ONNX graph, its parameters as inputs."""
+        return lower_graph(self.module, graph_name, params_as_inputs=True, check=False).graph
 
     def fresh(self, hint: str = "t") -> str:
         while True:
@@ -84,9 +91,7 @@ class _Lowering:
         self.module, self.graph = module, graph
         self.params_as_inputs = params_as_inputs
         self.reserved: set[str] = set()
-        self.emit = _Emitter(self.reserved)
-        # Ops with graph attributes (train.Loop's body) lower those through it.
-        self.emit.module = module
+        self.emit = _Emitter(self.reserved, module)
         self.names: dict[Value, str] = {}          # IR value -> ONNX value name
         self.inputs: list[tuple[int, onnx.ValueInfoProto]] = []
         self.param_inputs: list[onnx.ValueInfoProto] = []

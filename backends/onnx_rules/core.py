@@ -9,7 +9,7 @@ import numpy as np
 from irc.dialects.core import CONST
 from irc.ir.types import to_numpy_dtype
 
-from . import lowering
+from .table import lowering
 
 
 @lowering(CONST)

@@ -38,7 +38,7 @@ from irc.dialects.nn import (
 )
 from irc.ir.types import to_numpy_dtype
 
-from . import lowering
+from .table import lowering
 
 
 def _onnx_axes(emit, axes) -> str:

@@ -26,7 +26,7 @@ from irc.dialects.nn_grad import (
     _avgpool_plan,
 )
 
-from . import lowering
+from .table import lowering
 
 I64 = onnx.TensorProto.INT64
 

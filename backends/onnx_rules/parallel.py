@@ -8,7 +8,7 @@ import numpy as np
 
 from irc.dialects.parallel import SLICE
 
-from . import lowering
+from .table import lowering
 
 
 @lowering(SLICE)

@@ -27,7 +27,7 @@ from irc.dialects.train import (
     SGD,
 )
 
-from . import lowering
+from .table import lowering
 
 
 def _reduce_onnx(emit, per_elem: str, reduction: str) -> str:
@@ -268,14 +268,9 @@ def _queue_get_onnx(emit, inputs, attrs, draws):
 
 @lowering(LOOP)
 def _loop_onnx(emit, inputs, attrs, draws):
-    module = getattr(emit, "module", None)
-    if module is None:
-        raise RuntimeError("train.Loop: the ONNX lowering driver must give the emitter the module "
-                           "(emit.module), so the Loop can lower its body graph")
-    from irc.backends.onnx_lowering import lower_graph  # the lowering driver, at lowering time
-    body = module.graph(attrs["body"].name)
+    body = emit.module.graph(attrs["body"].name)
     carried = int(attrs["carried"])
-    proto = lower_graph(module, body.name, params_as_inputs=True, check=False).graph
+    proto = emit.lower_subgraph(body.name)
     graph = _loop_body(emit, proto, body, carried, inputs[carried:])
     trip = _trip_count(emit, inputs, attrs["trip_count"])
     cond = emit.const(np.bool_(True), name_hint="cond")

@@ -9,7 +9,7 @@ from onnx import helper
 from irc.dialects.transforms import TYPECAST
 from irc.ir.types import to_numpy_dtype
 
-from . import lowering
+from .table import lowering
 
 
 @lowering(TYPECAST)

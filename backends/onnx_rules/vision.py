@@ -23,7 +23,7 @@ from irc.dialects.vision import (
     _norm_consts,
 )
 
-from . import lowering
+from .table import lowering
 
 
 def _draw_column(emit, draws: str, k: int) -> str:
