@@ -35,12 +35,13 @@ def test_one_process_is_the_identity():
 
 
 WORKER = textwrap.dedent("""
+    import sys
     import numpy as np
     import onnxruntime as ort
     from irc.backends.collectives import communicator
     comm = communicator()
     r, n = comm.rank, comm.size
-    assert (comm.backend, n) == ("mpi", 2), (comm.backend, n)
+    assert (comm.backend, n) == (sys.argv[1], 2), (comm.backend, n)
 
     # all-reduce in place on an OrtValue's memory: no copy of the buffer
     grads = ort.OrtValue.ortvalue_from_numpy(np.full(61706, r + 1, np.float32))
@@ -62,6 +63,9 @@ WORKER = textwrap.dedent("""
     assert comm.broadcast(b, root=0).tolist() == [7.0]
     comm.barrier()
     print("rank", r, "ok")
+    if comm.backend == "torch":
+        import torch.distributed
+        torch.distributed.destroy_process_group()
 """)
 
 
@@ -78,12 +82,26 @@ def test_two_mpi_ranks_on_loopback(tmp_path):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     done = subprocess.run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "2",
-                           sys.executable, str(script)],
+                           sys.executable, str(script), "mpi"],
                           capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stdout + done.stderr
     assert sorted(l for l in done.stdout.splitlines() if l.startswith("rank")) == \
         ["rank 0 ok", "rank 1 ok"]
+
+
+def test_two_torch_ranks_on_loopback(tmp_path):
+    """The same collectives when torchrun-style variables launched the ranks (gloo)."""
+    pytest.importorskip("torch")
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29517", "WORLD_SIZE": "2"}
+    procs = [subprocess.Popen([sys.executable, str(script), "torch"], env={**env, "RANK": str(r)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[1]) for r in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert sorted(o.strip() for o, _ in outs) == ["rank 0 ok", "rank 1 ok"]
 
 
 def test_mpi_yields_only_when_oversubscribed(monkeypatch):
