@@ -34,15 +34,12 @@ def _first_batch(module: Module, graph: str = "host") -> dict:
 
 def _slice_grid(module: Module, graph_name: str = "host") -> dict | None:
     """Which patch of which grid the pipeline's SlicePatches hands on."""
-    g = module.graph(graph_name)
-    slicers = g.find("vision.SlicePatches")
-    if not slicers:
+    from irc.passes.whole_image import patch_slicer
+    found = patch_slicer(module.graph(graph_name))
+    if found is None:
         return None
-    s = slicers[0]
-    used = [v for v in s.outs if g.users(v)]
-    if len(used) != 1:
-        return None
-    return {"patch": used[0].index, "num_height": s.attrs["num_height"],
+    s, used = found
+    return {"patch": used.index, "num_height": s.attrs["num_height"],
             "num_width": s.attrs["num_width"], "mode": s.attrs["slice_mode"]}
 
 

@@ -21,19 +21,26 @@ def run(module, ctx) -> bool:
     return changed
 
 
-def _unslice(graph) -> bool:
+def patch_slicer(graph):
+    """(SlicePatches node, the one patch the pipeline uses) or None: what this
+    pass unslices, and where the ranks' check reads the grid."""
     slicers = graph.find("vision.SlicePatches")
     if not slicers:
+        return None
+    used = [v for v in slicers[0].outs if v.uses()]
+    return (slicers[0], used[0]) if len(used) == 1 else None
+
+
+def _unslice(graph) -> bool:
+    found = patch_slicer(graph)
+    if found is None:
         return False
-    slicer = slicers[0]
-    used = [v for v in slicer.outs if graph.users(v)]
-    if len(used) != 1:
-        return False
+    slicer, used = found
     whole = graph.add("vision.SlicePatches", graph.operands(slicer),
                       {**slicer.attrs, "num_height": 1, "num_width": 1},
                       names=[f"{slicer.name}.whole"], column=slicer.column, loc=slicer.loc,
                       prov=["whole-image:unsliced"])
-    graph.replace_uses(used[0], whole.out(0))
+    used.replace_all_uses_with(whole.out(0))
     graph.remove(slicer)
     for node in graph.topo_order():
         graph.refresh_types(node)
