@@ -15,6 +15,7 @@ attribute as ``@name``).
 """
 from __future__ import annotations
 
+import copy as _copy
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any, Iterable, Iterator, Optional
 
 import networkx as nx
 
+from .registry import get
 from .types import TensorType
 
 HOST = "host"
@@ -99,7 +101,6 @@ class Node:
     graph: Optional["Graph"] = field(default=None, compare=False, repr=False)
 
     def __deepcopy__(self, memo):
-        import copy as _copy
         clone = _copy.copy(self)
         for name in ("attrs", "results", "out_types", "in_types", "prov"):
             setattr(clone, name, _copy.deepcopy(getattr(self, name), memo))
@@ -177,7 +178,6 @@ class Graph:
             prov: Iterable[str] = (), exact_names: bool = False) -> Node:
         """Create a node.  Attributes are normalised against the op's signature
         and result types inferred when not given."""
-        from .registry import get
         opdef = get(op)
         inputs = list(inputs)
         attrs = opdef.normalize_attrs(attrs or {})
@@ -335,7 +335,6 @@ class Graph:
 
     def refresh_types(self, node: Node) -> None:
         """Re-read operand types and re-infer result types after an edit."""
-        from .registry import get
         node.in_types = [self.type_of(v) for v in self.operands(node)]
         opdef = get(node.op)
         if opdef.infer is not None:
@@ -347,7 +346,6 @@ class Graph:
         self._topo = None
 
     def copy(self) -> "Graph":
-        import copy as _copy
         g = Graph(self.name, self.placement)
         g.nx = self.nx.copy()
         for name in g.nx:

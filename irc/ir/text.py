@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value
+from .registry import REQUIRED, lookup
 from .types import TensorType, is_dtype
 
 # ----------------------------------------------------------------------------
@@ -76,7 +77,6 @@ def format_types(types: list[TensorType], *, bare_single: bool) -> str:
 def printed_attrs(node: Node) -> dict:
     """The node's attributes less those equal to the op's default (the parser
     fills defaults back in, so the round trip is exact)."""
-    from .registry import REQUIRED, lookup
     opdef = lookup(node.op)
     sig = opdef.signature if opdef else {}
     return {k: v for k, v in node.attrs.items()
@@ -313,7 +313,6 @@ def _parse_type_list(ln: _Line) -> list[TensorType]:
 
 
 def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
-    from .registry import lookup
     results: list[tuple] = []
     if ln.peek(kind="value"):
         while True:
