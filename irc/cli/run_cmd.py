@@ -39,11 +39,25 @@ def add_parser(sub):
 def main(args) -> int:
     target = Path(args.target)
     script_args = [a for a in args.script_args if a != "--"] if args.script_args else []
+    if args.output:
+        check_output_dir(Path(args.output))   # before any training, not after it
     if target.is_dir():
         return run_bundle(target, args)
     if args.world_size and args.rank is None:
         return run_ranks(args, script_args)
     return run_script_job(args, script_args)
+
+
+def check_output_dir(out: Path) -> None:
+    """-o must name a folder irc can write (or create): refused before the run."""
+    from ..diagnostics import UserError
+    if out.exists() and not out.is_dir():
+        raise UserError(f"-o {out}: this is a file, not a folder",
+                        hint="give a folder for run.json (it is created if missing)")
+    existing = next((p for p in [out, *out.resolve().parents] if p.exists()), None)
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"-o {out}: {existing} is not writable",
+                        hint="give a folder you can write to")
 
 
 def run_script_job(args, script_args: list[str]) -> int:
