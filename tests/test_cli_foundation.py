@@ -164,3 +164,12 @@ def test_run_refuses_a_bad_output_folder_before_running(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "this is a file, not a folder" in err and "Traceback" not in err
     assert not marker.exists() and a_file.read_text() == "mine"
+
+
+def test_opt_lists_passes_without_an_input(capsys):
+    from irc.cli import main
+    assert main(["opt", "--list-passes"]) == 0
+    listed = capsys.readouterr().out
+    assert "whole-image" in listed and "drop-unused-inputs" in listed
+    assert main(["opt"]) == 2
+    assert "required: input" in capsys.readouterr().err

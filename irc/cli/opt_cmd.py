@@ -13,7 +13,7 @@ def add_parser(sub):
     p = sub.add_parser("opt", help="run passes on a text IR file",
                        description="Parse IN.ir, verify it, run the given passes and print the "
                                    "result.  With no -p it re-prints the file unchanged.")
-    p.add_argument("input", help="an .ir file (as irc compile writes)")
+    p.add_argument("input", nargs="?", help="an .ir file (as irc compile writes)")
     p.add_argument("-o", "--output", metavar="OUT.ir", help="write here instead of stdout")
     p.add_argument("--list-passes", action="store_true", help="list the known passes and exit")
     add_pipeline_options(p)
@@ -26,6 +26,10 @@ def main(args) -> int:
         for name, info in sorted(passes.registered().items()):
             print(f"{name:<22} {info.description}")
         return 0
+    if args.input is None:   # a usage error, as argparse reports them (exit 2)
+        print("irc opt: error: the following arguments are required: input\n"
+              "  hint: irc opt IN.ir -p PASS (irc opt --list-passes lists the passes)", file=sys.stderr)
+        return 2
     try:
         module = parse_file(args.input)
     except FileNotFoundError:
