@@ -101,9 +101,8 @@ class PassManager:
                  on_stage: Optional[Callable[[int, str, Module], None]] = None,
                  stop_after: Optional[str] = None):
         self.passes = [get(n) for n in names]
-        if stop_after is not None and stop_after not in names:
-            raise UserError(f"--stop-after {stop_after}: no such pass in the pipeline",
-                            hint=f"the pipeline is: {', '.join(names)}")
+        if stop_after is not None:
+            Pipeline("", tuple(names)).up_to(stop_after)   # refuses a pass not in the list
         self.ctx = ctx or PassContext()
         self.verify_each = verify_each
         self.on_stage = on_stage
