@@ -61,7 +61,6 @@ def write_bundle(out, prefix: str, module: Module, job=None) -> list[str]:
     """Write the bundle under ``out`` (an OutputDir) at ``prefix + "bundle/"``."""
     from safetensors.numpy import save
 
-    from .onnx_lowering import lower_graph
     base = prefix + "bundle/"
     files: dict[str, bytes] = {}
     files["module.ir"] = print_module(module).encode()
@@ -70,11 +69,10 @@ def write_bundle(out, prefix: str, module: Module, job=None) -> list[str]:
     onnx_files = []
     for graph in module.graphs.values():
         if graph.placement == DEVICE and graph.find("return") and not _is_nested(module, graph.name):
-            model = lower_graph(module, graph.name)
-            point_at_safetensors(model, files["weights.safetensors"], "weights.safetensors")
-            name = f"{graph.name}.onnx"
-            files[name] = model.SerializeToString()
-            onnx_files.append(name)
+            for name, model in _device_models(module, graph):
+                point_at_safetensors(model, files["weights.safetensors"], "weights.safetensors")
+                files[name] = model.SerializeToString()
+                onnx_files.append(name)
     pipelines = {g.name: pipeline_json(module, g) for g in module.graphs.values()
                  if g.placement == HOST}
     files["pipeline.json"] = (json.dumps(pipelines, indent=1) + "\n").encode()
@@ -94,6 +92,17 @@ def write_bundle(out, prefix: str, module: Module, job=None) -> list[str]:
         out.write_bytes(base + name, data, share=True)
     out.write_text(base + JOB_FILE, json.dumps(job_info, indent=1) + "\n")
     return [base + n for n in onnx_files]
+
+
+def _device_models(module: Module, graph):
+    """(file name, ONNX model) of a device graph: one model, or one per piece
+    of a step that communicates between ranks (cut at its collectives)."""
+    from .onnx_lowering import lower_graph
+    from .staged import communicates, lower_pieces
+    if not communicates(graph):
+        return [(f"{graph.name}.onnx", lower_graph(module, graph.name))]
+    pieces, _ = lower_pieces(module, graph.name)
+    return [(f"{piece.graph.name}.onnx", piece.model) for piece in pieces]
 
 
 def point_at_safetensors(model, blob: bytes, location: str) -> None:

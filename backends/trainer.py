@@ -153,6 +153,15 @@ class Program:
         return results
 
 
+def program_for(module: Module, graph_name: str, *, device_target: Optional[str] = None,
+                threads: Optional[int] = None):
+    """The program running ``graph_name``: one session, or, for a step that
+    communicates between ranks, its pieces between the collectives."""
+    from .staged import StagedProgram, communicates
+    kind = StagedProgram if communicates(module.graph(graph_name)) else Program
+    return kind(module, graph_name, device_target=device_target, threads=threads)
+
+
 class DeviceState:
     """Parameters and optimiser state as OrtValues on the device."""
 
@@ -370,12 +379,14 @@ class TrainRun:
                  weights: dict, optimizer, seed: int, device_target: Optional[str] = None,
                  threads: Optional[int] = None):
         self.module, self.host = module, host
-        self.program = Program(module, graph, device_target=device_target, threads=threads)
+        self.program = program_for(module, graph, device_target=device_target, threads=threads)
         self.step_module = step_module
         self._step_program: Optional[Program] = None
         self.graph_name = graph
         self.device_target, self.threads = device_target, threads
         self.state = DeviceState(self.program, weights)
+        if hasattr(self.program, "broadcast_state"):   # the ranks start from one model
+            self.program.broadcast_state(self.state)
         self.optimizer, self.seed = optimizer, seed
         self.feeds = FeedMaker(self.program, module, host, seed, optimizer)
         self.interrupt = threading.Event()
@@ -452,11 +463,12 @@ class TrainRun:
                                               per_call)
                     hooks.step_begin(epoch + 1, global_step + per_call)
                     t0 = time.perf_counter()
+                    calls = self._device_calls()
                     losses = self.run_sink(sink)
                     self._check_losses(losses, sink, epoch, plan, hooks)
                     global_step += per_call
                     result.steps += per_call
-                    result.device_calls += 1 if sink.queue is not None or per_call == 1 else per_call
+                    result.device_calls += self._device_calls() - calls
                     result.images += sink.images
                     hooks.step_end(epoch + 1, global_step, losses, sink, time.perf_counter() - t0)
                     if self.interrupt.is_set() or hooks.stop_requested:
@@ -474,6 +486,10 @@ class TrainRun:
             pool.shutdown(wait=True, cancel_futures=True)
             stream.close()
         return result
+
+    def _device_calls(self) -> int:
+        step = self._step_program if self._step_program is not None else None
+        return self.program.calls + (step.calls if step is not None and step is not self.program else 0)
 
     def _check_losses(self, losses: np.ndarray, sink: Sink, epoch: int, plan: TrainPlan,
                       hooks: "Hooks") -> None:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional, Sequence
 
-from . import __version__, communication
+from . import __version__, communication, parallel
 from .capture import Job, current
 from .diagnostics import Remark, display_path
 from .frontend import build_module, module_name
@@ -62,7 +62,9 @@ def session_options(**overrides) -> CompileOptions:
     gave this process (``RANK_ID``/``RANK_SIZE``, as MindSpore reads them)."""
     cap = current()
     unroll = cap.options.get("unroll") if cap is not None else None
-    values = {"auto_offload": script_defaults.auto_offload, "unroll": unroll}
+    values = {"auto_offload": script_defaults.auto_offload, "unroll": unroll,
+              "parallel_mode": str(parallel.get_auto_parallel_context("parallel_mode")),
+              "gradients_mean": bool(parallel.get_auto_parallel_context("gradients_mean"))}
     launched = communication.launched_rank()
     if launched is not None:
         values.update(rank=launched[0], world_size=launched[1])

@@ -7,7 +7,7 @@ from irc.dialects import load_all
 from .manager import PassContext, PassFailed, PassManager, Pipeline, get, register, registered  # noqa: F401
 from .options import CompileOptions  # noqa: F401,E402
 from . import dataset_strategy, dce, graph_sink, hoist_hwc2chw, offload_legality, tail_extraction  # noqa: F401,E402,E501
-from . import autodiff, drop_unused_inputs, loop_sink, whole_image  # noqa: F401,E402
+from . import allreduce_gradients, autodiff, drop_unused_inputs, loop_sink, sync_batch_norm, whole_image  # noqa: F401,E402,E501
 
 load_all()   # the passes query the ops of every dialect
 
@@ -16,10 +16,12 @@ load_all()   # the passes query the ops of every dialect
 DEFAULT = Pipeline("default", (
     "offload-legality",
     "tail-extraction",
+    "dataset-strategy",
     "graph-sink",
     "hoist-hwc2chw",
-    "dataset-strategy",
+    "sync-batch-norm",
     "autodiff",
+    "allreduce-gradients",
     "loop-sink",
     "dce",
 ), "irc compile, irc run, Model.train/eval/predict, per-rank compiles")

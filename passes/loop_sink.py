@@ -38,6 +38,8 @@ from irc.diagnostics import UserError
 from irc.dialects.core import ITERATION, PARAMETER, STATE, graph_inputs, graph_results, return_attrs
 from irc.dialects.train import evaluation_configs, training_config
 from irc.ir.graph import DEVICE, Graph, GraphRef, Module, Node, Value
+from irc.ir.registry import get as get_op
+from irc.ir.traits import Collective
 from irc.ir.types import TensorType
 
 from .manager import register
@@ -59,6 +61,11 @@ def sink_config(module: Module) -> Optional[tuple[str, int, int]]:
     if unroll < 1:
         raise UserError(f"the unroll factor must be at least 1, got {unroll}")
     return config.graph, steps, min(unroll, steps)
+
+
+def communicating_nodes(graph) -> list:
+    """The graph's collectives (ops with the ``Collective`` trait)."""
+    return [n for n in graph.topo_order() if get_op(n.op).has_trait(Collective)]
 
 
 def eval_sink_graphs(module: Module) -> list[str]:
@@ -96,6 +103,14 @@ def _sink_training(module: Module, ctx) -> bool:
     name, steps, unroll = config
     step = module.graphs.get(name)
     if step is None or not step.find("return") or step.find("train.Loop"):
+        return False
+    collectives = communicating_nodes(step)
+    if collectives:
+        ctx.remark("missed", "loop-sink", f"@{name}: the step communicates between ranks "
+                   f"({len(collectives)} collective(s)), so no device Loop can hold it: the host "
+                   f"runs the sink's {steps} steps, still one LossMonitor report per sink",
+                   reason="onnxruntime has no collective operators",
+                   source=str(collectives[0].loc) if collectives[0].loc else None)
         return False
     sinker = LoopSink(module, step, steps, unroll)
     module.graphs[name] = sinker.build()

@@ -27,6 +27,10 @@ class CompileOptions:
     # This process's rank and the world size (seed 004); None: one process.
     rank: Optional[int] = None
     world_size: Optional[int] = None
+    # set_auto_parallel_context: how the ranks train one model together
+    # (stand_alone: each rank on its own) and whether gradients are averaged.
+    parallel_mode: str = "stand_alone"
+    gradients_mean: bool = False
 
     def __post_init__(self):
         if self.unroll is not None and self.unroll < 1:
@@ -44,6 +48,10 @@ class CompileOptions:
             module.meta["unroll"] = str(self.unroll)
         if self.rank is not None:
             module.meta.update(rank=str(self.rank), world_size=str(self.world_size))
+        if self.parallel_mode != "stand_alone":
+            module.meta["parallel_mode"] = self.parallel_mode
+        if self.gradients_mean:
+            module.meta["gradients_mean"] = "true"
 
     @classmethod
     def of(cls, module: Module) -> "CompileOptions":
@@ -57,7 +65,26 @@ class CompileOptions:
             raise UserError(f"module header: {e}",
                             hint="unroll, rank and world_size are whole numbers") from None
         return cls(auto_offload=meta.get("auto_offload") == "true", unroll=unroll,
-                   rank=rank, world_size=world)
+                   rank=rank, world_size=world,
+                   parallel_mode=meta.get("parallel_mode", "stand_alone"),
+                   gradients_mean=meta.get("gradients_mean") == "true")
+
+    @property
+    def ranks(self) -> int:
+        """The number of ranks training together (1: one process)."""
+        return self.world_size or 1
+
+    @property
+    def distributed(self) -> bool:
+        """Whether the ranks train one model and must communicate (MindSpore's
+        parallel modes other than stand-alone, with more than one rank)."""
+        return self.ranks > 1 and self.parallel_mode != "stand_alone"
+
+    @property
+    def auto_parallel(self) -> bool:
+        """Semi-auto or auto parallel: tensor layouts are redistributed and
+        BatchNorm over the split batch is synchronised."""
+        return self.distributed and self.parallel_mode in ("semi_auto_parallel", "auto_parallel")
 
 
 @dataclass

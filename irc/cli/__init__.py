@@ -52,8 +52,14 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     from ..dialects import load_all
     load_all()
+    return run_guarded(lambda: args.handler(args), args)
+
+
+def run_guarded(fn, args) -> int:
+    """Run a command's handler: user errors and irc's own as messages and
+    exit codes, never a traceback (unless --traceback)."""
     try:
-        return args.handler(args) or EXIT_OK
+        return fn() or EXIT_OK
     except KeyboardInterrupt:
         print("irc: interrupted", file=sys.stderr)
         return 130

@@ -30,7 +30,8 @@ def add_parser(sub):
     p.add_argument("--unroll", type=positive_int, metavar="U",
                    help="training steps per Loop iteration in sink mode (default 1; "
                         "U = sink_size removes the Loop)")
-    p.add_argument("--rank", type=int, help=argparse.SUPPRESS)   # one rank, started by the launcher
+    p.add_argument("--rank", type=int, help=argparse.SUPPRESS)   # one rank, set by hand
+    p.add_argument("--launched", action="store_true", help=argparse.SUPPRESS)  # started by irc's launcher
     p.add_argument("script_args", nargs="*",
                    help="arguments for the script, after --")
     return p
@@ -41,9 +42,11 @@ def main(args) -> int:
     script_args = [a for a in args.script_args if a != "--"] if args.script_args else []
     if args.output:
         check_output_dir(Path(args.output))   # before any training, not after it
+    if args.launched:
+        return run_launched_rank(args, script_args)
     if target.is_dir():
         return run_bundle(target, args)
-    if args.world_size and args.rank is None:
+    if args.world_size and args.rank is None and args.world_size > 1:
         return run_ranks(args, script_args)
     return run_script_job(args, script_args)
 
@@ -77,6 +80,7 @@ def run_script_job(args, script_args: list[str]) -> int:
         data = write_run_json(out / "run.json", cap)
         if args.rank is not None:
             _record_slice(cap, out, args.rank, args.world_size)
+            _record_weights(cap, out)
         print(f"irc: ran {display_path(args.target)}: {data['steps']} step(s), "
               f"{data['device_calls']} device call(s) -> {display_path(str(out / 'run.json'))}",
               file=sys.stderr)
@@ -84,29 +88,82 @@ def run_script_job(args, script_args: list[str]) -> int:
 
 
 def run_ranks(args, script_args: list[str]) -> int:
-    from irc.backends.ranks import check_coverage, launch
+    """Launch the ranks (MPI, else torch.distributed), wait, and check them:
+    a failed rank is named with its error and log; the ranks of a sliced
+    dataset must have read their own patches and covered the image."""
+    from irc.backends.ranks import SLICE_FILE, check_coverage, failed_ranks, launch
     out = Path(args.output or "run-out")
     out.mkdir(parents=True, exist_ok=True)
     world = args.world_size
     print(f"irc: starting {world} rank(s) of {display_path(args.target)}; logs in "
           f"{display_path(str(out))}/rankR.log", file=sys.stderr)
     started = time.perf_counter()
-    codes = launch(args.target, world, out, script_args)
-    failed = [r for r, c in enumerate(codes) if c != 0]
-    if failed:
-        tail = (out / f"rank{failed[0]}.log").read_text().strip().splitlines()[-3:]
-        raise UserError(f"rank(s) {', '.join(map(str, failed))} of {world} failed; rank {failed[0]} "
-                        f"said:\n    " + "\n    ".join(tail),
-                        hint=f"see {display_path(str(out))}/rank{failed[0]}.log")
-    report = check_coverage([out / f"rank{r}" for r in range(world)])
+    code = launch(args.target, world, out, script_args, unroll=args.unroll)
+    failed = failed_ranks(out, world)
+    if code != 0 or failed:
+        rank, status = failed[0] if failed else (0, code)
+        log = out / f"rank{rank}.log"
+        lines = log.read_text(errors="replace").strip().splitlines() if log.is_file() else []
+        said = [line for line in lines if "error" in line.lower()] or lines
+        how = "was stopped" if status is None else f"exited with status {status}"
+        raise UserError(f"rank {rank} of {world} {how}; it said:\n    " +
+                        "\n    ".join(said[-3:] or ["(nothing)"]) +
+                        (f"\n  the other rank(s) were stopped" if world > 1 else ""),
+                        hint=f"see {display_path(str(log))} (launcher: "
+                             f"{display_path(str(out / 'launcher.log'))})")
     ranks = [json.loads((out / f"rank{r}" / "run.json").read_text()) for r in range(world)]
     summary = {"world_size": world, "wall_s": round(time.perf_counter() - started, 3),
-               "slicing": report, "ranks": ranks}
+               "ranks": ranks}
+    digests = {r.get("weights_sha256") for r in ranks}
+    summary["weights_identical"] = len(digests) == 1 and None not in digests
+    text = ""
+    if all((out / f"rank{r}" / SLICE_FILE).is_file() for r in range(world)):
+        report = check_coverage([out / f"rank{r}" for r in range(world)])
+        summary["slicing"] = report
+        text = (f"; each read its own patch of {report['patches']} (patch "
+                f"{report['patch_shape']} of {report['image_shape']}), together covering the image")
     (out / "run.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"irc: {world} rank(s) ran; each read its own patch of {report['patches']} "
-          f"(patch {report['patch_shape']} of {report['image_shape']}), together covering the "
-          f"image -> {display_path(str(out / 'run.json'))}", file=sys.stderr)
+    same = "one model (identical weights on every rank)" if summary["weights_identical"] else \
+        "weights that differ between ranks"
+    print(f"irc: {world} rank(s) trained {same}{text} -> "
+          f"{display_path(str(out / 'run.json'))}", file=sys.stderr)
     return 0
+
+
+def run_launched_rank(args, script_args: list[str]) -> int:
+    """One rank started by :func:`run_ranks`: its rank from the launcher's
+    environment, its output in OUT/rankR and OUT/rankR.log, its exit status
+    written for the launcher; on an error it stops the other ranks."""
+    from irc.backends.ranks import STATUS_FILE
+    from ..communication import launched_rank
+    launched = launched_rank()
+    if launched is None:
+        raise UserError("--launched is for the ranks irc run --world-size starts")
+    rank, world = launched
+    from irc.backends.ranks import gpu_count
+    gpus = gpu_count()
+    if gpus and "CUDA_VISIBLE_DEVICES" not in os.environ:   # one GPU per rank where there are some
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(rank % gpus)
+    out = Path(args.output or "run-out")
+    rank_dir = out / f"rank{rank}"
+    rank_dir.mkdir(parents=True, exist_ok=True)
+    log = open(out / f"rank{rank}.log", "w", buffering=1)
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    args.output = str(rank_dir)
+    args.rank = rank
+    code = 1
+    try:
+        from ..cli import run_guarded
+        code = run_guarded(lambda: run_script_job(args, script_args), args)
+    finally:
+        (rank_dir / STATUS_FILE).write_text(str(code))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if code != 0:
+            from irc.backends.collectives import abort
+            abort(code)
+    return code
 
 
 def run_bundle(path: Path, args) -> int:
@@ -148,6 +205,28 @@ def _run_pipeline_bundle(module) -> dict:
     wall = time.perf_counter() - start
     return {"epochs": 1, "steps": batches, "device_calls": batches if "device" in module.graphs else 0,
             "images": images, "images_per_s": round(images / wall, 1) if wall else 0.0}
+
+
+def _record_weights(cap, out: Path) -> None:
+    """A digest of the trained weights in the rank's run.json: the launcher
+    checks that the ranks trained one model."""
+    import hashlib
+    import numpy as np
+    weights = {}
+    for job in cap.jobs:
+        net = getattr(job.model, "_network", None) if job.model is not None else None
+        if net is not None and hasattr(net, "parameters_dict"):
+            weights.update({k: np.asarray(v.asnumpy()) for k, v in net.parameters_dict().items()})
+    if not weights:
+        return
+    h = hashlib.sha256()
+    for name in sorted(weights):
+        h.update(name.encode())
+        h.update(np.ascontiguousarray(weights[name]).tobytes())
+    path = out / "run.json"
+    data = json.loads(path.read_text())
+    data["weights_sha256"] = h.hexdigest()
+    path.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def _record_slice(cap, out: Path, rank: int, world: int) -> None:

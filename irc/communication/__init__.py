@@ -1,8 +1,10 @@
 """``mindspore.communication``: rank and world size of this process.
 
-irc runs ranks as processes (``irc run --world-size N``); each learns its
-place from ``init(rank=..., group_size=...)`` or the environment variables
-MindSpore's launchers set (``RANK_ID``/``RANK_SIZE``, also ``RANK``/``WORLD_SIZE``).
+irc runs ranks as processes (``irc run --world-size N``, ``mpirun``,
+``torchrun``, ``srun``); each learns its place from ``init(rank=...,
+group_size=...)`` or the environment variables its launcher set
+(MindSpore's ``RANK_ID``/``RANK_SIZE``, torchrun's ``RANK``/``WORLD_SIZE``,
+Open MPI's and PMI's, Slurm's).
 """
 from __future__ import annotations
 
@@ -29,17 +31,24 @@ def _env_int(*names: str, default: int) -> int:
     return default
 
 
+# Where launchers put the rank and the world size: MindSpore's scripts
+# (RANK_ID/RANK_SIZE), torchrun (RANK/WORLD_SIZE), mpirun (Open MPI's, PMI's)
+# and Slurm's srun.
+_RANK_VARS = ("RANK_ID", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID")
+_SIZE_VARS = ("RANK_SIZE", "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
+
+
 def launched_rank() -> tuple[int, int] | None:
     """(rank, world size) a distributed launcher gave this process through
     the environment, or None when it was not started as a rank."""
-    if os.environ.get("RANK_SIZE", os.environ.get("WORLD_SIZE")) is None:
+    if not any(name in os.environ for name in _SIZE_VARS):
         return None
-    return _env_int("RANK_ID", "RANK", default=0), _env_int("RANK_SIZE", "WORLD_SIZE", default=1)
+    return _env_int(*_RANK_VARS, default=0), _env_int(*_SIZE_VARS, default=1)
 
 
 def init(backend_name: str | None = None, *, rank: int | None = None, group_size: int | None = None) -> None:
-    size = group_size if group_size is not None else _env_int("RANK_SIZE", "WORLD_SIZE", default=1)
-    me = rank if rank is not None else _env_int("RANK_ID", "RANK", default=0)
+    size = group_size if group_size is not None else _env_int(*_SIZE_VARS, default=1)
+    me = rank if rank is not None else _env_int(*_RANK_VARS, default=0)
     if size < 1:
         raise UserError(f"the world size must be at least 1, got {size}", where=user_frame())
     if not 0 <= me < size:

@@ -28,7 +28,10 @@ LEARNING_RATE = "learning_rate"   # the step's learning rate (one per step)
 ITERATION = "iteration"           # a Loop body's iteration number
 PARAMETER = "parameter"           # a trainable parameter's current value
 STATE = "state"                   # optimiser or network state's current value
-INPUT_ROLES = (DATA, DRAWS, LEARNING_RATE, ITERATION, PARAMETER, STATE)
+# A value an earlier piece of the same step computed: the runtime cuts a step
+# that communicates at its collectives (irc.backends.staged).
+ACTIVATION = "activation"
+INPUT_ROLES = (DATA, DRAWS, LEARNING_RATE, ITERATION, PARAMETER, STATE, ACTIVATION)
 
 # What a result is.  PARAMETER / STATE: the next value of the parameter the
 # result is named after.

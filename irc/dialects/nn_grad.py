@@ -33,6 +33,7 @@ from ..ir.registry import REQUIRED, TENSOR, Dialect
 from ..ir.traits import Pure
 from ..ir.types import UNKNOWN, TensorType, is_float
 from . import nn as NN
+from . import parallel as PARALLEL
 from . import train as TRAIN
 from .nn import _f64, _infer_pool, _like, _pad_spatial, _pool_pads, _windows
 
@@ -911,3 +912,28 @@ def _loss_grad_rule(loss_op, grad_op):
 
 for _loss, _loss_grad in LOSS_GRADS:
     _loss.grad(_loss_grad_rule(_loss, _loss_grad))
+
+
+# =============================================================================
+# collectives (parallel dialect)
+# =============================================================================
+# Each rank differentiates its own loss; the step's objective is their sum
+# (gradients_mean divides it by the group later).  A value every rank
+# received from an all-reduce feeds every rank's loss, so its operand's
+# gradient is the same all-reduce of the ranks' gradients; an all-to-all's is
+# the all-to-all back.
+
+@PARALLEL.ALL_REDUCE.grad
+def _all_reduce_grad(ctx, node, douts):
+    if douts[0] is None:
+        return [None]
+    return [ctx.add("parallel.all_reduce", [douts[0]], node.attrs)]
+
+
+@PARALLEL.ALL_TO_ALL.grad
+def _all_to_all_grad(ctx, node, douts):
+    if douts[0] is None:
+        return [None]
+    a = node.attrs
+    return [ctx.add("parallel.all_to_all", [douts[0]], {
+        "split_axis": a["concat_axis"], "concat_axis": a["split_axis"], "group": a["group"]})]

@@ -551,6 +551,19 @@ def _pipeline_inputs(module: Module, host_name: str):
     return names, types, sources, ({BATCH: batch} if batch else {})
 
 
+def _whole_samples(host: Graph, types: list) -> list:
+    """The network is written for one card (seed 004): under a dataset
+    strategy whose ranks read patches, it is traced on whole samples, which
+    the dataset-strategy pass redistributes the patches to."""
+    from irc.passes.dataset_strategy import network_input_types
+    from .. import parallel
+    strategy = parallel.get_auto_parallel_context("dataset_strategy")
+    if isinstance(strategy, str):
+        return types
+    return network_input_types(host, strategy, parallel.get_auto_parallel_context("parallel_mode"),
+                               types)
+
+
 def _tensor_inputs(job):
     """Inputs of a job without a pipeline: the Tensors passed to it."""
     arrays = [np.asarray(v) for v in job.kwargs.values() if isinstance(v, Tensor)]
@@ -568,6 +581,7 @@ def lower_job(module: Module, job, host_graph_name: Optional[str], device_graph_
     net = network_of(job.model)
     if host_graph_name is not None:
         names, types, sources, bindings = _pipeline_inputs(module, host_graph_name)
+        types = _whole_samples(module.graph(host_graph_name), types)
     else:
         names, types, sources, bindings = _tensor_inputs(job)
     if any(t.dtype == "bytes" for t in types[:1]):

@@ -76,3 +76,11 @@ class HoldsObjects(OpTrait):
 class OpenAttrs(OpTrait):
     """The op accepts attributes beyond its signature (an imported ONNX node
     carries its operator's own)."""
+
+
+@dataclass(frozen=True)
+class Collective(OpTrait):
+    """The op communicates between ranks (all-reduce, all-to-all): no device
+    graph can run it, so the runtime cuts the graph there and the collective
+    engine runs it between the pieces.  Every rank must reach the same
+    collectives in the same order."""

@@ -61,6 +61,8 @@ class RunSummary:
         d["wall_s"] = round(d["wall_s"], 4)
         d["steps_per_s"] = round(d["steps_per_s"], 2)
         d["images_per_s"] = round(d["images_per_s"], 1)
+        # a step that communicates runs as several device calls (its pieces)
+        d["device_calls_per_step"] = round(self.device_calls / self.steps, 3) if self.steps else 0.0
         return d
 
 
