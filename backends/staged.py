@@ -234,6 +234,25 @@ class StagedProgram:
         self.results = graph_results(self.graph)
         self.calls = 0
         self.collective_calls = 0
+        self._agree()
+
+    def _agree(self) -> None:
+        """Refuse ranks that compiled different steps: they would wait for
+        each other in collectives that never match (a hang, or garbage)."""
+        groups = {n.attrs["group"] for nodes in self.after.values() for n in nodes}
+        for group in groups:
+            _group(self.comm, {"group": group}, f"@{self.graph.name}'s step")
+        if self.comm.size == 1:
+            return
+        digest = np.frombuffer(collective_digest(self.graph, self.after), dtype=np.uint8)
+        every = self.comm.all_gather(digest)
+        differ = [r for r in range(self.comm.size) if not np.array_equal(every[r], every[0])]
+        if differ:
+            raise UserError(f"rank(s) {', '.join(map(str, differ))} compiled a step whose "
+                            f"collectives differ from rank 0's (rank {self.comm.rank} of "
+                            f"{self.comm.size})",
+                            hint="every rank must run the same script with the same settings "
+                                 "and world size")
 
     @property
     def calls_per_step(self) -> int:
@@ -303,6 +322,18 @@ class StagedProgram:
             else:
                 results[r.name] = _as_numpy(value)
         return results
+
+
+def collective_digest(graph: Graph, after: dict) -> bytes:
+    """What the ranks must agree on: each collective, its stage, attributes
+    and operand type, in the order they run."""
+    import hashlib
+    h = hashlib.sha256()
+    for stage in sorted(after):
+        for node in after[stage]:
+            h.update(repr((stage, node.op, sorted(node.attrs.items()),
+                           str(node.in_types[0]))).encode())
+    return h.digest()
 
 
 def _as_numpy(value) -> np.ndarray:

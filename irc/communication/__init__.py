@@ -76,6 +76,18 @@ def get_local_rank(group: str | None = None) -> int:
     return get_rank(group)
 
 
+def writes_checkpoints() -> bool:
+    """Whether this process writes checkpoints: when the ranks train one
+    model (a parallel mode other than stand-alone) only rank 0 does, so the
+    ranks never write one file at once; every rank resumes from it."""
+    from .. import parallel
+    if parallel.get_auto_parallel_context("parallel_mode") == "stand_alone":
+        return True
+    launched = launched_rank()
+    rank = _state["rank"] if _state["initialized"] else (launched[0] if launched else 0)
+    return rank == 0
+
+
 @register_process_state
 def release() -> None:
     _state.update(initialized=False, rank=0, size=1)

@@ -257,11 +257,13 @@ class ModelCheckpoint(Callback):
         return [path for _, path in sorted(found)]
 
     def save(self, state, epoch: int, step_in_epoch: int, metadata: dict) -> str:
+        from ..communication import writes_checkpoints
         from .serialization import save_checkpoint
         path = os.path.join(self.directory, f"{self.prefix}-{epoch}_{step_in_epoch}.ckpt")
-        save_checkpoint(state, path, metadata=metadata)
+        if writes_checkpoints():    # the ranks hold one model: rank 0 writes it
+            save_checkpoint(state, path, metadata=metadata)
+            self._prune()
         self.latest = path
-        self._prune()
         return path
 
     def _prune(self) -> None:

@@ -131,8 +131,11 @@ class _Training:
                 return
 
     def _interrupt_checkpoint(self, run) -> str:
+        from ..communication import writes_checkpoints
         from .serialization import save_checkpoint
         name = f"{type(self.model.network).__name__}-interrupted-{self.global_step}.ckpt"
+        if not writes_checkpoints():
+            return os.path.join(os.getcwd(), name)
         return save_checkpoint(_TrainState(run, self), os.path.join(os.getcwd(), name),
                                metadata={**self.resume_metadata(), "irc.finished": False})
 

@@ -1,0 +1,183 @@
+"""Distributed training trains one model (issue 12): 2 MPI ranks on
+loopback land on the weights one process reaches on the whole batch, the
+ranks stay bitwise identical, and a failing rank stops the others."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irc.backends.ranks import find_mpirun
+
+pytestmark = pytest.mark.skipif(find_mpirun() is None, reason="the dist extra is not installed")
+pytest.importorskip("mpi4py")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A plain CNN (optionally with BatchNorm) on 8x8 RGB images; the weights
+# start from a seeded draw so one process and the ranks start alike.
+NET = textwrap.dedent("""\
+    import os
+    import numpy as np
+    import mindspore as ms
+    import mindspore.dataset as ds
+    import mindspore.dataset.vision as vision
+    import mindspore.nn as nn
+    from mindspore.communication import init, get_rank, get_group_size
+
+    init()
+    rank, size = get_rank(), get_group_size()
+    BN = os.environ.get("BN") == "1"
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, pad_mode="same")
+            self.bn = nn.BatchNorm2d(4) if BN else None
+            self.relu = nn.ReLU()
+            self.flat = nn.Flatten()
+            self.fc = nn.Dense(4 * 8 * 8, 3)
+
+        def construct(self, x):
+            x = self.conv(x)
+            if self.bn is not None:
+                x = self.bn(x)
+            return self.fc(self.flat(self.relu(x)))
+
+
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (64, 8, 8, 3)).astype(np.uint8)
+    labels = rng.integers(0, 3, 64).astype(np.int32)
+    ORDER = os.environ.get("ORDER")
+    if ORDER:
+        index = np.array([int(i) for i in ORDER.split(",")])
+        images, labels = images[index], labels[index]
+""")
+
+TRAIN = textwrap.dedent("""\
+    net = Net()
+    draw = np.random.default_rng(1)
+    for p in net.trainable_params():
+        p.set_data(ms.Tensor((draw.standard_normal(p.shape) * 0.3).astype(np.float32)))
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model.train(2, data, callbacks=[ms.LossMonitor()], dataset_sink_mode=True, sink_size=2)
+    np.savez(os.path.join(os.environ["OUT"], f"w{rank}.npz"),
+             **{p.name: p.asnumpy() for p in net.get_parameters()})
+""")
+
+# Seed 004: each rank reads its W-patch; the network takes whole images.
+SLICED = NET + textwrap.dedent("""\
+    data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False)
+    data = data.map(vision.Rescale(1 / 255.0, 0.0), input_columns="image")
+    if size > 1:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
+                                     gradients_mean=True, dataset_strategy=((1, 1, 1, size), (1,)))
+        cols = [f"img{i}" for i in range(size)]
+        data = data.map(vision.SlicePatches(1, size), input_columns="image", output_columns=cols)
+        data = data.project([cols[rank], "label"])
+        data = data.map(vision.HWC2CHW(), input_columns=cols[rank])
+    else:
+        data = data.map(vision.HWC2CHW(), input_columns="image")
+    data = data.batch(16, drop_remainder=True)
+""") + TRAIN
+
+# The model zoo's data parallel script: a sharded dataset, gradients averaged.
+DATA_PARALLEL = NET + textwrap.dedent("""\
+    if size > 1:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False,
+                                     num_shards=get_group_size(), shard_id=get_rank())
+        batch = 8
+    else:
+        data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False)
+        batch = 16
+    data = data.map(vision.Rescale(1 / 255.0, 0.0), input_columns="image")
+    data = data.map(vision.HWC2CHW(), input_columns="image")
+    data = data.batch(batch, drop_remainder=True)
+""") + TRAIN
+
+
+def _irc(args, tmp_path, env=None, timeout=240):
+    return subprocess.run([sys.executable, "-m", "irc", *args], cwd=tmp_path, text=True,
+                          capture_output=True, timeout=timeout,
+                          env={**os.environ, "OUT": str(tmp_path), **(env or {})})
+
+
+def _train(tmp_path, source: str, env: dict, world: int) -> list[dict]:
+    script = tmp_path / "train.py"
+    script.write_text(source)
+    if world == 1:
+        done = _irc(["run", str(script)], tmp_path, env)
+    else:
+        done = _irc(["run", str(script), "--world-size", str(world), "-o", str(tmp_path / "r")],
+                    tmp_path, env)
+    assert done.returncode == 0, done.stderr + "".join(
+        p.read_text() for p in sorted((tmp_path / "r").glob("rank*.log")))
+    return [dict(np.load(tmp_path / f"w{r}.npz")) for r in range(world)]
+
+
+def _relative(a: dict, b: dict) -> float:
+    return max(float(np.abs(a[k] - b[k]).max() / max(np.abs(b[k]).max(), 1e-12)) for k in b)
+
+
+@pytest.mark.parametrize("bn, tolerance", [("0", 1e-5), ("1", 1e-4)], ids=["plain", "batchnorm"])
+def test_sliced_ranks_train_the_model_of_one_process(tmp_path, bn, tolerance):
+    """Seed 004 on 2 ranks = one process on the whole batch (BatchNorm
+    synchronised); the ranks end bitwise identical."""
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one = _train(tmp_path / "one", SLICED, {"BN": bn}, 1)
+    ranks = _train(tmp_path / "two", SLICED, {"BN": bn}, 2)
+    assert _relative(ranks[0], one[0]) <= tolerance
+    assert all(np.array_equal(ranks[0][k], ranks[1][k]) for k in ranks[0])
+    summary = json.loads((tmp_path / "two" / "r" / "run.json").read_text())
+    assert summary["weights_identical"] and summary["slicing"]["covered"]
+    rank0 = summary["ranks"][0]
+    assert rank0["steps"] == 4 and rank0["device_calls_per_step"] > 1   # pieces between collectives
+
+
+def test_data_parallel_ranks_train_the_model_of_one_process(tmp_path):
+    """DATA_PARALLEL with gradients_mean = one process on the global batch
+    made of the ranks' batches in rank order."""
+    # shard r reads rows r, r + 2, ...: global batch s = rank 0's batch s, then rank 1's
+    order = [i for s in range(4) for r in range(2) for i in range(16 * s + r, 16 * s + 16, 2)]
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one = _train(tmp_path / "one", DATA_PARALLEL, {"ORDER": ",".join(map(str, order))}, 1)
+    ranks = _train(tmp_path / "two", DATA_PARALLEL, {}, 2)
+    assert _relative(ranks[0], one[0]) <= 1e-5
+    assert all(np.array_equal(ranks[0][k], ranks[1][k]) for k in ranks[0])
+
+
+def test_a_failing_rank_stops_the_others(tmp_path):
+    """Rank 1 raises before training; rank 0, waiting in its first
+    collective, is stopped: irc run exits 1 naming rank 1, its error, its log."""
+    script = tmp_path / "fail.py"
+    script.write_text(DATA_PARALLEL.replace("net = Net()", "if rank == 1:\n    raise ValueError('rank one broke')\nnet = Net()"))
+    started = time.monotonic()
+    done = _irc(["run", str(script), "--world-size", "2", "-o", str(tmp_path / "r")], tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert time.monotonic() - started < 120
+    assert "rank 1 of 2" in done.stderr and "rank one broke" in done.stderr
+    assert "rank1.log" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_ranks_that_compiled_different_steps_are_refused(tmp_path):
+    """Ranks whose collectives differ would hang or mix garbage: refused at start-up."""
+    script = tmp_path / "differ.py"
+    script.write_text(DATA_PARALLEL.replace(
+        "self.fc = nn.Dense(4 * 8 * 8, 3)",
+        "self.fc = nn.Dense(4 * 8 * 8, 3, has_bias=rank == 0)"))
+    done = _irc(["run", str(script), "--world-size", "2", "-o", str(tmp_path / "r")], tmp_path)
+    assert done.returncode == 1
+    log = "".join(p.read_text() for p in (tmp_path / "r").glob("rank*.log"))
+    assert "compiled a step whose collectives differ from rank 0's" in log + done.stderr
