@@ -18,6 +18,7 @@ Each rank counts its device calls; ``run.json`` reports them per step.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -234,6 +235,7 @@ class StagedProgram:
         self.results = graph_results(self.graph)
         self.calls = 0
         self.collective_calls = 0
+        self.collective_s = 0.0       # wall time in the engine (waiting for peers included)
         self._agree()
 
     def _agree(self) -> None:
@@ -307,7 +309,9 @@ class StagedProgram:
         x = _as_numpy(env[operand])
         # reduce in place when nothing else reads the operand (a gradient)
         in_place = len(self.graph.users(operand)) == 1
+        started = time.perf_counter()
         env[node.out(0)] = _RULES[node.op](self.comm, x, node.attrs, in_place)
+        self.collective_s += time.perf_counter() - started
         self.collective_calls += 1
 
     def _finish(self, env: dict, state) -> dict:

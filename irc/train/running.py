@@ -91,7 +91,8 @@ class _Training:
         summary_for().add_training(epochs=plan.epochs - plan.first_epoch, steps=result.steps,
                                    device_calls=result.device_calls, losses=result.losses,
                                    wall_s=result.wall_s, images=result.images,
-                                   provider=result.provider)
+                                   provider=result.provider,
+                                   communication_s=getattr(run.program, "collective_s", 0.0))
         if result.interrupted:
             path = hooks.last_checkpoint() or self._interrupt_checkpoint(run)
             print(f"irc: training interrupted at step {self.global_step}; checkpoint: {path}",

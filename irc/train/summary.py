@@ -27,6 +27,7 @@ class RunSummary:
     epochs: int = 0
     steps: int = 0
     device_calls: int = 0
+    communication_s: float = 0.0     # time in collectives between ranks (distributed training)
     losses: list = field(default_factory=list)
     test_accuracy: Optional[float] = None
     wall_s: float = 0.0
@@ -37,7 +38,8 @@ class RunSummary:
     metrics: dict = field(default_factory=dict)
 
     def add_training(self, *, epochs: int, steps: int, device_calls: int, losses: list,
-                     wall_s: float, images: int, provider: str) -> None:
+                     wall_s: float, images: int, provider: str, communication_s: float = 0.0) -> None:
+        self.communication_s += communication_s
         self.epochs += epochs
         self.steps += steps
         self.device_calls += device_calls
@@ -59,6 +61,7 @@ class RunSummary:
     def to_json(self) -> dict:
         d = asdict(self)
         d["wall_s"] = round(d["wall_s"], 4)
+        d["communication_s"] = round(d["communication_s"], 4)
         d["steps_per_s"] = round(d["steps_per_s"], 2)
         d["images_per_s"] = round(d["images_per_s"], 1)
         # a step that communicates runs as several device calls (its pieces)
