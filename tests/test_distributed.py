@@ -69,7 +69,16 @@ TRAIN = textwrap.dedent("""\
         p.set_data(ms.Tensor((draw.standard_normal(p.shape) * 0.3).astype(np.float32)))
     model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                      nn.Momentum(net.trainable_params(), 0.1, 0.9))
-    model.train(2, data, callbacks=[ms.LossMonitor()], dataset_sink_mode=True, sink_size=2)
+    callbacks = [ms.LossMonitor()]
+    if os.environ.get("CKDIR"):      # checkpoint every sink; STOP: die at the end of epoch 1
+        from mindspore.train.callback import CheckpointConfig, ModelCheckpoint
+
+        class Stop(ms.Callback):
+            def epoch_end(self, run_context):
+                if os.environ.get("STOP") and run_context.original_args().cur_epoch_num == 1:
+                    raise SystemExit(3)
+        callbacks += [ModelCheckpoint("net", os.environ["CKDIR"], CheckpointConfig(1)), Stop()]
+    model.train(2, data, callbacks=callbacks, dataset_sink_mode=True, sink_size=2)
     np.savez(os.path.join(os.environ["OUT"], f"w{rank}.npz"),
              **{p.name: p.asnumpy() for p in net.get_parameters()})
 """)
@@ -145,15 +154,26 @@ def test_sliced_ranks_train_the_model_of_one_process(tmp_path, bn, tolerance):
     assert rank0["steps"] == 4 and rank0["device_calls_per_step"] > 1   # pieces between collectives
 
 
-def test_data_parallel_ranks_train_the_model_of_one_process(tmp_path):
+def test_data_parallel_ranks_train_the_model_of_one_process_across_a_crash(tmp_path):
     """DATA_PARALLEL with gradients_mean = one process on the global batch
-    made of the ranks' batches in rank order."""
+    made of the ranks' batches in rank order, even when the ranks die after
+    the first epoch and resume from rank 0's checkpoint."""
     # shard r reads rows r, r + 2, ...: global batch s = rank 0's batch s, then rank 1's
     order = [i for s in range(4) for r in range(2) for i in range(16 * s + r, 16 * s + 16, 2)]
-    (tmp_path / "one").mkdir()
-    (tmp_path / "two").mkdir()
+    for d in ("one", "two", "ck"):
+        (tmp_path / d).mkdir()
     one = _train(tmp_path / "one", DATA_PARALLEL, {"ORDER": ",".join(map(str, order))}, 1)
-    ranks = _train(tmp_path / "two", DATA_PARALLEL, {}, 2)
+    crash = {"CKDIR": str(tmp_path / "ck"), "STOP": "1"}
+    script = tmp_path / "two" / "train.py"
+    script.write_text(DATA_PARALLEL)
+    died = _irc(["run", str(script), "--world-size", "2", "-o", str(tmp_path / "two" / "d")],
+                tmp_path / "two", crash)
+    assert died.returncode == 1 and "exited with status 3" in died.stderr
+    # rank 0 alone wrote the checkpoints (the ranks hold one model)
+    assert sorted(p.name for p in (tmp_path / "ck").iterdir()) == ["net-1_2.ckpt"]
+    ranks = _train(tmp_path / "two", DATA_PARALLEL, {"CKDIR": str(tmp_path / "ck")}, 2)
+    logs = "".join(p.read_text() for p in (tmp_path / "two" / "r").glob("rank*.log"))
+    assert logs.count("resuming from") == 2
     assert _relative(ranks[0], one[0]) <= 1e-5
     assert all(np.array_equal(ranks[0][k], ranks[1][k]) for k in ranks[0])
 
