@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -187,17 +188,27 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def failed_ranks(out: Path, world: int) -> list[tuple[int, Optional[int]]]:
-    """(rank, exit status) of the ranks that did not finish: a status file
-    that says so, or none (the rank was killed)."""
+# prterun's word for a rank that died (kill -9, a crash)
+_MPI_DIED = re.compile(r"process rank (\d+) with PID \d+ on node \S+ exited on\s+signal (\d+)")
+
+
+def failed_ranks(out: Path, world: int) -> list[tuple[int, Optional[str]]]:
+    """(rank, how it ended) of the ranks that did not finish, the cause
+    first: a rank that reported its own error, then one the launcher saw die
+    on a signal, then those stopped because of them."""
     failed = []
+    log = out / "launcher.log"
+    died = {int(m.group(1)): f"was killed by signal {m.group(2)}"
+            for m in _MPI_DIED.finditer(log.read_text(errors="replace"))} if log.is_file() else {}
     for r in range(world):
         f = out / f"rank{r}" / STATUS_FILE
         code = int(f.read_text()) if f.is_file() else None
-        if code != 0:
-            failed.append((r, code))
-    # a rank that reported its own error first: the cause, the others were stopped
-    return sorted(failed, key=lambda item: (item[1] is None, item[0]))
+        if code == 0:
+            continue
+        how = f"exited with status {code}" if code is not None else died.get(r)
+        failed.append((r, how))
+    order = {r: (0 if how and how.startswith("exited") else 1 if how else 2) for r, how in failed}
+    return sorted(failed, key=lambda item: (order[item[0]], item[0]))
 
 
 def gpu_count() -> int:

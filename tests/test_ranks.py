@@ -120,3 +120,17 @@ def test_project_to_a_column_slicepatches_did_not_make(script, tmp_path, capsys,
     assert main(["compile", str(script), "-o", str(tmp_path / "o"), "--no-render"]) == 1
     err = capsys.readouterr().err
     assert "sliced.py:" in err and "img7" in err
+
+
+def test_failed_ranks_name_the_cause_first(tmp_path):
+    """A rank that reported its own error comes first, then one the launcher
+    saw killed, then the ranks stopped because of them."""
+    from irc.backends.ranks import STATUS_FILE, failed_ranks
+    for r in range(4):
+        (tmp_path / f"rank{r}").mkdir()
+    (tmp_path / "rank0" / STATUS_FILE).write_text("0")
+    (tmp_path / "launcher.log").write_text(
+        "prterun noticed that process rank 3 with PID 77 on node vm exited on\nsignal 9 (Killed).\n")
+    assert failed_ranks(tmp_path, 4) == [(3, "was killed by signal 9"), (1, None), (2, None)]
+    (tmp_path / "rank2" / STATUS_FILE).write_text("1")
+    assert failed_ranks(tmp_path, 4)[0] == (2, "exited with status 1")

@@ -101,11 +101,11 @@ def run_ranks(args, script_args: list[str]) -> int:
     code = launch(args.target, world, out, script_args, unroll=args.unroll)
     failed = failed_ranks(out, world)
     if code != 0 or failed:
-        rank, status = failed[0] if failed else (0, code)
+        rank, how = failed[0] if failed else (0, f"exited with status {code}")
         log = out / f"rank{rank}.log"
         lines = log.read_text(errors="replace").strip().splitlines() if log.is_file() else []
-        said = [line for line in lines if "error" in line.lower()] or lines
-        how = "was stopped" if status is None else f"exited with status {status}"
+        said = [line for line in lines if "error" in line.lower()] or lines[-3:]
+        how = how or "was stopped"
         raise UserError(f"rank {rank} of {world} {how}; it said:\n    " +
                         "\n    ".join(said[-3:] or ["(nothing)"]) +
                         (f"\n  the other rank(s) were stopped" if world > 1 else ""),
