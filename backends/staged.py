@@ -27,7 +27,7 @@ import onnxruntime as ort
 
 from irc.diagnostics import UserError
 from irc.dialects import parallel as P
-from irc.dialects.core import ACTIVATION, DATA, DRAWS, LEARNING_RATE, graph_inputs, graph_results
+from irc.dialects.core import ACTIVATION, graph_inputs
 from irc.ir.graph import DEVICE, Graph, Module, Node, Value
 from irc.ir.registry import get as get_op
 from irc.ir.traits import Collective
@@ -53,16 +53,8 @@ def collective(opdef):
     return attach
 
 
-def _group(comm, attrs: dict, op: str) -> None:
-    if attrs["group"] != comm.size:
-        raise UserError(f"{op} spans {attrs['group']} ranks but this process is one of "
-                        f"{comm.size}", hint=f"launch {attrs['group']} ranks: irc run SCRIPT "
-                        f"--world-size {attrs['group']} (or mpirun -n / torchrun)")
-
-
 @collective(P.ALL_REDUCE)
 def _all_reduce(comm, x, attrs, in_place):
-    _group(comm, attrs, "parallel.all_reduce")
     buf = x if in_place and x.flags.c_contiguous and x.flags.writeable else np.array(x, order="C")
     if attrs["op"] == "mean":
         return comm.all_reduce_mean(buf)
@@ -71,7 +63,6 @@ def _all_reduce(comm, x, attrs, in_place):
 
 @collective(P.ALL_TO_ALL)
 def _all_to_all(comm, x, attrs, in_place):
-    _group(comm, attrs, "parallel.all_to_all")
     split, concat, n = attrs["split_axis"], attrs["concat_axis"], comm.size
     if x.shape[split] % n:
         raise UserError(f"parallel.all_to_all: dimension {split} of {x.shape} does not split "
@@ -213,40 +204,41 @@ class StagedProgram:
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
                  threads: Optional[int] = None):
         from .runtime import default_options, providers_for
-        from .trainer import ParamSlot
+        from .trainer import read_interface
         self.graph: Graph = module.graph(graph_name)
         self.comm = collectives.communicator()
-        self.pieces, self.after = lower_pieces(module, graph_name, params_as_inputs=True)
+        pieces, after = lower_pieces(module, graph_name, params_as_inputs=True)
+        self._agree(after)
         self.providers = providers_for(device_target)
-        for piece in self.pieces:
+        for piece in pieces:
             piece.session = ort.InferenceSession(piece.model.SerializeToString(),
                                                  default_options(threads), providers=self.providers)
-        self.provider = self.pieces[0].session.get_providers()[0] if self.pieces else "CPUExecutionProvider"
+        self.provider = pieces[0].session.get_providers()[0] if pieces else "CPUExecutionProvider"
         self.device = "cpu"      # values cross pieces and the engine through host memory
-        self.data = graph_inputs(self.graph, DATA)
-        self.draws = graph_inputs(self.graph, DRAWS)
-        rates = graph_inputs(self.graph, LEARNING_RATE)
-        self.lr = rates[0] if rates else None
-        seen, self.params = set(), []
-        for n in self.graph.topo_order():
-            if n.op == "param" and n.attrs["name"] not in seen:
-                seen.add(n.attrs["name"])
-                self.params.append(ParamSlot(n.attrs["name"], n))
-        self.results = graph_results(self.graph)
+        read_interface(self, self.graph)
+        # the schedule: per stage its piece (None when the stage has no ops) and collectives
+        by_stage = {p.index: p for p in pieces}
+        self.schedule = [(by_stage.get(k), after[k]) for k in sorted(after)]
+        # reduce in place where nothing else reads the operand (a gradient)
+        self.in_place = {n.name for nodes in after.values() for n in nodes
+                         if len(self.graph.users(self.graph.operands(n)[0])) == 1}
+        self.inputs = [(n.out(0), n.results[0]) for n in graph_inputs(self.graph)]
         self.calls = 0
-        self.collective_calls = 0
         self.collective_s = 0.0       # wall time in the engine (waiting for peers included)
-        self._agree()
 
-    def _agree(self) -> None:
-        """Refuse ranks that compiled different steps: they would wait for
-        each other in collectives that never match (a hang, or garbage)."""
-        groups = {n.attrs["group"] for nodes in self.after.values() for n in nodes}
-        for group in groups:
-            _group(self.comm, {"group": group}, f"@{self.graph.name}'s step")
+    def _agree(self, after: dict) -> None:
+        """Refuse a world the step was not compiled for, and ranks that
+        compiled different steps: they would wait for each other in
+        collectives that never match (a hang, or garbage)."""
+        for group in sorted({n.attrs["group"] for nodes in after.values() for n in nodes}):
+            if group != self.comm.size:
+                raise UserError(f"@{self.graph.name}'s step communicates among {group} ranks "
+                                f"but this process is one of {self.comm.size}",
+                                hint=f"launch {group} ranks: irc run SCRIPT --world-size "
+                                     f"{group} (or mpirun -n / torchrun)")
         if self.comm.size == 1:
             return
-        digest = np.frombuffer(collective_digest(self.graph, self.after), dtype=np.uint8)
+        digest = np.frombuffer(collective_digest(after), dtype=np.uint8)
         every = self.comm.all_gather(digest)
         differ = [r for r in range(self.comm.size) if not np.array_equal(every[r], every[0])]
         if differ:
@@ -255,10 +247,6 @@ class StagedProgram:
                             f"{self.comm.size})",
                             hint="every rank must run the same script with the same settings "
                                  "and world size")
-
-    @property
-    def calls_per_step(self) -> int:
-        return len(self.pieces)
 
     def upload(self, array: np.ndarray) -> ort.OrtValue:
         return ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array), self.device, 0)
@@ -275,15 +263,14 @@ class StagedProgram:
             state.values[name] = self.upload(buf)
 
     def run(self, feeds: dict, state) -> dict:
-        env: dict[Value, object] = {}
-        for n in graph_inputs(self.graph):
-            if n.results[0] in feeds:
-                env[n.out(0)] = feeds[n.results[0]]
-        pieces = {p.index: p for p in self.pieces}
-        for stage in sorted(self.after):
-            if stage in pieces:
-                self._run_piece(pieces[stage], env, state)
-            for node in self.after[stage]:
+        """One step: ``feeds`` by input name, parameters from ``state`` (their
+        next values go back into it); returns the other results by name."""
+        env: dict[Value, object] = {value: feeds[name] for value, name in self.inputs
+                                    if name in feeds}
+        for piece, collectives_after in self.schedule:
+            if piece is not None:
+                self._run_piece(piece, env, state)
+            for node in collectives_after:
                 self._run_collective(node, env)
         return self._finish(env, state)
 
@@ -307,12 +294,9 @@ class StagedProgram:
     def _run_collective(self, node: Node, env: dict) -> None:
         (operand,) = self.graph.operands(node)
         x = _as_numpy(env[operand])
-        # reduce in place when nothing else reads the operand (a gradient)
-        in_place = len(self.graph.users(operand)) == 1
         started = time.perf_counter()
-        env[node.out(0)] = _RULES[node.op](self.comm, x, node.attrs, in_place)
+        env[node.out(0)] = _RULES[node.op](self.comm, x, node.attrs, node.name in self.in_place)
         self.collective_s += time.perf_counter() - started
-        self.collective_calls += 1
 
     def _finish(self, env: dict, state) -> dict:
         results = {}
@@ -328,7 +312,7 @@ class StagedProgram:
         return results
 
 
-def collective_digest(graph: Graph, after: dict) -> bytes:
+def collective_digest(after: dict) -> bytes:
     """What the ranks must agree on: each collective, its stage, attributes
     and operand type, in the order they run."""
     import hashlib

@@ -46,6 +46,7 @@ from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
 
 from .onnx_lowering import lower_graph
+from .staged import StagedProgram, communicates
 
 # =============================================================================
 # lowering and programs
@@ -84,6 +85,22 @@ class ParamSlot:
                         "with its weights (module.weights is missing it)")
 
 
+def read_interface(program, graph: Graph) -> None:
+    """What a program binds, read from its graph by role: data and draws
+    inputs, the learning rate, the parameters (once each, in order) and the
+    results."""
+    program.data = graph_inputs(graph, DATA)
+    program.draws = graph_inputs(graph, DRAWS)
+    rates = graph_inputs(graph, LEARNING_RATE)
+    program.lr = rates[0] if rates else None
+    seen, program.params = set(), []
+    for n in graph.topo_order():
+        if n.op == "param" and n.attrs["name"] not in seen:
+            seen.add(n.attrs["name"])
+            program.params.append(ParamSlot(n.attrs["name"], n))
+    program.results = graph_results(graph)
+
+
 class Program:
     """One onnxruntime session over one training (or evaluation) graph."""
 
@@ -102,21 +119,11 @@ class Program:
         self.calls = 0
 
     def _interface(self, model: onnx.ModelProto) -> None:
-        g = self.graph
-        self.data = graph_inputs(g, DATA)
-        self.draws = graph_inputs(g, DRAWS)
-        rates = graph_inputs(g, LEARNING_RATE)
-        self.lr = rates[0] if rates else None
-        seen, self.params = set(), []
-        for n in g.topo_order():
-            if n.op == "param" and n.attrs["name"] not in seen:
-                seen.add(n.attrs["name"])
-                self.params.append(ParamSlot(n.attrs["name"], n))
-        results = graph_results(g)
+        read_interface(self, self.graph)
         self.output_names = [o.name for o in model.graph.output]
-        self.result_names = [r.name for r in results]
-        self.updates = {i: r.name for i, r in enumerate(results) if r.updates}
-        losses = [i for i, r in enumerate(results) if r.role == LOSS]
+        self.result_names = [r.name for r in self.results]
+        self.updates = {i: r.name for i, r in enumerate(self.results) if r.updates}
+        losses = [i for i, r in enumerate(self.results) if r.role == LOSS]
         self.loss_index = losses[0] if losses else None
         lr_t = self.lr.out_types[0] if self.lr is not None else None
         # a loop-sunk graph takes a queue of per-step rates
@@ -155,9 +162,8 @@ class Program:
 
 def program_for(module: Module, graph_name: str, *, device_target: Optional[str] = None,
                 threads: Optional[int] = None):
-    """The program running ``graph_name``: one session, or, for a step that
+    """The program running ``graph_name``: one session, or, for a graph that
     communicates between ranks, its pieces between the collectives."""
-    from .staged import StagedProgram, communicates
     kind = StagedProgram if communicates(module.graph(graph_name)) else Program
     return kind(module, graph_name, device_target=device_target, threads=threads)
 
@@ -385,7 +391,7 @@ class TrainRun:
         self.graph_name = graph
         self.device_target, self.threads = device_target, threads
         self.state = DeviceState(self.program, weights)
-        if hasattr(self.program, "broadcast_state"):   # the ranks start from one model
+        if isinstance(self.program, StagedProgram):    # the ranks start from one model
             self.program.broadcast_state(self.state)
         self.optimizer, self.seed = optimizer, seed
         self.feeds = FeedMaker(self.program, module, host, seed, optimizer)
@@ -488,8 +494,8 @@ class TrainRun:
         return result
 
     def _device_calls(self) -> int:
-        step = self._step_program if self._step_program is not None else None
-        return self.program.calls + (step.calls if step is not None and step is not self.program else 0)
+        step = self._step_program
+        return self.program.calls + (step.calls if step is not None else 0)
 
     def _check_losses(self, losses: np.ndarray, sink: Sink, epoch: int, plan: TrainPlan,
                       hooks: "Hooks") -> None:
@@ -564,7 +570,7 @@ class Evaluator:
     def __init__(self, module: Module, graph: str, weights: dict, *,
                  device_target: Optional[str] = None, threads: Optional[int] = None):
         self.module = module
-        self.program = Program(module, graph, device_target=device_target, threads=threads)
+        self.program = program_for(module, graph, device_target=device_target, threads=threads)
         self.state = DeviceState(self.program, weights)
         self.sunk = any(n.attrs.get("trip_count") is None
                         for n in self.program.graph.find("train.Loop"))

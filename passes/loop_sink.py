@@ -63,9 +63,16 @@ def sink_config(module: Module) -> Optional[tuple[str, int, int]]:
     return config.graph, steps, min(unroll, steps)
 
 
-def communicating_nodes(graph) -> list:
-    """The graph's collectives (ops with the ``Collective`` trait)."""
-    return [n for n in graph.topo_order() if get_op(n.op).has_trait(Collective)]
+def _communicates(graph: Graph, ctx, instead: str) -> bool:
+    """Whether the graph has collectives (no device Loop can hold them: the
+    runtime cuts the graph there); says so in a remark."""
+    collectives = [n for n in graph.topo_order() if get_op(n.op).has_trait(Collective)]
+    if collectives:
+        ctx.remark("missed", "loop-sink", f"@{graph.name}: communicates between ranks "
+                   f"({len(collectives)} collective(s)), so no device Loop can hold it: {instead}",
+                   reason="onnxruntime has no collective operators",
+                   source=str(collectives[0].loc) if collectives[0].loc else None)
+    return bool(collectives)
 
 
 def eval_sink_graphs(module: Module) -> list[str]:
@@ -86,6 +93,8 @@ def _sink_evaluation(module: Module, name: str, ctx) -> bool:
     if graph is None or not graph.find("return") or not graph.find("input") or \
             graph.find("train.Loop"):
         return False
+    if _communicates(graph, ctx, "the host runs its batches one call each"):
+        return False
     training = training_config(module)
     if training is not None and training.graph == name:
         raise UserError(f"@{name} is both the training and the evaluation graph")
@@ -104,13 +113,8 @@ def _sink_training(module: Module, ctx) -> bool:
     step = module.graphs.get(name)
     if step is None or not step.find("return") or step.find("train.Loop"):
         return False
-    collectives = communicating_nodes(step)
-    if collectives:
-        ctx.remark("missed", "loop-sink", f"@{name}: the step communicates between ranks "
-                   f"({len(collectives)} collective(s)), so no device Loop can hold it: the host "
-                   f"runs the sink's {steps} steps, still one LossMonitor report per sink",
-                   reason="onnxruntime has no collective operators",
-                   source=str(collectives[0].loc) if collectives[0].loc else None)
+    if _communicates(step, ctx, f"the host runs the sink's {steps} steps, still one "
+                                 f"LossMonitor report per sink"):
         return False
     sinker = LoopSink(module, step, steps, unroll)
     module.graphs[name] = sinker.build()

@@ -77,10 +77,10 @@ def run_script_job(args, script_args: list[str]) -> int:
         summary.wall_s = time.perf_counter() - started
     if args.output:
         out = Path(args.output)
-        data = write_run_json(out / "run.json", cap)
+        extra = {"weights_sha256": _weights_digest(cap)} if args.rank is not None else {}
+        data = write_run_json(out / "run.json", cap, extra)
         if args.rank is not None:
             _record_slice(cap, out, args.rank, args.world_size)
-            _record_weights(cap, out)
         print(f"irc: ran {display_path(args.target)}: {data['steps']} step(s), "
               f"{data['device_calls']} device call(s) -> {display_path(str(out / 'run.json'))}",
               file=sys.stderr)
@@ -207,8 +207,8 @@ def _run_pipeline_bundle(module) -> dict:
             "images": images, "images_per_s": round(images / wall, 1) if wall else 0.0}
 
 
-def _record_weights(cap, out: Path) -> None:
-    """A digest of the trained weights in the rank's run.json: the launcher
+def _weights_digest(cap):
+    """A digest of the trained weights, for the rank's run.json: the launcher
     checks that the ranks trained one model."""
     import hashlib
     import numpy as np
@@ -218,15 +218,12 @@ def _record_weights(cap, out: Path) -> None:
         if net is not None and hasattr(net, "parameters_dict"):
             weights.update({k: np.asarray(v.asnumpy()) for k, v in net.parameters_dict().items()})
     if not weights:
-        return
+        return None
     h = hashlib.sha256()
     for name in sorted(weights):
         h.update(name.encode())
         h.update(np.ascontiguousarray(weights[name]).tobytes())
-    path = out / "run.json"
-    data = json.loads(path.read_text())
-    data["weights_sha256"] = h.hexdigest()
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    return h.hexdigest()
 
 
 def _record_slice(cap, out: Path, rank: int, world: int) -> None:

@@ -83,9 +83,10 @@ def summary_for(capture=None) -> RunSummary:
     return _SUMMARIES.setdefault(id(capture), RunSummary())
 
 
-def write_run_json(path, capture=None) -> dict:
-    """Write ``run.json`` for a finished ``irc run``; returns what it wrote."""
-    data = summary_for(capture).to_json()
+def write_run_json(path, capture=None, extra: Optional[dict] = None) -> dict:
+    """Write ``run.json`` for a finished ``irc run`` (with ``extra`` entries);
+    returns what it wrote."""
+    data = {**summary_for(capture).to_json(), **(extra or {})}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
