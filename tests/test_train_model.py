@@ -223,6 +223,21 @@ def test_resume_ends_on_the_weights_of_an_uninterrupted_run(tmp_path, sink):
     assert_same(weights(resumed), weights(whole), rtol=1e-5)
 
 
+def test_resume_falls_back_past_a_damaged_checkpoint(tmp_path, capsys):
+    data = lambda: dataset(shuffle=True, flip_offload=False)   # noqa: E731
+    whole, _ = train(4, sink_size=3, data=data())
+    ckpt = lambda: ModelCheckpoint("dmg", str(tmp_path), CheckpointConfig(save_checkpoint_steps=3))  # noqa
+    with pytest.raises(RuntimeError, match="killed"):
+        train(4, sink_size=3, data=data(), callbacks=[ckpt(), Crash(3)])
+    newest = ckpt().files()[-1]
+    with open(newest, "r+b") as f:       # a kill in the middle of writing it
+        f.truncate(os.path.getsize(newest) // 2)
+    resumed, _ = train(4, sink_size=3, data=data(), callbacks=[ckpt()])
+    err = capsys.readouterr().err
+    assert "skipping a damaged checkpoint" in err and os.path.basename(newest) in err
+    assert_same(weights(resumed), weights(whole), rtol=1e-5)
+
+
 def test_ctrl_c_stops_at_the_end_of_the_sink_with_a_checkpoint(tmp_path):
     class CtrlC(Callback):
         def step_begin(self, run_context):

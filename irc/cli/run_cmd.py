@@ -114,7 +114,7 @@ def run_ranks(args, script_args: list[str]) -> int:
     ranks = [json.loads((out / f"rank{r}" / "run.json").read_text()) for r in range(world)]
     summary = {"world_size": world, "wall_s": round(time.perf_counter() - started, 3),
                "ranks": ranks}
-    digests = {r.get("weights_sha256") for r in ranks}
+    digests = {r.get("weights_sha256") for r in ranks}     # trainable parameters
     summary["weights_identical"] = len(digests) == 1 and None not in digests
     text = ""
     if all((out / f"rank{r}" / SLICE_FILE).is_file() for r in range(world)):
@@ -123,8 +123,8 @@ def run_ranks(args, script_args: list[str]) -> int:
         text = (f"; each read its own patch of {report['patches']} (patch "
                 f"{report['patch_shape']} of {report['image_shape']}), together covering the image")
     (out / "run.json").write_text(json.dumps(summary, indent=1) + "\n")
-    same = "one model (identical weights on every rank)" if summary["weights_identical"] else \
-        "weights that differ between ranks"
+    same = "one model (identical trainable weights on every rank)" \
+        if summary["weights_identical"] else "trainable weights that differ between ranks"
     print(f"irc: {world} rank(s) trained {same}{text} -> "
           f"{display_path(str(out / 'run.json'))}", file=sys.stderr)
     return 0
@@ -209,14 +209,16 @@ def _run_pipeline_bundle(module) -> dict:
 
 def _weights_digest(cap):
     """A digest of the trained weights, for the rank's run.json: the launcher
-    checks that the ranks trained one model."""
+    checks that the ranks trained one model.  Trainable parameters only:
+    in data parallel mode BatchNorm's moving statistics are per rank, as in
+    MindSpore."""
     import hashlib
     import numpy as np
     weights = {}
     for job in cap.jobs:
         net = getattr(job.model, "_network", None) if job.model is not None else None
-        if net is not None and hasattr(net, "parameters_dict"):
-            weights.update({k: np.asarray(v.asnumpy()) for k, v in net.parameters_dict().items()})
+        if net is not None and hasattr(net, "trainable_params"):
+            weights.update({p.name: np.asarray(p.asnumpy()) for p in net.trainable_params()})
     if not weights:
         return None
     h = hashlib.sha256()

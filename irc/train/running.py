@@ -19,6 +19,7 @@ import numpy as np
 from ..capture import Job, current
 from ..common.tensor import Tensor
 from ..compiler import compile_job
+from ..diagnostics import UserError
 from ..dialects.train import training_config
 from .callback import CallbackManager, ModelCheckpoint, _Params
 
@@ -111,12 +112,19 @@ class _Training:
                 "irc.epochs_done": self.global_step // self.kw["steps_per_epoch"]}
 
     def _resume(self, run, plan, checkpoints: list) -> None:
-        """Continue from the newest checkpoint of an unfinished identical run."""
+        """Continue from the newest readable checkpoint of an unfinished
+        identical run; a damaged one (a kill mid-write, a truncated copy) is
+        passed over with a warning, so every rank falls back alike."""
         from .serialization import _read
         want = self.fingerprint()
         for cb in checkpoints:
             for path in reversed(cb.files()):
-                tensors, meta = _read(path)
+                try:
+                    tensors, meta = _read(path)
+                except UserError as e:
+                    print(f"irc: warning: skipping a damaged checkpoint: {e.message}",
+                          file=sys.stderr, flush=True)
+                    continue
                 meta = {k: _json(v) for k, v in meta.items()}
                 if meta.get("irc.job") != want or meta.get("irc.finished"):
                     continue
