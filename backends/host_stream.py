@@ -157,7 +157,10 @@ class SourceExec:
         size = reader.chunk_rows
         if reader.random_access:
             rng = draws_mod.generator(run.seed, self.name, run.epoch, pass_index)
-            ids = sample_indices(self.attrs, len(reader), rng)
+            try:
+                ids = sample_indices(self.attrs, reader, rng)
+            except UserError as e:
+                raise located(e, self.where) from None
             for a in range(0, len(ids), size):
                 idx = ids[a:a + size]
                 chunk = Chunk(None, len(idx), None, (reader, idx, self.where, None))

@@ -10,6 +10,7 @@ offload on and off yield the same data.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
@@ -26,6 +27,27 @@ from .runtime import Session
 from .settings import settings
 
 
+@dataclass
+class OffloadedMap:
+    """The operators of one ``map()`` that run on the device, as MindSpore's
+    ``iterator.offload_model.transform_list`` lists them."""
+    column: str
+    col_idxs: list[int]     # the column's index among the host pipeline's outputs
+    me_ops: list[str]       # the operators (IR op names), in order
+
+
+def offloaded_maps(module: Module, offload: str, names: list[str]) -> list[OffloadedMap]:
+    """The maps of graph ``offload``, in pipeline order (``names``: the
+    columns the host pipeline returns)."""
+    groups: dict[tuple, list[str]] = {}
+    for node in module.graph(offload).topo_order():
+        if node.op in ("input", "return"):
+            continue
+        groups.setdefault((node.attrs.get("map", -1), node.column), []).append(node.op)
+    return [OffloadedMap(column, [names.index(column)], ops)
+            for (_, column), ops in sorted(groups.items(), key=lambda kv: kv[0][0])]
+
+
 class OffloadEngine(Engine):
     """Same interface as :class:`HostEngine` (run, rows, first_row, size)."""
 
@@ -34,6 +56,7 @@ class OffloadEngine(Engine):
         self.module = module
         self.host = HostEngine(module, host, keep_positions=True)
         self.names = self.host.names
+        self.maps = offloaded_maps(module, offload, self.names)
         graph = module.graph(offload)
         self.session = Session(lower_graph(module, offload), device_target=device_target)
         ret = graph.find("return")[0]

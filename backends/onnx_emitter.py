@@ -28,6 +28,7 @@ class Emitter:
         # Set by the lowering driver while one IR node is being lowered.
         self.ir_node: str = ""
         self.source: str = ""
+        self.in_types: list = []     # the node's operand types (irc TensorType)
 
     def fresh(self, hint: str = "t") -> str:
         return f"{self._prefix}{hint}_{next(self._ids)}"

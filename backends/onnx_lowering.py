@@ -216,10 +216,12 @@ class _Lowering:
         first = len(self.emit.nodes)
         self.emit.ir_node = node.name
         self.emit.source = str(node.loc) if node.loc else ""
+        self.emit.in_types = [self.graph.type_of(v) for v in self.graph.operands(node)]
         try:
             outs = rule(self.emit, operands, node.attrs, draws)
         finally:
             self.emit.ir_node = self.emit.source = ""
+            self.emit.in_types = []
         if len(outs) != len(node.results):
             raise LoweringError(f"{node.op}: lowering gave {len(outs)} values for "
                                 f"{len(node.results)} results")

@@ -4,8 +4,10 @@
 (``irc.set_context(device_target=...)``): "GPU"/"Ascend" use CUDA when it
 really works on this machine (the provider is listed AND its libraries load
 and run a tiny model), otherwise the CPU, said once on stderr with the
-reason.  Inputs are checked against the model's declared types before ORT
-sees them, so a wrong feed is an error that names the input.
+reason.  Unset, the device_target is the machine's: CUDA where it works,
+else the CPU, without a word (as MindSpore's default is the device its
+package was built for).  Inputs are checked against the model's declared
+types before ORT sees them, so a wrong feed is an error that names the input.
 
 Data stays where ORT put it: ``Session.run`` binds inputs and outputs with
 IOBinding; inputs given as :class:`DeviceArray` (``Session.upload``) are not
@@ -33,9 +35,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import glob
 import os
 import sys
 import tempfile
+import time
+import weakref
 from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -139,20 +144,36 @@ def _quiet_stderr():
 _warned: set[str] = set()
 
 
+ACCELERATORS = ("GPU", "Ascend")   # the device targets irc runs on CUDA
+
+
 def providers_for(device_target: Optional[str] = None) -> list[str]:
-    """Execution providers for a MindSpore device_target (default: the context's)."""
-    if device_target is None:
-        device_target = settings.device_target
-    if device_target not in ("GPU", "Ascend"):
+    """Execution providers for a MindSpore device_target (default: the
+    context's).  Unset, CUDA where it works, else the CPU, silently; an
+    accelerator the user asked for that cannot be had says so, once."""
+    requested = settings.device_target if device_target is None else device_target
+    if requested is not None and requested not in ACCELERATORS:
         return [CPU]
     works, reason = cuda_status()
     if works:
         return [CUDA, CPU]
-    if reason not in _warned:
+    if requested is not None and reason not in _warned:
         _warned.add(reason)
-        print(f"irc: device_target={device_target}: CUDA is not usable, running on the CPU "
+        print(f"irc: device_target={requested}: CUDA is not usable, running on the CPU "
               f"({reason})", file=sys.stderr)
     return [CPU]
+
+
+def device_target_in_use(device_target: Optional[str] = None) -> str:
+    """The device_target sessions run on (what ``get_context`` reports): the
+    one asked for (default: the context's), "CPU" where an accelerator
+    cannot be had, and unset, "GPU" or "CPU" by what this machine has."""
+    requested = settings.device_target if device_target is None else device_target
+    if requested is not None and requested not in ACCELERATORS:
+        return requested
+    if cuda_status()[0]:
+        return requested or "GPU"
+    return "CPU"
 
 
 def default_options(threads: Optional[int] = None,
@@ -167,6 +188,53 @@ def default_options(threads: Optional[int] = None,
     options.log_severity_level = 3
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
     return options
+
+
+# -----------------------------------------------------------------------------
+# profiling: mindspore.profiler.Profiler turns it on for the sessions made
+# while it is active; onnxruntime writes each one's Chrome-trace events.
+
+# sessions: (file prefix, start ns, weak ref) of this profile; made: every
+# session profiled in this process (a prefix is never reused)
+_profiling: dict = {"directory": None, "sessions": [], "made": 0}
+
+
+def start_profiling(directory: str) -> None:
+    """Profile every session made from now on, into ``directory``."""
+    os.makedirs(directory, exist_ok=True)
+    _profiling.update(directory=directory, sessions=[])
+
+
+def stop_profiling() -> list[tuple[str, int]]:
+    """Stop profiling; (trace file, profiling start in ns since the epoch) of
+    every session profiled.  A live session ends its profile now; one already
+    gone wrote its file when onnxruntime destroyed it."""
+    found = []
+    for prefix, start_ns, ref in _profiling["sessions"]:
+        session = ref()
+        if session is not None:
+            found.append((session.end_profiling(), start_ns))
+        else:
+            found += [(path, start_ns) for path in sorted(glob.glob(prefix + "_*.json"))]
+    _profiling.update(directory=None, sessions=[])
+    return [(path, start) for path, start in found if path and os.path.exists(path)]
+
+
+def inference_session(model: bytes, options: ort.SessionOptions,
+                      providers: Sequence[str]) -> ort.InferenceSession:
+    """An onnxruntime session (every one irc makes comes from here), profiled
+    while profiling is on."""
+    directory = _profiling["directory"]
+    if directory is not None:
+        prefix = os.path.join(directory, f"session{_profiling['made']}")
+        _profiling["made"] += 1
+        options.enable_profiling = True
+        options.profile_file_prefix = prefix
+    session = ort.InferenceSession(model, options, providers=list(providers))
+    if directory is not None:
+        start_ns = session.get_profiling_start_time_ns() or time.time_ns()
+        _profiling["sessions"].append((prefix, start_ns, weakref.ref(session)))
+    return session
 
 
 # -----------------------------------------------------------------------------
@@ -219,7 +287,8 @@ class Session:
     """An onnxruntime session over one lowered graph.
 
     ``model``: an ``onnx.ModelProto`` (or its bytes).  ``device_target``:
-    "GPU"/"Ascend"/"CPU" (default: the context's, ``settings.device_target``).
+    "GPU"/"Ascend"/"CPU" (default: the context's, ``settings.device_target``;
+    unset, the machine's).
     ``providers`` overrides the choice.  ``threads``: intra-op threads
     (default: half the cores); ``options`` replaces the session options.
     """
@@ -234,8 +303,8 @@ class Session:
             data = bytes(model)
             self.model = onnx.load_from_string(data)
         self.providers = list(providers or providers_for(device_target))
-        self.session = ort.InferenceSession(data, options or default_options(threads),
-                                            providers=self.providers)
+        self.session = inference_session(data, options or default_options(threads),
+                                         self.providers)
         self.device = "cuda" if self.session.get_providers()[0] == CUDA else "cpu"
         init_names = {i.name for i in self.model.graph.initializer}
         self.input_types = {vi.name: _input_type(vi) for vi in self.model.graph.input

@@ -9,6 +9,7 @@ read them without importing the layer above.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Optional
 
 DEFAULT_SEED = 5489   # std::mt19937's default: what MindSpore's get_seed reports unset
 
@@ -18,7 +19,10 @@ class ExecutionSettings:
     seed: int = DEFAULT_SEED
     num_parallel_workers: int = 2
     prefetch_size: int = 16
-    device_target: str = "GPU"    # MindSpore's default; CUDA only where it really works
+    # None until set_context(device_target=...) names one; while None, the
+    # device this machine has (CUDA where it really works, else the CPU), as
+    # MindSpore's default is the device its package was built for.
+    device_target: Optional[str] = None
 
     def reset(self) -> None:
         for f in fields(self):

@@ -203,7 +203,7 @@ class StagedProgram:
 
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
                  threads: Optional[int] = None):
-        from .runtime import default_options, providers_for
+        from .runtime import default_options, inference_session, providers_for
         from .trainer import read_interface
         self.graph: Graph = module.graph(graph_name)
         self.comm = collectives.communicator()
@@ -211,8 +211,8 @@ class StagedProgram:
         self._agree(after)
         self.providers = providers_for(device_target)
         for piece in pieces:
-            piece.session = ort.InferenceSession(piece.model.SerializeToString(),
-                                                 default_options(threads), providers=self.providers)
+            piece.session = inference_session(piece.model.SerializeToString(),
+                                              default_options(threads), self.providers)
         self.provider = pieces[0].session.get_providers()[0] if pieces else "CPUExecutionProvider"
         self.device = "cpu"      # values cross pieces and the engine through host memory
         read_interface(self, self.graph)
@@ -249,7 +249,7 @@ class StagedProgram:
                                  "and world size")
 
     def upload(self, array: np.ndarray) -> ort.OrtValue:
-        return ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array), self.device, 0)
+        return ort.OrtValue.ortvalue_from_numpy(np.require(array, requirements="C"), self.device, 0)
 
     def broadcast_state(self, state) -> None:
         """Rank 0's parameters and state on every rank: the ranks start from
@@ -281,7 +281,7 @@ class StagedProgram:
             if isinstance(v, ort.OrtValue):
                 b.bind_ortvalue_input(name, v)
             else:
-                b.bind_cpu_input(name, np.ascontiguousarray(v))
+                b.bind_cpu_input(name, np.require(v, requirements="C"))
         for name in piece.params:
             b.bind_ortvalue_input(name, state.values[name])
         for name in piece.output_names:

@@ -75,7 +75,7 @@ class ParamSlot:
     def initial(self, weights: dict) -> np.ndarray:
         """The saved value, or the one its ``init`` names (optimiser state)."""
         if self.name in weights:
-            return np.ascontiguousarray(np.asarray(weights[self.name], dtype=self.dtype))
+            return np.require(weights[self.name], self.dtype, "C")
         init = self.node.attrs.get("init")
         if init == "zeros":
             return np.zeros(self.shape, self.dtype)
@@ -106,13 +106,12 @@ class Program:
 
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
                  threads: Optional[int] = None):
-        from .runtime import default_options, providers_for
+        from .runtime import default_options, inference_session, providers_for
         self.graph: Graph = module.graph(graph_name)
         model = lower_training_graph(module, graph_name)
         self.providers = providers_for(device_target)
         options = default_options(threads)
-        self.session = ort.InferenceSession(model.SerializeToString(), options,
-                                            providers=self.providers)
+        self.session = inference_session(model.SerializeToString(), options, self.providers)
         self.provider = self.session.get_providers()[0]
         self.device = "cuda" if self.provider == "CUDAExecutionProvider" else "cpu"
         self._interface(model)
@@ -132,7 +131,7 @@ class Program:
 
     # -- running ----------------------------------------------------------------------
     def upload(self, array: np.ndarray) -> ort.OrtValue:
-        return ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array), self.device, 0)
+        return ort.OrtValue.ortvalue_from_numpy(np.require(array, requirements="C"), self.device, 0)
 
     def run(self, feeds: dict, state: "DeviceState") -> list:
         """One call: ``feeds`` (input name -> array or OrtValue) plus the
@@ -143,7 +142,7 @@ class Program:
             if isinstance(value, ort.OrtValue):
                 b.bind_ortvalue_input(name, value)
             else:
-                b.bind_cpu_input(name, np.ascontiguousarray(value))
+                b.bind_cpu_input(name, np.require(value, requirements="C"))
         for slot in self.params:
             b.bind_ortvalue_input(slot.name, state.values[slot.name])
         for i, out in enumerate(self.output_names):

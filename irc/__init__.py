@@ -38,11 +38,23 @@ _LAZY = {
     "reset_auto_parallel_context": "irc.parallel",
     "ParallelMode": "irc.parallel",
     "set_seed": "irc.dataset.config",
+    "set_algo_parameters": "irc.parallel",
+    "get_algo_parameters": "irc.parallel",
+    "reset_algo_parameters": "irc.parallel",
+    "get_level": "irc.log",
+    "get_log_config": "irc.log",
+    "Profiler": "irc.profiler",
+    "ParameterTuple": "irc.common.tensor",
+    "jit": "irc.train.functional",
+    "ms_function": "irc.train.functional",
+    "value_and_grad": "irc.train.functional",
+    "grad": "irc.train.functional",
 }
 # name -> submodule it stands for (``from mindspore import dtype as mstype``)
 _SUBMODULES = {
     **{name: f"irc.{name}" for name in ("dataset", "nn", "ops", "common", "train",
-                                        "communication", "context")},
+                                        "communication", "context", "parallel", "log",
+                                        "profiler", "numpy")},
     "dtype": "irc.common.dtype",
 }
 
@@ -59,11 +71,8 @@ def __getattr__(name: str):
             value = getattr(module, name)
             globals()[name] = value  # later lookups skip __getattr__
             return value
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from .diagnostics import UnsupportedAttribute, user_frame
-    raise UnsupportedAttribute(f"not supported by irc yet: mindspore.{name}", where=user_frame(),
-                               hint="irc provides the MindSpore APIs listed in README.md")
+    from .diagnostics import missing_names
+    return missing_names(__name__)(name)
 
 
 def __dir__() -> list[str]:

@@ -16,13 +16,18 @@ import importlib
 import importlib.abc
 import importlib.util
 import os
+import re
 import runpy
 import sys
+import types
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .diagnostics import UnsupportedError, UserError, display_path, user_frame, user_frame_of
+from .diagnostics import (
+    UNSUPPORTED_HINT, UnsupportedAttribute, UnsupportedImport, UnsupportedModule, UserError,
+    api_name, display_path, is_user_code, user_frame, user_frame_of,
+)
 
 COMPILE = "compile"
 RUN = "run"
@@ -43,6 +48,9 @@ class Capture:
     script: str
     mode: str = COMPILE
     datasets: list = field(default_factory=list)   # in creation order
+    # Functions the script compiled (mindspore.jit, value_and_grad called
+    # eagerly): (name, the module of its first trace, before the passes).
+    functions: list = field(default_factory=list)
     jobs: list[Job] = field(default_factory=list)
     context: dict = field(default_factory=dict)    # set_context(...) keywords
     save_graphs: bool = False
@@ -78,10 +86,22 @@ _RENAMES = {
 }
 
 
+# irc's own packages below the API: ``import mindspore.passes`` is not MindSpore's.
+_INTERNAL = ("ir", "dialects", "passes", "backends", "viewer", "frontend", "cli", "compiler",
+             "capture", "diagnostics", "output")
+
+
 def irc_module_for(fullname: str) -> str:
     if fullname in _RENAMES:
         return _RENAMES[fullname]
     return "irc" + fullname[len("mindspore"):]
+
+
+def is_api_module(name: str) -> bool:
+    """Whether an irc module is part of the MindSpore-shaped API (what
+    ``mindspore.X`` may resolve to), not one of irc's own layers."""
+    parts = name.split(".")
+    return parts[0] == "irc" and (len(parts) == 1 or parts[1] not in _INTERNAL)
 
 
 class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -94,14 +114,19 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         target = irc_module_for(spec.name)
+        if not is_api_module(target):
+            raise self._unsupported(spec.name)
         try:
             return importlib.import_module(target)
         except ModuleNotFoundError as e:
             if e.name and (target == e.name or target.startswith(e.name + ".")):
-                raise UnsupportedError(f"not supported by irc yet: {spec.name}",
-                                       where=user_frame(),
-                                       hint="irc provides the MindSpore APIs listed in README.md") from None
+                raise self._unsupported(spec.name) from None
             raise
+
+    @staticmethod
+    def _unsupported(name: str) -> UnsupportedModule:
+        return UnsupportedModule(f"not supported by irc yet: {name}", where=user_frame(),
+                                 hint=UNSUPPORTED_HINT)
 
     def exec_module(self, module):
         pass  # the irc module is already executed
@@ -130,6 +155,9 @@ def _script_error(exc: BaseException, script: str) -> UserError:
     """Turn an exception from the user's script into a located UserError."""
     if isinstance(exc, UserError):
         return exc
+    missing = unsupported_api_name(exc)
+    if missing is not None:
+        return missing
     if isinstance(exc, SyntaxError):
         where = f"{display_path(exc.filename or script)}:{exc.lineno or 0}"
         return UserError(f"syntax error: {exc.msg}", where=where,
@@ -137,6 +165,40 @@ def _script_error(exc: BaseException, script: str) -> UserError:
     return UserError(f"the script raised {type(exc).__name__}: {exc}",
                      where=user_frame_of(exc.__traceback__),
                      hint="run with --traceback to see the whole stack")
+
+
+_CANNOT_IMPORT = re.compile(r"cannot import name '([^']+)' from '([^']+)'")
+
+
+def unsupported_api_name(exc: BaseException) -> Optional[UserError]:
+    """The located "not supported" error for a name an irc API module lacks,
+    when Python reported it in its own words: ``from mindspore.X import Y``
+    (IMPORT_FROM turns the module's AttributeError into a bare ImportError)
+    and ``X.Y`` on a module without a ``__getattr__`` of its own.  The error
+    stays an ImportError / AttributeError.  None for any other exception."""
+    if not _raised_by_user_code(exc):
+        return None     # a name irc's own code lacks is irc's bug, not the user's request
+    where = user_frame_of(exc.__traceback__)
+    if type(exc) is ImportError:
+        found = _CANNOT_IMPORT.match(str(exc))
+        if found and found[2] == exc.name and is_api_module(exc.name):
+            return UnsupportedImport(f"not supported by irc yet: {api_name(exc.name)}.{found[1]}",
+                                     where=where, hint=UNSUPPORTED_HINT)
+    if type(exc) is AttributeError and isinstance(getattr(exc, "obj", None), types.ModuleType):
+        module = exc.obj.__name__
+        if is_api_module(module) and exc.name:
+            return UnsupportedAttribute(f"not supported by irc yet: {api_name(module)}.{exc.name}",
+                                        where=where, hint=UNSUPPORTED_HINT)
+    return None
+
+
+def _raised_by_user_code(exc: BaseException) -> bool:
+    """Whether the innermost frame of the exception's traceback is the user's
+    (the import statement or attribute access that failed)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and is_user_code(tb.tb_frame.f_code.co_filename)
 
 
 # How each module with process-wide settings (context, dataset config,

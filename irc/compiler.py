@@ -75,14 +75,15 @@ def session_options(**overrides) -> CompileOptions:
 def compile(jobs: Sequence[Job], pipeline: Pipeline = DEFAULT, *, script: str,
             datasets: Sequence = (), options: Optional[CompileOptions] = None,
             on_stage: Optional[StageFn] = None, stop_after: Optional[str] = None,
-            on_records: Optional[Callable[[PassManager], None]] = None) -> Compilation:
+            on_records: Optional[Callable[[PassManager], None]] = None,
+            functions: Sequence = ()) -> Compilation:
     """Build the module of ``jobs`` (and of the further ``datasets`` the
-    script built) and run ``pipeline`` over it.  ``on_stage(index, pass,
+    script built, and the ``functions`` it compiled) and run ``pipeline`` over it.  ``on_stage(index, pass,
     module)`` sees the captured module (index 0) and every stage a pass
     changed; ``on_records`` sees the pass manager when the run ends, failed
     or not (the CLI's --timing)."""
     options = options if options is not None else session_options()
-    module = build_module(jobs, datasets, script=script)
+    module = build_module(jobs, datasets, script=script, functions=functions)
     module.meta = {"irc": __version__, "source": display_path(script), "stage": "capture",
                    **module.meta}
     options.record(module)

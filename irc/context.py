@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .backends.settings import settings
 from .capture import current, register_process_state
+from .diagnostics import UserValueError, missing_names, user_frame
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -26,11 +27,10 @@ def set_context(**kwargs) -> None:
     """Record execution settings.  ``save_graphs=True`` turns on the IR dumps
     (as MindSpore does); ``device_target`` picks onnxruntime's provider
     ("GPU"/"Ascend" -> CUDA when it works on this machine, else the CPU)."""
-    from .diagnostics import UserError, user_frame
     for key, value in kwargs.items():
         if key == "device_target" and value not in _DEVICE_TARGETS:
-            raise UserError(f"device_target must be one of {', '.join(_DEVICE_TARGETS)}, got {value!r}",
-                            where=user_frame())
+            raise UserValueError(f"device_target must be one of {', '.join(_DEVICE_TARGETS)}, "
+                                 f"got {value!r}", where=user_frame())
         if key == "save_graphs":
             value = bool(value)
         if key in _RUNTIME_KEYS:
@@ -45,6 +45,12 @@ def set_context(**kwargs) -> None:
 
 
 def get_context(key: str):
+    if key == "device_target":   # what sessions will run on, as MindSpore reports it
+        from .backends.runtime import device_target_in_use
+        return device_target_in_use()
     if key in _RUNTIME_KEYS:
         return getattr(settings, key)
     return _context.get(key)
+
+
+__getattr__ = missing_names(__name__)

@@ -24,6 +24,59 @@ class UserError(Exception):
         return self.format()
 
 
+# MindSpore raises builtin exceptions (its validators: ValueError and
+# TypeError; its engines: RuntimeError), and scripts and tests catch those.
+# An error raised through the API is one of these: still a UserError (located,
+# with a hint, printed without a traceback), and the builtin MindSpore raises
+# in the same case.
+class UserValueError(UserError, ValueError):
+    """A bad value (MindSpore: ValueError)."""
+
+
+class UserTypeError(UserError, TypeError):
+    """A value of the wrong type (MindSpore: TypeError)."""
+
+
+class UserRuntimeError(UserError, RuntimeError):
+    """A failure while running (MindSpore's engines: RuntimeError)."""
+
+
+class UserIndexError(UserError, IndexError):
+    """An index out of range (MindSpore: IndexError)."""
+
+
+class UserKeyError(UserError, KeyError):
+    """A missing key (MindSpore: KeyError)."""
+
+    __str__ = UserError.__str__
+
+
+class UserAttributeError(UserError, AttributeError):
+    """A Cell without what MindSpore looks up on it (``construct``, the
+    registries ``super().__init__()`` makes): AttributeError, as MindSpore's."""
+
+
+class UserNotImplementedError(UserError, NotImplementedError):
+    """Calling what has nothing to run (a CellList): NotImplementedError."""
+
+
+# builtin -> its located kind; NotImplementedError before RuntimeError, its base
+_LOCATED_KINDS = ((TypeError, UserTypeError), (ValueError, UserValueError),
+                  (IndexError, UserIndexError), (KeyError, UserKeyError),
+                  (AttributeError, UserAttributeError),
+                  (NotImplementedError, UserNotImplementedError), (RuntimeError, UserRuntimeError))
+
+
+def user_error_like(exc: BaseException, message: str, where: Optional[str] = None,
+                    hint: Optional[str] = None) -> UserError:
+    """A located UserError of the same builtin kind as ``exc`` (an op's
+    inference raising TypeError stays a TypeError for the caller)."""
+    for builtin, located in _LOCATED_KINDS:
+        if isinstance(exc, builtin):
+            return located(message, where=where, hint=hint)
+    return UserError(message, where=where, hint=hint)
+
+
 class UnsupportedError(UserError):
     """A MindSpore feature irc does not provide yet."""
 
@@ -31,6 +84,44 @@ class UnsupportedError(UserError):
 class UnsupportedAttribute(UnsupportedError, AttributeError):
     """A missing ``mindspore.X`` name: also an AttributeError, so ``hasattr``
     and ``from package import submodule`` keep working."""
+
+
+class UnsupportedModule(UnsupportedError, ModuleNotFoundError):
+    """A missing ``mindspore.X`` module: also a ModuleNotFoundError, so a
+    script's ``try: import ... except ImportError`` keeps working."""
+
+
+class UnsupportedImport(UnsupportedError, ImportError):
+    """``from mindspore.X import Y`` of a name irc lacks: an ImportError, as
+    Python's own."""
+
+
+UNSUPPORTED_HINT = "README.md lists the MindSpore APIs irc provides"
+
+
+def api_name(module: str) -> str:
+    """The MindSpore spelling of an irc API module (``irc.nn`` -> ``mindspore.nn``);
+    while a script runs, ``import mindspore.nn`` gives it that module."""
+    if module == "irc" or module.startswith("irc."):
+        return "mindspore" + module[len("irc"):]
+    return module
+
+
+def unsupported_name(module: str, name: str, where: Optional[str] = None) -> UnsupportedAttribute:
+    """The error for ``mindspore.X.name`` that irc lacks, located at the user's line."""
+    return UnsupportedAttribute(f"not supported by irc yet: {api_name(module)}.{name}",
+                                where=where or user_frame(), hint=UNSUPPORTED_HINT)
+
+
+def missing_names(module: str):
+    """A module-level ``__getattr__`` (PEP 562) for an API module: a name it
+    lacks is :func:`unsupported_name` (an AttributeError, so ``hasattr`` is
+    False); private and dunder names stay plain AttributeErrors."""
+    def __getattr__(name: str):
+        if name.startswith("_"):
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        raise unsupported_name(module, name)
+    return __getattr__
 
 
 @dataclass

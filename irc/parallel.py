@@ -1,8 +1,12 @@
-"""``mindspore.set_auto_parallel_context`` and ``ParallelMode`` (seed 004)."""
+"""``mindspore.set_auto_parallel_context`` and ``ParallelMode`` (seed 004), and
+the strategy search's ``set_algo_parameters`` (recorded; irc's parallel
+modes shard data, not operators, so no search reads them)."""
 from __future__ import annotations
 
 from .capture import register_process_state
-from .diagnostics import UserError, user_frame
+from .diagnostics import (
+    UserRuntimeError, UserTypeError, UserValueError, missing_names, user_frame,
+)
 
 
 class ParallelMode:
@@ -28,13 +32,14 @@ def set_auto_parallel_context(**kwargs) -> None:
     for key, value in kwargs.items():
         if key not in _DEFAULTS and key not in ("search_mode", "parameter_broadcast",
                                                 "enable_parallel_optimizer", "pipeline_stages"):
-            raise UserError(f"set_auto_parallel_context has no option {key!r}", where=where,
-                            hint=f"irc knows: {', '.join(sorted(_DEFAULTS))}")
+            raise UserValueError(f"set_auto_parallel_context has no option {key!r}",
+                                 where=where, hint=f"irc knows: {', '.join(sorted(_DEFAULTS))}")
         if key == "parallel_mode":
             value = str(value).lower()
             if value not in ParallelMode.MODES:
-                raise UserError(f"unknown parallel_mode {value!r}", where=where,
-                                hint=f"use one of ParallelMode.{', ParallelMode.'.join(m.upper() for m in ParallelMode.MODES)}")
+                modes = ", ".join(f"ParallelMode.{m.upper()}" for m in ParallelMode.MODES)
+                raise UserValueError(f"unknown parallel_mode {value!r}", where=where,
+                                     hint=f"use one of {modes}")
         if key == "dataset_strategy" and not isinstance(value, str):
             value = _as_strategy(value, where)
         _context[key] = value
@@ -45,8 +50,8 @@ def _as_strategy(value, where) -> tuple:
     try:
         return tuple(tuple(int(d) for d in entry) for entry in value)
     except (TypeError, ValueError):
-        raise UserError(f"dataset_strategy must be a tuple of tuples of ints, got {value!r}",
-                        where=where, hint="e.g. ((1, 1, 1, 8), (1,))") from None
+        raise UserTypeError(f"dataset_strategy must be a tuple of tuples of ints, got {value!r}",
+                            where=where, hint="e.g. ((1, 1, 1, 8), (1,))") from None
 
 
 def get_auto_parallel_context(key: str):
@@ -62,3 +67,55 @@ def reset_auto_parallel_context() -> None:
     _context.clear()
     _context.update(_DEFAULTS)
     _sources.clear()
+
+
+# -----------------------------------------------------------------------------
+# the strategy search's parameters (MindSpore's defaults)
+
+_ALGO_DEFAULTS = {"fully_use_devices": False, "elementwise_op_strategy_follow": False,
+                  "tensor_slice_align_enable": False, "tensor_slice_align_size": 16,
+                  "enable_algo_approxi": False, "algo_approxi_epsilon": 0.1}
+_algo: dict = dict(_ALGO_DEFAULTS)
+
+
+def set_algo_parameters(**kwargs) -> None:
+    where = user_frame()
+    for key, value in kwargs.items():
+        if key not in _ALGO_DEFAULTS:
+            raise UserValueError(f"set_algo_parameters has no option {key!r}", where=where,
+                                 hint=f"the options: {', '.join(_ALGO_DEFAULTS)}")
+        _check_algo_value(key, value, where)
+    _algo.update(kwargs)
+
+
+def _check_algo_value(key: str, value, where) -> None:
+    kind = type(_ALGO_DEFAULTS[key])
+    if kind is bool and not isinstance(value, bool):
+        raise UserTypeError(f"set_algo_parameters: {key} must be a bool, got {value!r}",
+                            where=where)
+    if kind is not bool and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise UserTypeError(f"set_algo_parameters: {key} must be a number, got {value!r}",
+                            where=where)
+    if key == "tensor_slice_align_size" and not 1 <= value <= 1024:
+        raise UserValueError(f"set_algo_parameters: tensor_slice_align_size must be in "
+                             f"[1, 1024], got {value}", where=where)
+    if key == "algo_approxi_epsilon" and not 0 < value <= 1:
+        # MindSpore's cost model rejects it while running: a RuntimeError
+        raise UserRuntimeError(f"set_algo_parameters: algo_approxi_epsilon must be in (0, 1], "
+                               f"got {value}", where=where)
+
+
+def get_algo_parameters(attr_key: str):
+    if attr_key not in _ALGO_DEFAULTS:
+        raise UserValueError(f"get_algo_parameters: no option {attr_key!r}", where=user_frame(),
+                             hint=f"the options: {', '.join(_ALGO_DEFAULTS)}")
+    return _algo[attr_key]
+
+
+@register_process_state
+def reset_algo_parameters() -> None:
+    _algo.clear()
+    _algo.update(_ALGO_DEFAULTS)
+
+
+__getattr__ = missing_names(__name__)

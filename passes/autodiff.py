@@ -32,7 +32,7 @@ import numpy as np
 
 from irc.diagnostics import UserError
 from irc.dialects.core import LEARNING_RATE, LOSS, PARAMETER, STATE, graph_results, return_attrs
-from irc.dialects.train import TrainConfig
+from irc.dialects.train import OPTIMIZER_STATE, SCALAR_STATE, UPDATE_OPS, TrainConfig, update_attrs
 from irc.ir.graph import Graph, Module, Node, Value
 from irc.ir.registry import get as get_op
 from irc.ir.types import TensorType, to_numpy_dtype
@@ -46,6 +46,9 @@ PROV = "autodiff"
 def run(module: Module, ctx) -> bool:
     changed = False
     for graph in list(module.graphs.values()):
+        for node in graph.find("train.grad"):
+            expand_grad(graph, node, ctx)
+            changed = True
         markers = graph.find("train.minimize")
         if not markers:
             continue
@@ -134,78 +137,47 @@ class GradContext:
                         hint="this network cannot be trained by irc as written")
 
 
-class Trainer:
-    """The autodiff and optimiser emission for one graph's train.minimize."""
+class ReverseSweep:
+    """Reverse mode over one graph: the gradient of the scalar ``loss`` with
+    respect to chosen values, as backward ops added to the graph."""
 
-    def __init__(self, module: Module, graph: Graph, marker: Node, ctx):
-        self.module, self.graph, self.marker, self.ctx = module, graph, marker, ctx
-        self.attrs = marker.attrs
-        self.loss = graph.operands(marker)[0]
+    def __init__(self, graph: Graph, loss: Value, sens: float):
+        self.graph, self.loss, self.sens = graph, loss, sens
         self.grads: dict[Value, Value] = {}
         self.dead: list[Node] = []
         self.backward: set[str] = set()   # nodes the gradient rules made
 
-    # -- driver ---------------------------------------------------------------------
-    def run(self) -> None:
-        params = self._params()
-        trainable = {name: nodes for name, nodes in params.items()
-                     if all(n.attrs.get("trainable", True) for n in nodes)}
-        if not trainable:
-            raise UserError("the optimizer has no trainable parameter of this network",
-                            where=_loc(self.marker),
-                            hint="pass network.trainable_params() to the optimizer")
-        relevant = self._relevant(trainable)
-        self._backward(relevant)
-        grads = {name: self._param_grad(nodes) for name, nodes in trainable.items()}
-        missing = [n for n, g in grads.items() if g is None]
-        if len(missing) == len(grads):
-            raise UserError("the loss does not depend on any trainable parameter",
-                            where=_loc(self.marker),
-                            hint="check that the network's output feeds the loss")
-        for name in missing:
-            self.ctx.remark("analysis", "minimize", f"parameter {name} does not affect the loss: "
-                            f"it is not updated", reason="no path from the parameter to the loss",
-                            source=_loc(self.marker))
-        updates = OptimizerEmitter(self.module, self.graph, self.marker).emit(
-            {n: g for n, g in grads.items() if g is not None}, trainable)
-        self._finish(updates, trainable)
-        self._drop_unused_backward()
-        self.ctx.remark("passed", "minimize",
-                        f"{len(grads) - len(missing)} parameters trained with "
-                        f"{self.attrs['optimizer']}: backward pass and updates emitted",
-                        reason="train.minimize", source=_loc(self.marker))
-
-    def _params(self) -> dict[str, list[Node]]:
-        wanted = list(self.attrs["params"])
-        found: dict[str, list[Node]] = {}
-        for node in self.graph.nodes():
-            if node.op == "param" and node.attrs["name"] in wanted:
-                found.setdefault(node.attrs["name"], []).append(node)
-        for name in wanted:
-            if name not in found:
-                self.ctx.remark("analysis", "minimize", f"optimizer parameter {name} is not used "
-                                f"by the network: it is not updated", reason="not in the graph",
-                                source=_loc(self.marker))
-        return {name: found[name] for name in wanted if name in found}
-
-    def _relevant(self, trainable: dict[str, list[Node]]) -> set[str]:
-        """Nodes on a path from a trainable parameter to the loss."""
+    def run(self, sources: list[Value]) -> None:
+        """Fill ``grads`` for every value on a path from ``sources`` to the loss."""
         down: set[str] = set()
-        for nodes in trainable.values():
-            for n in nodes:
-                down.add(n.name)
-                down |= self.graph.descendants(n)
+        for v in sources:
+            down.add(v.node)
+            down |= self.graph.descendants(v.node)
         up = self.graph.ancestors(self.loss.node) | {self.loss.node}
-        return down & up
+        self._backward(down & up, set(v.node for v in sources))
 
-    # -- reverse sweep ----------------------------------------------------------------
-    def _backward(self, relevant: set[str]) -> None:
-        seed = self.graph.add("const", [], {"value": float(self.attrs["sens"]),
+    def gradient(self, values: list[Value]) -> Optional[Value]:
+        """The summed gradient of ``values`` (one parameter read at several
+        places), or None when the loss does not depend on them."""
+        grads = [self.grads[v] for v in values if v in self.grads]
+        if not grads:
+            return None
+        total = grads[0]
+        for g in grads[1:]:
+            total = self.graph.add("nn.Add", [total, g],
+                                   names=[f"d.{self.graph.value_name(values[0])}"],
+                                   placement=self.graph.placement,
+                                   prov=[f"{PROV}:sum of gradients"]).out(0)
+        return total
+
+    def _backward(self, relevant: set[str], sources: set[str]) -> None:
+        seed = self.graph.add("const", [], {"value": float(self.sens),
                                             "dtype": self.graph.type_of(self.loss).dtype},
                               names=["d.loss"], placement=self.graph.placement,
                               prov=[f"{PROV}:seed"])
         self.grads[self.loss] = seed.out(0)
-        order = [n for n in self.graph.topo_order() if n.name in relevant and n.op != "param"]
+        order = [n for n in self.graph.topo_order()
+                 if n.name in relevant and n.name not in sources and n.op not in ("param", "input")]
         for node in reversed(order):
             douts = [self.grads.get(v) for v in node.outs]
             if all(d is None for d in douts):
@@ -215,7 +187,7 @@ class Trainer:
             if not self.graph.is_used(node):
                 self.graph.remove(node)
 
-    def _drop_unused_backward(self) -> None:
+    def drop_unused(self) -> None:
         """Backward ops a later rule superseded (peepholes) and nothing uses."""
         changed = True
         while changed:
@@ -258,16 +230,84 @@ class Trainer:
                                prov=[f"{PROV}:sum of gradients of %{self.graph.value_name(value)}"])
         self.grads[value] = total.out(0)
 
-    def _param_grad(self, nodes: list[Node]) -> Optional[Value]:
-        grads = [self.grads[n.out(0)] for n in nodes if n.out(0) in self.grads]
-        if not grads:
-            return None
-        total = grads[0]
-        for g in grads[1:]:
-            total = self.graph.add("nn.Add", [total, g], names=[f"d.{nodes[0].results[0]}"],
-                                   placement=self.graph.placement,
-                                   prov=[f"{PROV}:sum of gradients"]).out(0)
-        return total
+
+def expand_grad(graph: Graph, node: Node, ctx) -> None:
+    """``train.grad(%loss, %x...)`` -> the backward ops; each result's uses
+    take the gradient (zeros where the loss does not depend on the value)."""
+    loss, *wrt = graph.operands(node)
+    sweep = ReverseSweep(graph, loss, float(node.attrs["sens"]))
+    sweep.run(wrt)
+    for i, value in enumerate(wrt):
+        grad = sweep.gradient([value])
+        if grad is None:
+            ctx.remark("analysis", "grad", f"%{graph.value_name(loss)} does not depend on "
+                       f"%{graph.value_name(value)}: its gradient is zeros",
+                       reason="no path to the differentiated value", source=_loc(node))
+            grad = _zeros_like(graph, value, node)
+        graph.replace_uses(node.out(i), grad)
+    graph.remove(node)
+    sweep.drop_unused()
+
+
+def _zeros_like(graph: Graph, value: Value, at: Node) -> Value:
+    zero = graph.add("const", [], {"value": 0.0, "dtype": graph.type_of(value).dtype},
+                     names=["zero"], placement=graph.placement, prov=[f"{PROV}:zero gradient"])
+    return graph.add("nn.Mul", [value, zero.out(0)], names=[f"d.{graph.value_name(value)}"],
+                     loc=at.loc, scope=at.scope, placement=graph.placement,
+                     prov=[f"{PROV}:zero gradient"]).out(0)
+
+
+class Trainer:
+    """The autodiff and optimiser emission for one graph's train.minimize."""
+
+    def __init__(self, module: Module, graph: Graph, marker: Node, ctx):
+        self.module, self.graph, self.marker, self.ctx = module, graph, marker, ctx
+        self.attrs = marker.attrs
+        self.loss = graph.operands(marker)[0]
+
+    # -- driver ---------------------------------------------------------------------
+    def run(self) -> None:
+        params = self._params()
+        trainable = {name: nodes for name, nodes in params.items()
+                     if all(n.attrs.get("trainable", True) for n in nodes)}
+        if not trainable:
+            raise UserError("the optimizer has no trainable parameter of this network",
+                            where=_loc(self.marker),
+                            hint="pass network.trainable_params() to the optimizer")
+        sweep = ReverseSweep(self.graph, self.loss, float(self.attrs["sens"]))
+        sweep.run([n.out(0) for nodes in trainable.values() for n in nodes])
+        grads = {name: sweep.gradient([n.out(0) for n in nodes])
+                 for name, nodes in trainable.items()}
+        missing = [n for n, g in grads.items() if g is None]
+        if len(missing) == len(grads):
+            raise UserError("the loss does not depend on any trainable parameter",
+                            where=_loc(self.marker),
+                            hint="check that the network's output feeds the loss")
+        for name in missing:
+            self.ctx.remark("analysis", "minimize", f"parameter {name} does not affect the loss: "
+                            f"it is not updated", reason="no path from the parameter to the loss",
+                            source=_loc(self.marker))
+        updates = OptimizerEmitter(self.module, self.graph, self.marker).emit(
+            {n: g for n, g in grads.items() if g is not None}, trainable)
+        self._finish(updates, trainable)
+        sweep.drop_unused()
+        self.ctx.remark("passed", "minimize",
+                        f"{len(grads) - len(missing)} parameters trained with "
+                        f"{self.attrs['optimizer']}: backward pass and updates emitted",
+                        reason="train.minimize", source=_loc(self.marker))
+
+    def _params(self) -> dict[str, list[Node]]:
+        wanted = list(self.attrs["params"])
+        found: dict[str, list[Node]] = {}
+        for node in self.graph.nodes():
+            if node.op == "param" and node.attrs["name"] in wanted:
+                found.setdefault(node.attrs["name"], []).append(node)
+        for name in wanted:
+            if name not in found:
+                self.ctx.remark("analysis", "minimize", f"optimizer parameter {name} is not used "
+                                f"by the network: it is not updated", reason="not in the graph",
+                                source=_loc(self.marker))
+        return {name: found[name] for name in wanted if name in found}
 
     # -- results ------------------------------------------------------------------------
     def _finish(self, updates: list[tuple[str, Value]], trainable: dict) -> None:
@@ -291,12 +331,6 @@ class Trainer:
 class OptimizerEmitter:
     """One update op per parameter, with the optimiser's state as parameters."""
 
-    STATE = {
-        "Momentum": [("moments", "zeros")],
-        "SGD": [("accum", "zeros"), ("stat", "ones")],
-        "Adam": [("moment1", "zeros"), ("moment2", "zeros")],
-    }
-
     def __init__(self, module: Module, graph: Graph, marker: Node):
         self.module, self.graph, self.marker, self.attrs = module, graph, marker, marker.attrs
         self.prov = [f"{PROV}:optimizer {self.attrs['optimizer']}"]
@@ -309,11 +343,11 @@ class OptimizerEmitter:
         powers = self._adam_powers(state_updates) if kind == "Adam" else None
         for name, grad in grads.items():
             pnode = params[name][0]
-            state = [self._state(f"{prefix}.{name}", init, pnode, scalar=(prefix == "stat"))
-                     for prefix, init in self.STATE[kind]]
+            state = [self._state(f"{prefix}.{name}", init, pnode, scalar=prefix in SCALAR_STATE)
+                     for prefix, init in OPTIMIZER_STATE[kind]]
             node = self._update(kind, name, pnode, grad, state, lr, powers)
             updates.append((name, node.out(0)))
-            for i, (prefix, _) in enumerate(self.STATE[kind]):
+            for i, (prefix, _) in enumerate(OPTIMIZER_STATE[kind]):
                 state_updates.append((f"{prefix}.{name}", node.out(1 + i)))
         return updates + state_updates
 
@@ -358,20 +392,8 @@ class OptimizerEmitter:
 
     def _update(self, kind: str, name: str, pnode: Node, grad: Value, state: list[Value],
                 lr: Value, powers) -> Node:
-        a = self.attrs
-        common = {"weight_decay": self._weight_decay(name), "loss_scale": float(a["loss_scale"])}
-        p = pnode.out(0)
-        if kind == "Momentum":
-            op, inputs = "train.MomentumUpdate", [p, grad, state[0], lr]
-            attrs = {"momentum": float(a["momentum"]), "use_nesterov": bool(a["use_nesterov"])}
-        elif kind == "SGD":
-            op, inputs = "train.SGDUpdate", [p, grad, state[0], state[1], lr]
-            attrs = {"momentum": float(a["momentum"]), "dampening": float(a["dampening"]),
-                     "nesterov": bool(a["use_nesterov"])}
-        else:
-            op, inputs = "train.AdamUpdate", [p, grad, state[0], state[1], lr, *powers]
-            attrs = {"beta1": float(a["beta1"]), "beta2": float(a["beta2"]), "eps": float(a["eps"]),
-                     "use_nesterov": bool(a["use_nesterov"])}
-        names = [f"{name}.new"] + [f"{prefix}.{name}.new" for prefix, _ in self.STATE[kind]]
-        return self.graph.add(op, inputs, {**attrs, **common}, loc=self.marker.loc,
-                              scope=pnode.scope, names=names, prov=self.prov)
+        attrs = update_attrs(kind, self.attrs, self._weight_decay(name), self.attrs["loss_scale"])
+        extra = list(powers) if kind == "Adam" else []
+        names = [f"{name}.new"] + [f"{prefix}.{name}.new" for prefix, _ in OPTIMIZER_STATE[kind]]
+        return self.graph.add(UPDATE_OPS[kind], [pnode.out(0), grad, *state, lr, *extra], attrs,
+                              loc=self.marker.loc, scope=pnode.scope, names=names, prov=self.prov)

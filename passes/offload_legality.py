@@ -12,8 +12,14 @@ The rules are MindSpore's (seeds 000/001, OPS.md "Offload legality"):
   walk does this by itself);
 * a map that is not fully offloaded ends the run for its column; other
   columns are unaffected;
-* refused outright: pipelines with concat or zip, maps whose output columns
-  differ from their input columns, maps over several input columns.
+* refused outright: maps whose output columns differ from their input
+  columns, maps over several input columns;
+* errors, as MindSpore raises them: an operator that would be offloaded in
+  a pipeline with concat or zip (RuntimeError), and one of MindSpore's
+  image operators that would be offloaded in a pipeline without ``batch``
+  (ValueError: its device form takes NHWC batches).  The element-wise
+  Rescale, Normalize and TypeCast run on rows as well; without a batch they
+  stay on the host, with the same results.
 
 The decision is written into the IR as the node's placement (``@device``) so
 ``tail-extraction`` (and a reader of the dump) sees it; every map operator
@@ -21,6 +27,7 @@ gets a remark with the rule that decided it.
 """
 from __future__ import annotations
 
+from irc.diagnostics import UserRuntimeError, UserValueError
 from irc.ir.graph import DEVICE, HOST, Graph, Node, Value
 from irc.ir.registry import MAP, lookup
 from irc.ir.traits import Offloadable
@@ -29,6 +36,18 @@ from irc.ir.types import BATCH
 from .manager import register
 from .options import CompileOptions
 from .pipeline_columns import OPAQUE, returned_columns, skip_pipeline_ops, value_columns
+
+
+# MindSpore's offloaded image operators check that their input is an NHWC
+# batch (its offload.check_input_dims); named as in its error message.
+NEEDS_BATCH = {
+    "vision.HWC2CHW": "HwcToChw",
+    "vision.RandomHorizontalFlip": "RandomHorizontalFlip",
+    "vision.RandomVerticalFlip": "RandomVerticalFlip",
+    "vision.RandomColorAdjust": "RandomColorAdjust",
+    "vision.RandomSharpness": "RandomSharpness",
+}
+CONCAT_OR_ZIP = "Offload module currently does not support concatenated or zipped datasets."
 
 
 def short(op: str) -> str:
@@ -54,13 +73,24 @@ class _Decider:
                 cols = self.map_inputs.setdefault(self.map_key(n), set())
                 cols.update(self.columns.get(v) for v in graph.operands(n))
 
-    def _pipeline_refusal(self) -> str | None:
+    def _pipeline_refusal(self) -> Node | None:
+        """The concat or zip that rules offload out, if any."""
         for node in self.graph.topo_order():
             if node.op in OPAQUE:
-                where = f" ({line_of(node)})" if node.loc else ""
-                return (f"the pipeline uses {short(node.op)}{where}; offload does not support "
-                        f"concatenated or zipped datasets")
+                return node
         return None
+
+    def check_not_joined(self, maps: list[Node]) -> None:
+        """MindSpore's error for a device operator requested anywhere in a
+        pipeline that concatenates or zips datasets."""
+        if self.refusal is None:
+            return
+        for node in maps:
+            if self.candidate(node) and lookup(node.op).has_trait(Offloadable):
+                joined = f" ({short(self.refusal.op)}, {line_of(self.refusal)})" if self.refusal.loc else ""
+                raise UserRuntimeError(CONCAT_OR_ZIP, where=str(node.loc) if node.loc else None,
+                                       hint=f"the pipeline joins datasets{joined}; offload=False (or "
+                                            f"set_auto_offload(False)) keeps its maps on the host")
 
     @staticmethod
     def map_key(node: Node):
@@ -80,8 +110,6 @@ class _Decider:
             return ("offload=False was given for this map" if flag is False else
                     "offload was not requested (map(..., offload=True) or "
                     "config.set_auto_offload(True))")
-        if self.refusal:
-            return self.refusal
         operands = g.operands(node)
         in_cols = self.map_inputs.get(self.map_key(node), set())
         if len(operands) != 1 or len(in_cols) > 1:
@@ -94,9 +122,14 @@ class _Decider:
         opdef = lookup(node.op)
         if not opdef.has_trait(Offloadable):
             return f"{short(node.op)} is not supported on the device"
-        if not self.has_batch:
-            return "the pipeline has no batch: offloaded operators run on batches"
         in_type = g.type_of(operands[0])
+        if not self.has_batch:
+            if node.op in NEEDS_BATCH:
+                raise UserValueError(f"For {NEEDS_BATCH[node.op]} offload operation, the dimension of "
+                                     f"input should be 4, but got {in_type.rank}.",
+                                     where=str(node.loc) if node.loc else None,
+                                     hint="batch the dataset: offloaded image operators run on batches")
+            return "the pipeline has no batch: offloaded operators run on batches"
         dims = in_type.shape[1:] if in_type.shape[:1] == (BATCH,) else in_type.shape
         if any(not isinstance(d, int) for d in dims):
             return f"its input's shape {in_type} is not known at batch time"
@@ -164,6 +197,7 @@ def run(module, ctx) -> bool:
         if not maps:
             continue
         d = _Decider(graph, auto)
+        d.check_not_joined(maps)
         for column, value in returned_columns(graph, d.columns):
             d.walk_column(column, value)
         for node in maps:

@@ -9,7 +9,7 @@ differentiates, with the per-channel moments averaged over the ranks::
     mean = all_reduce_mean(ReduceMean(x))      sq = all_reduce_mean(ReduceMean(x * x))
     var  = sq - mean * mean                    (the biased variance, as BatchNormalization)
     y    = (x - mean) / sqrt(var + epsilon) * scale + bias
-    running' = running * momentum + stat * (1 - momentum)
+    running' = running * momentum + stat * (1 - momentum)   (var's stat unbiased: n / (n - 1))
 
 The two all-reduces depend on x alone, so they run together; autodiff gives
 the backward pass its own pair (the gradient of an all-reduce is one).  Data
@@ -79,7 +79,8 @@ def _synchronise(graph: Graph, bn: Node, ranks: int) -> None:
                        add("nn.Reshape", [bias], {"shape": channels}, "bias")], name="y")
     m = bn.attrs["momentum"]
     outs = [y]
-    for running, stat, name in ((running_mean, mean, "running_mean"), (running_var, var, "running_var")):
+    for running, stat, name in ((running_mean, mean, "running_mean"),
+                                (running_var, _unbiased(add, const, x, var, axes, ranks), "running_var")):
         flat = add("nn.Reshape", [stat], {"shape": [-1]}, f"{name}.batch")
         outs.append(add("nn.Add", [add("nn.Mul", [running, const(m)], name=f"{name}.kept"),
                                    add("nn.Mul", [flat, const(1.0 - m)], name=f"{name}.new")],
@@ -87,3 +88,14 @@ def _synchronise(graph: Graph, bn: Node, ranks: int) -> None:
     for i, value in enumerate(bn.outs):
         value.replace_all_uses_with(outs[i])
     graph.remove(bn)
+
+
+def _unbiased(add, const, x, var, axes, ranks: int):
+    """The running variance takes the unbiased whole-batch variance, as one
+    process does (``irc.dialects.nn.unbiased_factor``): n / (n - 1), n the
+    values per channel over the ranks (equal shares), 1 when n = 1."""
+    ones = add("nn.Add", [add("nn.Mul", [x, const(0.0)], name="zeros"), const(1.0)], name="ones")
+    local = add("nn.ReduceSum", [ones], {"axes": axes, "keepdims": 1}, "count.local")
+    n = add("nn.Mul", [local, const(ranks)], name="count")
+    less = add("nn.Max", [add("nn.Sub", [n, const(1.0)], name="count.less"), const(1.0)], name="count.less1")
+    return add("nn.Mul", [var, add("nn.Div", [n, less], name="bessel")], name="var.unbiased")

@@ -1,6 +1,8 @@
-"""Regenerate the sample data sets under ``samples/data/`` (byte-identically).
+"""Regenerate the sample data sets under ``samples/data/`` (byte-identically),
+or write CIFAR-10 files of the full size MindSpore's reader needs.
 
-    python samples/make_data.py
+    python samples/make_data.py                      # samples/data/
+    python samples/make_data.py --cifar10-full DIR   # DIR/data_batch_1..5.bin, test_batch.bin
 
 * ``mnist/``: real MNIST idx files made from scikit-learn's bundled UCI 8x8
   handwritten digits (1,797 images), upscaled to 20x20 and centred in a
@@ -10,11 +12,20 @@
   1,000 train / 200 test.
 * ``imagefolder/<class>/*.jpg``: 3 classes x 20 JPEG images of 40-80 pixels.
 
+MindSpore's ``Cifar10Dataset`` reads exactly 10,000 records from every
+``.bin`` file (its ``cifar_op.cc``; a shorter file is "Invalid cifar10
+file"), so it cannot read the small shipped files, and 2 x 30 MB do not
+belong in git.  ``--cifar10-full DIR`` writes CIFAR-10's own layout at full
+size from the same generator: 10,000 records per file, 1,000 per class; the
+shipped files are the first 1,000 / 200 records of ``data_batch_1.bin`` /
+``test_batch.bin``.
+
 Everything is drawn from fixed seeds with numpy only (Pillow encodes the
 JPEGs), so a rerun writes the same bytes.  scikit-learn is needed only here.
 """
 from __future__ import annotations
 
+import functools
 import io
 import shutil
 import struct
@@ -25,7 +36,11 @@ import numpy as np
 DATA = Path(__file__).resolve().parent / "data"
 
 MNIST_TRAIN = 1500
-CIFAR_TRAIN, CIFAR_TEST = 1000, 200
+CIFAR_FILE_RECORDS = 10_000     # per .bin file, as MindSpore's reader requires
+# file -> (seed, records shipped in samples/data/cifar10; the first ones of the full file)
+CIFAR_FILES = {"data_batch_1.bin": (1, 1000), "data_batch_2.bin": (12, 0),
+               "data_batch_3.bin": (13, 0), "data_batch_4.bin": (14, 0),
+               "data_batch_5.bin": (15, 0), "test_batch.bin": (2, 200)}
 CIFAR_CLASSES = ["circle", "square", "triangle", "cross", "ring",
                  "diamond", "hstripes", "vstripes", "checker", "dot_grid"]
 FOLDER_CLASSES = ["disc", "bars", "triangle"]
@@ -90,8 +105,16 @@ def make_mnist() -> None:
 # -----------------------------------------------------------------------------
 # CIFAR-10 (synthetic)
 
-def shape_mask(kind: str, h: int, w: int, cy: float, cx: float, r: float, rng) -> np.ndarray:
+@functools.lru_cache(maxsize=None)
+def pixel_grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column coordinates of every pixel (shared: 60,000 images are drawn)."""
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    yy.flags.writeable = xx.flags.writeable = False
+    return yy, xx
+
+
+def shape_mask(kind: str, h: int, w: int, cy: float, cx: float, r: float, rng) -> np.ndarray:
+    yy, xx = pixel_grid(h, w)
     dy, dx = yy - cy, xx - cx
     if kind in ("circle", "disc"):
         return dy ** 2 + dx ** 2 <= r ** 2
@@ -149,9 +172,32 @@ def cifar_records(n: int, rng) -> bytes:
 
 def make_cifar10() -> None:
     out = DATA / "cifar10"
-    write(out / "data_batch_1.bin", cifar_records(CIFAR_TRAIN, np.random.default_rng(1)))
-    write(out / "test_batch.bin", cifar_records(CIFAR_TEST, np.random.default_rng(2)))
+    for name, (seed, shipped) in CIFAR_FILES.items():
+        if shipped:
+            write(out / name, cifar_records(shipped, np.random.default_rng(seed)))
+    write_cifar_meta(out)
+
+
+def write_cifar_meta(out: Path) -> None:
     write(out / "batches.meta.txt", ("\n".join(CIFAR_CLASSES) + "\n").encode())
+
+
+def cifar_full_file(name: str) -> bytes:
+    """One full-size CIFAR-10 file: the shipped records first (if any), then
+    the rest from a seed of their own."""
+    seed, shipped = CIFAR_FILES[name]
+    head = cifar_records(shipped, np.random.default_rng(seed)) if shipped else b""
+    return head + cifar_records(CIFAR_FILE_RECORDS - shipped, np.random.default_rng([seed, 1]))
+
+
+def make_cifar10_full(out: Path, train_batches: int = 5) -> list[Path]:
+    """CIFAR-10's binary layout at full size in ``out`` (what MindSpore's
+    Cifar10Dataset reads): ``train_batches`` data_batch files and test_batch."""
+    names = [f"data_batch_{b}.bin" for b in range(1, train_batches + 1)] + ["test_batch.bin"]
+    for name in names:
+        write(out / name, cifar_full_file(name))
+    write_cifar_meta(out)
+    return [out / name for name in names]
 
 
 # -----------------------------------------------------------------------------
@@ -171,7 +217,21 @@ def make_imagefolder() -> None:
             write(out / cls / f"{cls}_{i:03d}.jpg", buf.getvalue())
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    import argparse
+    parser = argparse.ArgumentParser(description="Write irc's sample data sets.")
+    parser.add_argument("--cifar10-full", metavar="DIR", type=Path,
+                        help="instead, write full-size CIFAR-10 binary files (10,000 records "
+                             "each, as MindSpore's Cifar10Dataset needs) into DIR")
+    parser.add_argument("--train-batches", type=int, default=5, choices=range(0, 6),
+                        metavar="{0..5}", help="with --cifar10-full: how many data_batch files "
+                                               "(default 5, as CIFAR-10)")
+    args = parser.parse_args(argv)
+    if args.cifar10_full:
+        files = make_cifar10_full(args.cifar10_full, args.train_batches)
+        total = sum(f.stat().st_size for f in files)
+        print(f"wrote {len(files)} CIFAR-10 files to {args.cifar10_full} ({total / 1e6:.1f} MB)")
+        return
     for sub in ("mnist", "cifar10", "imagefolder"):
         shutil.rmtree(DATA / sub, ignore_errors=True)
     make_mnist()

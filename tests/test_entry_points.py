@@ -127,3 +127,62 @@ def test_an_illegal_strategy_is_refused_alike(script, tmp_path, capsys, monkeypa
         return [line for line in err.splitlines() if "error:" in line]
     assert message(run_err) == message(compile_err)
     assert not (tmp_path / "r" / "run.json").exists()
+
+
+# -----------------------------------------------------------------------------
+# what a script reads back from its own training
+
+TRAIN_THEN_EVALUATE = textwrap.dedent("""\
+    import os, sys
+    import numpy as np
+    import mindspore as ms
+    import mindspore.dataset as ds
+    import mindspore.nn as nn
+    from mindspore import load_checkpoint, load_param_into_net
+    from mindspore.train import CheckpointConfig, ModelCheckpoint
+
+    ckpt_dir, name = sys.argv[1:]
+    x = np.random.default_rng(0).normal(size=(32, 4)).astype(np.float32)
+    data = ds.NumpySlicesDataset({"x": x, "y": (x.sum(1) > 0).astype(np.int32)},
+                                 shuffle=False).batch(8)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    net = nn.Dense(4, 2)
+    initial = net.weight.asnumpy().copy()
+    model = ms.Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    config = CheckpointConfig(save_checkpoint_steps=4)
+    model.train(1, data, callbacks=[ModelCheckpoint("toy", ckpt_dir, config)],
+                dataset_sink_mode=False)
+
+    fresh = nn.Dense(4, 2)                    # the model zoo's eval: a new net, the saved weights
+    params = load_checkpoint(os.path.join(ckpt_dir, name))
+    missing, _ = load_param_into_net(fresh, params)
+    acc = ms.Model(fresh, loss, metrics={"accuracy"}).eval(data)
+    untrained = np.array_equal(fresh.weight.asnumpy(), initial)
+    print("LOADED", missing, "untrained" if untrained else "trained",
+          "accuracy: %.4f" % acc["accuracy"])
+""")
+
+
+def test_a_script_loading_what_its_training_writes_compiles(tmp_path, capsys):
+    """Under compile the training is recorded, not run: the checkpoint its
+    ModelCheckpoint would write stands in as the network's current
+    parameters, with a notice.  Under run the real file is loaded."""
+    script = tmp_path / "zoo.py"
+    script.write_text(TRAIN_THEN_EVALUATE)
+    ckpt = tmp_path / "ckpt"
+    assert main(["compile", str(script), "-o", str(tmp_path / "c"), "--no-render",
+                 str(ckpt), "toy-1_4.ckpt"]) == 0
+    out, err = capsys.readouterr()
+    assert "LOADED [] untrained accuracy: nan" in out
+    assert (f"{script}:22: note: {ckpt / 'toy-1_4.ckpt'} is what the training at {script}:18 "
+            f"would write") in err                           # located at the load, names the train
+    assert not ckpt.exists()                                 # nothing was trained or written
+    # a name the recorded training does not write is still missing
+    assert main(["compile", str(script), "-o", str(tmp_path / "c"), "--no-render",
+                 str(ckpt), "toy-2_4.ckpt"]) == 1
+    assert "toy-2_4.ckpt" in capsys.readouterr().err
+    # run: trained, written, loaded for real
+    assert main(["run", str(script), str(ckpt), "toy-1_4.ckpt"]) == 0
+    out, err = capsys.readouterr()
+    assert (ckpt / "toy-1_4.ckpt").is_file() and "stand in" not in err
+    assert "LOADED [] trained accuracy: " in out and "accuracy: nan" not in out

@@ -108,17 +108,21 @@ def package_of(module: str) -> str:
     return ".".join(parts[:2])
 
 
-# The one cycle allowed, inside the MindSpore-shaped API: Tensor's methods
-# (t.reshape, t < u ...) are ops, and ops take and make Tensors, as in
-# MindSpore itself.  Tensor imports ops lazily, in those methods only.
-API_CYCLES = ({"irc.common", "irc.ops"},)
+# The cycles allowed, inside the MindSpore-shaped API, each entered lazily
+# (imports inside the functions that need them) from the first package:
+# * Tensor's methods (t.reshape, t < u ...) are ops, and ops take and make
+#   Tensors, as in MindSpore itself;
+# * mindspore.ops' gradient transformations (GradOperation, value_and_grad)
+#   and nn.TrainOneStepCell compile the function they wrap, as Model.train
+#   does: they call irc.train.functional, which compiles through the driver.
+API_CYCLES = (("irc.common", "irc.ops"), ("irc.ops", "irc.train"), ("irc.nn", "irc.train"))
 
 
 def test_no_import_cycles_between_packages(graph):
     packages = nx.DiGraph()
     for src, dst in graph.edges():
         if within(dst, "irc") and package_of(src) != package_of(dst) and dst != "irc":
-            if {package_of(src), package_of(dst)} in API_CYCLES and package_of(src) == "irc.common":
+            if (package_of(src), package_of(dst)) in API_CYCLES:
                 continue
             packages.add_edge(package_of(src), package_of(dst))
     cycles = sorted(sorted(c) for c in nx.strongly_connected_components(packages) if len(c) > 1)

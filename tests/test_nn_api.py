@@ -58,9 +58,9 @@ def test_parameter_names_follow_the_cell_tree():
     names = [n for n, _ in net.parameters_and_names()]
     # A cell's own parameters first, then its sub-cells' (MindSpore's order).
     assert names[0] == "scale"
-    assert names[1:7] == ["layer1.0.conv1.weight", "layer1.0.conv1.bias", "layer1.0.bn1.gamma",
-                         "layer1.0.bn1.beta", "layer1.0.bn1.moving_mean",
-                         "layer1.0.bn1.moving_variance"]
+    assert names[1:7] == ["layer1.0.conv1.weight", "layer1.0.conv1.bias",
+                         "layer1.0.bn1.moving_mean", "layer1.0.bn1.moving_variance",
+                         "layer1.0.bn1.gamma", "layer1.0.bn1.beta"]
     assert names[-1] == "heads.1.bias"
     # Parameter.name gets the same prefixes (MindSpore's auto_prefix).
     assert [p.name for p in net.get_parameters()] == names
@@ -227,8 +227,8 @@ def test_batchnorm_train_and_eval():
     np.testing.assert_allclose(y.mean(axis=(0, 2, 3)), 0, atol=1e-5)
     np.testing.assert_allclose(y.var(axis=(0, 2, 3)), 1, atol=1e-3)
     np.testing.assert_allclose(bn.moving_mean.asnumpy(), 0.1 * x.mean(axis=(0, 2, 3)), rtol=1e-5)
-    np.testing.assert_allclose(bn.moving_variance.asnumpy(), 0.9 + 0.1 * x.var(axis=(0, 2, 3)),
-                               rtol=1e-5)
+    np.testing.assert_allclose(bn.moving_variance.asnumpy(),          # unbiased, as MindSpore
+                               0.9 + 0.1 * x.var(axis=(0, 2, 3), ddof=1), rtol=1e-5)
     bn.set_train(False)
     mean, var = bn.moving_mean.asnumpy(), bn.moving_variance.asnumpy()
     y = bn(Tensor(x)).asnumpy()
@@ -373,3 +373,107 @@ def test_unknown_names_are_unsupported_errors():
         ops.Erfinv  # noqa: B018
     with pytest.raises(UnsupportedError, match="mindspore.nn.Transformer"):
         nn.Transformer  # noqa: B018
+
+
+# -----------------------------------------------------------------------------
+# the layers the model zoo's ResNet and MobileNet use (values from MindSpore 2.10)
+
+PAD_INPUT = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+PADDED = {   # nn.Pad(((1, 1), (2, 2)), mode)(PAD_INPUT) in MindSpore 2.10
+    "CONSTANT": [[0, 0, 0, 0, 0, 0, 0], [0, 0, 1, 2, 3, 0, 0], [0, 0, 4, 5, 6, 0, 0],
+                 [0, 0, 0, 0, 0, 0, 0]],
+    "REFLECT": [[6, 5, 4, 5, 6, 5, 4], [3, 2, 1, 2, 3, 2, 1], [6, 5, 4, 5, 6, 5, 4],
+                [3, 2, 1, 2, 3, 2, 1]],
+    "SYMMETRIC": [[2, 1, 1, 2, 3, 3, 2], [2, 1, 1, 2, 3, 3, 2], [5, 4, 4, 5, 6, 6, 5],
+                  [5, 4, 4, 5, 6, 6, 5]],
+}
+
+
+@pytest.mark.parametrize("mode", sorted(PADDED))
+def test_pad_modes_are_mindspores(mode):
+    out = nn.Pad(((1, 1), (2, 2)), mode=mode)(Tensor(PAD_INPUT)).asnumpy()
+    np.testing.assert_array_equal(out, PADDED[mode])
+    if mode != "CONSTANT":
+        mirror = ops.MirrorPad(mode)(Tensor(PAD_INPUT), Tensor(np.array([[1, 1], [2, 2]])))
+        np.testing.assert_array_equal(mirror.asnumpy(), PADDED[mode])
+
+
+def test_pad_functions_and_limits():
+    # ops.pad counts pairs from the last axis (MindSpore: [[0, 1, 2, 3, 0, 0], ...])
+    np.testing.assert_array_equal(ops.pad(Tensor(PAD_INPUT), (1, 2)).asnumpy(),
+                                  [[0, 1, 2, 3, 0, 0], [0, 4, 5, 6, 0, 0]])
+    np.testing.assert_array_equal(ops.Pad(((0, 0), (1, 0)))(Tensor(PAD_INPUT)).asnumpy(),
+                                  [[0, 1, 2, 3], [0, 4, 5, 6]])
+    with pytest.raises(ValueError, match="reflect padding of \\(3, 0\\) on axis 1"):
+        nn.Pad(((0, 0), (3, 0)), mode="REFLECT")(Tensor(PAD_INPUT))   # at most size - 1
+    with pytest.raises(ValueError, match="paddings has 1 pairs, the input has rank 2"):
+        nn.Pad(((1, 1),))(Tensor(PAD_INPUT))
+    with pytest.raises(UnsupportedError, match="mode 'circular'"):
+        ops.pad(Tensor(PAD_INPUT), (1, 1), mode="circular")
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "symmetric"])
+def test_pad_gradient_against_finite_differences(mode):
+    from test_autodiff_rules import check_rule
+    check_rule("nn.Pad", [(2, 4, 5)], {"pads": [0, 2, 1, 1, 3, 2], "mode": mode})
+
+
+def test_adaptive_avg_pool_and_hard_activations_are_mindspores():
+    x = Tensor(np.arange(35, dtype=np.float32).reshape(1, 1, 7, 5))
+    # uneven bins [0,3) [2,5) [4,7) x [0,3) [2,5): MindSpore 2.10's values
+    np.testing.assert_allclose(nn.AdaptiveAvgPool2d((3, 2))(x).asnumpy(),
+                               [[[[6.0, 8.0], [16.0, 18.0], [26.0, 28.0]]]])
+    assert nn.AdaptiveAvgPool2d((None, 2))(x).shape == (1, 1, 7, 2)
+    assert nn.AdaptiveAvgPool2d(1)(x).asnumpy().item() == 17.0
+    even = nn.AdaptiveAvgPool2d((2, 2))(Tensor(np.ones((2, 3, 8, 6), np.float32)))
+    assert even.shape == (2, 3, 2, 2)        # one AveragePool (kernel 4x3)
+    h = Tensor(np.array([-4.0, -1.5, 0.0, 1.5, 4.0], np.float32))
+    np.testing.assert_allclose(nn.HSwish()(h).asnumpy(), [0.0, -0.375, 0.0, 1.125, 4.0])
+    np.testing.assert_allclose(nn.HSigmoid()(h).asnumpy(), [0.0, 0.25, 0.5, 0.75, 1.0])
+
+
+def test_default_initializers_are_mindspore2s():
+    """weight HeUniform(sqrt(5)) and bias U(+-1/sqrt(fan_in)): both bounded by 1/sqrt(fan_in)."""
+    np.random.seed(0)
+    fc, conv = nn.Dense(400, 50), nn.Conv2d(16, 32, 5, has_bias=True)
+    for w, fan_in in ((fc.weight, 400), (fc.bias, 400), (conv.weight, 400), (conv.bias, 400)):
+        a = w.asnumpy()
+        assert np.abs(a).max() <= 1 / np.sqrt(fan_in) and np.abs(a).max() > 0.9 / np.sqrt(fan_in)
+    assert abs(float(fc.weight.asnumpy().std()) - 1 / np.sqrt(3 * 400)) < 2e-3   # uniform's std
+
+
+def test_metric_base_class_is_mindspores():
+    class MyMAE(nn.Metric):
+        def __init__(self):
+            super().__init__()
+            self.clear()
+
+        def clear(self):
+            self._sum, self._n = 0.0, 0
+
+        @nn.rearrange_inputs
+        def update(self, *inputs):
+            y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+            self._sum += float(np.abs(y - y_pred).sum())
+            self._n += y.shape[0]
+
+        def eval(self):
+            return self._sum / self._n
+
+    x = Tensor(np.array([[0.1, 0.2, 0.6, 0.9], [0.1, 0.2, 0.6, 0.9]], np.float32))
+    y = Tensor(np.full((2, 4), 0.1, np.float32))
+    y2 = Tensor(np.array([[0.1, 0.25, 0.7, 0.9], [0.1, 0.25, 0.7, 0.9]], np.float32))
+    metric = MyMAE().set_indexes([0, 2])     # update sees (x, y2)
+    metric.update(x, y, y2)
+    # MindSpore 2.10 on the same metric: 0.1499999612569809 and 1.399999976158142
+    assert metric.eval() == 0.1499999612569809 and metric.indexes == [0, 2]
+    assert MyMAE()(x, y) == 1.399999976158142
+    with pytest.raises(TypeError, match="Tensor, list or numpy.ndarray"):
+        MyMAE()(3, 4)
+
+
+def test_init_parameters_data_maps_each_parameter_to_itself():
+    net = Net()
+    replaced = net.init_parameters_data()
+    assert list(replaced) == list(net.get_parameters())
+    assert all(k is v for k, v in replaced.items())

@@ -51,3 +51,42 @@ def test_importing_the_ir_loads_no_mindspore_api():
     assert "irc.ir.text" in loaded
     assert not loaded & {"irc.common", "irc.common.dtype", "irc.context",
                          "irc.dialects", "irc.train", "irc.dataset"}
+
+
+def test_the_submodules_and_names_scripts_reach_from_the_top():
+    with mindspore_alias():
+        import mindspore as ms
+        import mindspore.numpy as mnp
+        from mindspore import log, profiler
+        from mindspore.common.tensor import Tensor
+        from mindspore.communication.management import GlobalComm
+
+        assert ms.log is log and ms.profiler is profiler and ms.numpy is mnp
+        assert ms.Profiler is profiler.Profiler and ms.get_level is log.get_level
+        assert ms.common.set_seed is ms.set_seed and ms.common.Tensor is Tensor
+        assert ms.set_algo_parameters is ms.parallel.set_algo_parameters
+        assert GlobalComm.WORLD_COMM_GROUP == "hccl_world_group"
+        weights = ms.ParameterTuple([ms.Parameter(Tensor(np.ones(2, np.float32)), name="w")])
+        moments = weights.clone("moments", init="zeros")
+        assert moments[0].name == "moments.w" and moments[0].asnumpy().tolist() == [0, 0]
+
+
+def test_missing_names_of_every_api_module_are_located_attribute_errors():
+    import irc.common.initializer
+    import irc.communication.management
+    import irc.log
+    import irc.numpy
+    import irc.ops.operations
+    import irc.parallel
+    import irc.profiler
+    for module in (irc, irc.nn, irc.ops, irc.ops.operations, irc.ops.functional, irc.common,
+                   irc.common.dtype, irc.common.initializer, irc.communication,
+                   irc.communication.management, irc.parallel, irc.context, irc.log,
+                   irc.profiler, irc.numpy):
+        name = module.__name__.replace("irc", "mindspore", 1)
+        with pytest.raises(UnsupportedAttribute, match=f"not supported by irc yet: {name}.Nope"):
+            module.Nope  # noqa: B018
+        assert not hasattr(module, "Nope")
+        with pytest.raises(AttributeError) as e:       # private names: Python's own error
+            module._nope  # noqa: B018
+        assert not isinstance(e.value, UnsupportedAttribute)

@@ -182,7 +182,7 @@ def test_eval_and_predict_after_training():
 def test_checkpoint_roundtrip_as_safetensors(tmp_path):
     from safetensors.numpy import load_file
     net, _ = train(1)
-    path = irc.save_checkpoint(net, str(tmp_path / "net.ckpt"))
+    path = irc.save_checkpoint(net, str(tmp_path / "net.safetensors"), format="safetensors")
     assert sorted(load_file(path)) == sorted(weights(net))
     other = fresh_net(seed=5)
     not_loaded, unused = irc.load_param_into_net(other, irc.load_checkpoint(path))

@@ -21,11 +21,13 @@ from irc.dialects.nn import (
     DROPOUT,
     FLATTEN,
     GEMM,
+    INT64_MAX,
     LEAKY_RELU,
     LOG_SOFTMAX,
     MATMUL,
     MAXPOOL,
     ONEHOT,
+    PAD,
     REDUCE_OPS,
     RESHAPE,
     SLICE,
@@ -143,11 +145,48 @@ def _avgpool_onnx(emit, inputs, attrs, draws):
 
 @lowering(BATCHNORM)
 def _batchnorm_onnx(emit, inputs, attrs, draws):
-    outs = 3 if attrs["training_mode"] else 1
-    y = emit.op("BatchNormalization", list(inputs), outputs=outs,
-                epsilon=float(attrs["epsilon"]), momentum=float(attrs["momentum"]),
-                training_mode=int(attrs["training_mode"]))
-    return list(y) if outs > 1 else [y]
+    if not attrs["training_mode"]:
+        return [emit.op("BatchNormalization", list(inputs), epsilon=float(attrs["epsilon"]))]
+    # Training: the batch statistics are computed here and BatchNormalization
+    # runs in inference mode on them.  ONNX's training mode updates the running
+    # variance with the biased batch variance (MindSpore and PyTorch: unbiased),
+    # and onnxruntime writes that update into the running variance's input
+    # buffer in place when the output is unused.
+    x, scale, bias, running_mean, running_var = inputs
+    mean, var, n = _batch_moments(emit, x)
+    y = emit.op("BatchNormalization", [x, scale, bias, mean, var], epsilon=float(attrs["epsilon"]))
+    m = attrs["momentum"]
+    return [y, _running(emit, running_mean, mean, m),
+            _running(emit, running_var, emit.op("Mul", [var, _unbiased_factor(emit, n, x)]), m)]
+
+
+def _batch_moments(emit, x: str) -> tuple[str, str, str]:
+    """Per-channel (axis 1) mean and biased variance of x, [C] each, and the
+    number of values per channel (int64)."""
+    shape = emit.op("Shape", [x])
+    rank = emit.op("Size", [shape])
+    all_axes = emit.op("Range", [emit.const(np.int64(0)), rank, emit.const(np.int64(1))])
+    axes = emit.op("Compress", [all_axes, emit.op("Not", [emit.op("Equal", [
+        all_axes, emit.const(np.int64(1))])])], axis=0)
+    mean = emit.op("ReduceMean", [x, axes], keepdims=1)
+    centred = emit.op("Sub", [x, mean])
+    var = emit.op("ReduceMean", [emit.op("Mul", [centred, centred]), axes], keepdims=0)
+    n = emit.op("Div", [emit.op("Size", [x]), emit.op("Gather", [shape, emit.const(np.int64(1))], axis=0)])
+    flat = emit.const(np.array([-1], np.int64))
+    return emit.op("Reshape", [mean, flat]), var, n
+
+
+def _unbiased_factor(emit, n: str, like: str) -> str:
+    """``unbiased_factor``: n / (n - 1), 1 when n = 1, in like's dtype."""
+    n_minus_1 = emit.op("Max", [emit.op("Sub", [n, emit.const(np.int64(1))]), emit.const(np.int64(1))])
+    return emit.op("Div", [emit.op("CastLike", [n, like]), emit.op("CastLike", [n_minus_1, like])])
+
+
+def _running(emit, running: str, batch: str, momentum: float) -> str:
+    """running * momentum + batch * (1 - momentum)."""
+    like = lambda v: emit.op("CastLike", [emit.const(np.float64(v)), running])  # noqa: E731
+    return emit.op("Add", [emit.op("Mul", [running, like(momentum)]),
+                           emit.op("Mul", [batch, like(1.0 - momentum)])])
 
 
 @lowering(DROPOUT)
@@ -196,6 +235,39 @@ def _unsqueeze_onnx(emit, inputs, attrs, draws):
 def _slice_onnx(emit, inputs, attrs, draws):
     consts = [emit.const(_i64(attrs[k]), name_hint=k) for k in ("starts", "ends", "axes", "steps")]
     return [emit.op("Slice", [inputs[0], *consts])]
+
+
+@lowering(PAD)
+def _pad_onnx(emit, inputs, attrs, draws):
+    x, pads, mode = inputs[0], list(attrs["pads"]), attrs["mode"]
+    if mode == "symmetric":
+        return [_symmetric_pad(emit, x, pads)]
+    ins = [x, emit.const(_i64(pads), name_hint="pads")]
+    if mode == "constant":
+        ins.append(emit.op("CastLike", [emit.const(np.float64(attrs["value"])), x]))
+    return [emit.op("Pad", ins, mode=mode)]
+
+
+def _symmetric_pad(emit, x, pads):
+    """ONNX Pad has no symmetric mode: per axis, concatenate the reversed
+    edge slices (x[b-1::-1] before, x[:-e-1:-1] after) around x."""
+    rank = len(pads) // 2
+    for axis, (before, after) in enumerate(zip(pads[:rank], pads[rank:])):
+        pieces = []
+        if before:
+            pieces.append(_reversed_slice(emit, x, axis, before - 1, -INT64_MAX - 1))
+        pieces.append(x)
+        if after:
+            pieces.append(_reversed_slice(emit, x, axis, -1, -1 - after))
+        if len(pieces) > 1:
+            x = emit.op("Concat", pieces, axis=axis)
+    return x
+
+
+def _reversed_slice(emit, x, axis, start, end):
+    consts = [emit.const(_i64([v]), name_hint=k)
+              for k, v in (("starts", start), ("ends", end), ("axes", axis), ("steps", -1))]
+    return emit.op("Slice", [x, *consts])
 
 
 @lowering(CAST)

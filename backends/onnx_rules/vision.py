@@ -8,10 +8,11 @@ import numpy as np
 from onnx import TensorProto
 
 from irc.dialects.vision import (
-    _GRAY,
     _INT64_MIN,
     _SMOOTH,
     COLOR,
+    GRAY_SHIFT,
+    GRAY_WEIGHTS,
     HFLIP,
     HWC2CHW,
     NORMALIZE,
@@ -21,6 +22,7 @@ from irc.dialects.vision import (
     VFLIP,
     _color_steps,
     _norm_consts,
+    hw_images,
 )
 
 from .table import lowering
@@ -67,14 +69,32 @@ def _normalize_onnx(emit, inputs, attrs, draws):
 
 @lowering(HWC2CHW)
 def _hwc2chw_onnx(emit, inputs, attrs, draws):
+    if emit.in_types and hw_images(emit.in_types[0]):   # a batch of HW images: unchanged
+        return [emit.op("Identity", [inputs[0]])]
     return [emit.op("Transpose", [inputs[0]], perm=[0, 3, 1, 2])]
 
 
-def _onnx_gray(emit, rgb):
-    r, g, b = rgb
-    t = emit.op("Add", [emit.op("Mul", [r, emit.const(_GRAY[0])]),
-                        emit.op("Mul", [g, emit.const(_GRAY[1])])])
-    return emit.op("Add", [t, emit.op("Mul", [b, emit.const(_GRAY[2])])])
+def _onnx_gray(emit, y):
+    """``gray_u8``: OpenCV's fixed-point RGB2GRAY, [N, H, W, 1] on the uint8 grid."""
+    r, g, b = _onnx_split3(emit, y)
+    c = lambda v: emit.const(np.float32(v))  # noqa: E731
+    s = emit.op("Add", [emit.op("Mul", [r, c(GRAY_WEIGHTS[0])]), emit.op("Mul", [g, c(GRAY_WEIGHTS[1])])])
+    s = emit.op("Add", [s, emit.op("Mul", [b, c(GRAY_WEIGHTS[2])])])
+    s = emit.op("Add", [s, c(1 << (GRAY_SHIFT - 1))])
+    return emit.op("Floor", [emit.op("Div", [s, c(1 << GRAY_SHIFT)])])
+
+
+def _onnx_add_weighted(emit, a: str, wa: str, b: str, wb: str) -> str:
+    """``add_weighted``: fma(a, wa, float32(b * wb)), the fused multiply-add in
+    float64 rounded once to float32, then rounded and saturated (float32)."""
+    part = emit.op("Mul", [b, wb])
+    wide = lambda v: emit.op("Cast", [v], to=TensorProto.DOUBLE)  # noqa: E731
+    y = emit.op("Add", [emit.op("Mul", [wide(a), wide(wa)]), wide(part)])
+    return _onnx_clip255(emit, emit.op("Round", [emit.op("Cast", [y], to=TensorProto.FLOAT)]))
+
+
+def _onnx_one_minus(emit, f: str) -> str:
+    return emit.op("Sub", [emit.const(np.float32(1.0)), f])
 
 
 def _onnx_split3(emit, y):
@@ -116,24 +136,23 @@ def _onnx_hue(emit, y, h):
 
 @lowering(COLOR)
 def _color_onnx(emit, inputs, attrs, draws):
+    # ``color_adjust``'s arithmetic, rounded to the uint8 grid after every
+    # component as the host does (the hue step amplifies unrounded differences).
     y = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
     for key, k, lo, hi in _color_steps(attrs):
         f = _onnx_factor(emit, draws, k, lo, hi)
         if key == "brightness":
-            y = _onnx_clip255(emit, emit.op("Mul", [y, f]))
+            y = emit.op("Round", [_onnx_clip255(emit, emit.op("Mul", [y, f]))])
         elif key == "contrast":
-            gray = _onnx_gray(emit, _onnx_split3(emit, y))
+            gray = emit.op("Cast", [_onnx_gray(emit, y)], to=TensorProto.DOUBLE)
             m = emit.op("ReduceMean", [gray, emit.const(np.array([1, 2, 3], np.int64))], keepdims=1)
-            m = emit.op("Floor", [emit.op("Add", [m, emit.const(np.float32(0.5))])])
-            d = emit.op("Mul", [f, emit.op("Sub", [y, m])])
-            y = _onnx_clip255(emit, emit.op("Add", [m, d]))
+            m = emit.op("Floor", [emit.op("Add", [m, emit.const(np.float64(0.5))])])
+            y = _onnx_add_weighted(emit, emit.op("Cast", [m], to=TensorProto.FLOAT),
+                                   _onnx_one_minus(emit, f), y, f)
         elif key == "saturation":
-            gray = _onnx_gray(emit, _onnx_split3(emit, y))
-            d = emit.op("Mul", [f, emit.op("Sub", [y, gray])])
-            y = _onnx_clip255(emit, emit.op("Add", [gray, d]))
+            y = _onnx_add_weighted(emit, _onnx_gray(emit, y), _onnx_one_minus(emit, f), y, f)
         else:
-            y = _onnx_clip255(emit, _onnx_hue(emit, y, f))
-    y = _onnx_clip255(emit, emit.op("Round", [y]))
+            y = emit.op("Round", [_onnx_clip255(emit, _onnx_hue(emit, y, f))])
     return [emit.op("Cast", [y], to=TensorProto.UINT8)]
 
 
@@ -146,17 +165,31 @@ def _sharpness_onnx(emit, inputs, attrs, draws):
     x = emit.op("Cast", [inputs[0]], to=TensorProto.FLOAT)
     xt = emit.op("Transpose", [x], perm=[0, 3, 1, 2])                  # N C H W
     planes = emit.op("Reshape", [xt, i64([-1, 1, 0, 0])])               # NC 1 H W
+    # Zero-padded to the same size (any H, W >= 1); the ring's values are
+    # wrong there, but the ring keeps x.
     conv = emit.op("Conv", [planes, emit.const(_SMOOTH.reshape(1, 1, 3, 3))],
-                   kernel_shape=[3, 3])                                 # NC 1 H-2 W-2
-    inner = emit.op("Slice", [planes, i64([1, 1]), i64([-1, -1]), i64([2, 3])])
-    diff = emit.op("Pad", [emit.op("Sub", [conv, inner]), i64([0, 0, 1, 1, 0, 0, 1, 1])])
-    blur = emit.op("Add", [planes, diff])                               # ring: x + 0
+                   kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    blur = emit.op("Round", [emit.op("Where", [_onnx_interior(emit, planes), conv, planes])])
     blur = emit.op("Reshape", [blur, emit.op("Shape", [xt])])           # N C H W
     blur = emit.op("Transpose", [blur], perm=[0, 2, 3, 1])              # N H W C
     f = _onnx_factor(emit, draws, 0, lo, hi)
-    y = emit.op("Add", [blur, emit.op("Mul", [f, emit.op("Sub", [x, blur])])])
-    y = _onnx_clip255(emit, emit.op("Round", [y]))
+    y = _onnx_add_weighted(emit, x, f, blur, _onnx_one_minus(emit, f))
     return [emit.op("Cast", [y], to=TensorProto.UINT8)]
+
+
+def _onnx_interior(emit, planes: str) -> str:
+    """[H, W] bool: True off the outer ring of the [*, *, H, W] planes (all
+    False when H or W < 3, where every pixel is on the ring)."""
+    shape = emit.op("Shape", [planes])
+
+    def inner(axis: int) -> str:
+        size = emit.op("Gather", [shape, emit.const(np.int64(axis))], axis=0)
+        idx = emit.op("Range", [emit.const(np.int64(0)), size, emit.const(np.int64(1))])
+        last = emit.op("Sub", [size, emit.const(np.int64(1))])
+        return emit.op("And", [emit.op("Greater", [idx, emit.const(np.int64(0))]),
+                               emit.op("Less", [idx, last])])
+    rows = emit.op("Unsqueeze", [inner(2), emit.const(np.array([1], np.int64))])   # H 1
+    return emit.op("And", [rows, inner(3)])                                         # H W
 
 
 def _flip_onnx(axis: int):   # axis in the HWC image: 1 = W, 0 = H

@@ -12,6 +12,7 @@ import traceback
 
 from .. import __version__
 from ..diagnostics import UserError
+from .script_args import CommandParser, split_command_line
 
 EXIT_OK, EXIT_USER, EXIT_USAGE = 0, 1, 2
 
@@ -27,26 +28,24 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compile MindSpore-shaped data pipelines and networks into one "
                     "device graph (ONNX), and show every stage.")
     parser.add_argument("--version", action="version", version=f"irc {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from . import compile_cmd, opt_cmd
-    for mod in (compile_cmd, opt_cmd):
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    parser.commands = {}   # name -> the command's CommandParser
+    from . import compile_cmd, exec_cmd, export_cmd, opt_cmd, run_cmd, view_cmd
+    for mod in (compile_cmd, opt_cmd, run_cmd, exec_cmd, view_cmd, export_cmd):
         p = mod.add_parser(sub)
         _add_common(p)
         p.set_defaults(handler=mod.main)
-    for name in ("run_cmd", "view_cmd", "export_cmd"):
-        try:
-            mod = __import__(f"{__name__}.{name}", fromlist=[name])
-        except ModuleNotFoundError:
-            continue
-        p = mod.add_parser(sub)
-        _add_common(p)
-        p.set_defaults(handler=mod.main)
+        parser.commands[p.prog.split()[-1]] = p
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    ours, script_args = split_command_line(parser.commands, argv)
+    args = parser.parse_args(ours)
+    if script_args is not None:
+        args.script_args = script_args
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_USAGE

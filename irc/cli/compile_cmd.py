@@ -1,4 +1,4 @@
-"""``irc compile SCRIPT.py -o DIR``: capture, run the passes, dump every stage."""
+"""``irc compile SCRIPT.py -o DIR [--] [ARGS]``: capture, run the passes, dump every stage."""
 from __future__ import annotations
 
 import json
@@ -12,9 +12,10 @@ from ..ir.text import print_module
 
 def add_parser(sub):
     p = sub.add_parser("compile", help="compile a script: IR dumps, pictures, ONNX bundle",
-                       description="Run SCRIPT.py in capture mode, compile what it builds "
-                                   "through the pass pipeline and write every stage to DIR.")
-    p.add_argument("script", help="the user's training or inference script")
+                       description="Run SCRIPT.py in capture mode (with ARGS as its sys.argv[1:]), "
+                                   "compile what it builds through the pass pipeline and write "
+                                   "every stage to DIR.")
+    p.add_script("script", help="the user's training or inference script")
     p.add_argument("-o", "--output", default="out", metavar="DIR",
                    help="output folder (default: out); only irc's own files in it are replaced")
     add_pipeline_options(p)
@@ -120,7 +121,7 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
     from ..capture import run_script
 
     env = {"RANK_ID": rank, "RANK_SIZE": world} if rank is not None else None
-    cap = run_script(args.script, mode="compile", env=env)
+    cap = run_script(args.script, mode="compile", argv=args.script_args, env=env)
     options = compiler.session_options(rank=rank, world_size=world)
     stages: list[dict] = []
     snapshots: list = []
@@ -135,6 +136,7 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
     try:
         result = compiler.compile(cap.jobs, pipeline_of(args, names), script=args.script,
                                   datasets=cap.terminal_datasets(), options=options,
+                                  functions=cap.functions,
                                   on_stage=stage_printer(args, dump), stop_after=args.stop_after,
                                   on_records=timing_printer(args))
     except BaseException:

@@ -17,19 +17,19 @@ def add_parser(sub):
     p = sub.add_parser("export", help="write a deployable ONNX model (preprocessing + network)",
                        description="Compile SCRIPT.py's first Model job for inference and write "
                                    "one ONNX model: raw images in, class scores out.")
-    p.add_argument("script", help="a script that builds a dataset and a Model")
+    p.add_script("script", help="a script that builds a dataset and a Model")
     p.add_argument("-o", "--output", required=True, metavar="MODEL.onnx")
     return p
 
 
-def build_inference_module(script: str):
+def build_inference_module(script: str, argv: list[str] | None = None):
     """The script's first Model job as one inference model: the EXPORT
     pipeline over its pipeline and network, every offloadable map inside."""
     from .. import compiler
     from ..capture import Job, run_script
     from irc.passes import CompileOptions
 
-    cap = run_script(script, mode="compile")
+    cap = run_script(script, mode="compile", argv=argv)
     jobs = [j for j in cap.jobs if j.model is not None]
     if not jobs:
         raise UserError("the script runs no Model, so there is no network to export",
@@ -48,7 +48,7 @@ def main(args) -> int:
     from irc.backends.onnx_lowering import lower_graph
     from ..output import write_file_atomically
 
-    result = build_inference_module(args.script)
+    result = build_inference_module(args.script, args.script_args)
     module = result.module
     model = lower_graph(module, "device", model_name=module.name)
     write_file_atomically(args.output, model.SerializeToString())

@@ -1,4 +1,4 @@
-"""``irc run SCRIPT.py|OUT/bundle [-o DIR] [--world-size N]``: execute.
+"""``irc run SCRIPT.py|OUT/bundle [-o DIR] [--world-size N] [--] [ARGS]``: execute.
 
 A script runs as ``__main__`` with its jobs executed (``Model.train`` trains,
 through the same compiler as ``irc compile``); ``DIR/run.json`` summarises
@@ -23,7 +23,7 @@ def add_parser(sub):
     p = sub.add_parser("run", help="run a script (or a compiled bundle) and summarise it",
                        description="Run SCRIPT.py with its training/evaluation executed, or a "
                                    "bundle written by irc compile; DIR/run.json gets the summary.")
-    p.add_argument("target", help="a script, or an OUT/bundle folder from irc compile")
+    p.add_script("target", help="a script, or an OUT/bundle folder from irc compile")
     p.add_argument("-o", "--output", metavar="DIR", help="write DIR/run.json (and rank folders)")
     p.add_argument("--world-size", type=positive_int, metavar="N",
                    help="run N ranks as processes on this machine (seed 004)")
@@ -32,19 +32,21 @@ def add_parser(sub):
                         "U = sink_size removes the Loop)")
     p.add_argument("--rank", type=int, help=argparse.SUPPRESS)   # one rank, set by hand
     p.add_argument("--launched", action="store_true", help=argparse.SUPPRESS)  # started by irc's launcher
-    p.add_argument("script_args", nargs="*",
-                   help="arguments for the script, after --")
     return p
 
 
 def main(args) -> int:
     target = Path(args.target)
-    script_args = [a for a in args.script_args if a != "--"] if args.script_args else []
+    script_args = args.script_args
     if args.output:
         check_output_dir(Path(args.output))   # before any training, not after it
     if args.launched:
         return run_launched_rank(args, script_args)
     if target.is_dir():
+        if script_args:
+            raise UserError(f"{target} is a bundle, which runs without its script, so it takes "
+                            f"no script arguments (got {' '.join(script_args)})",
+                            hint="run the script itself to pass it arguments")
         return run_bundle(target, args)
     if args.world_size and args.rank is None and args.world_size > 1:
         return run_ranks(args, script_args)
@@ -81,9 +83,11 @@ def run_script_job(args, script_args: list[str]) -> int:
         data = write_run_json(out / "run.json", cap, extra)
         if args.rank is not None:
             _record_slice(cap, out, args.rank, args.world_size)
+        calls = sum(f["calls"] for f in data.get("functions", {}).values())
+        jitted = f", {calls} compiled function call(s)" if calls else ""
         print(f"irc: ran {display_path(args.target)}: {data['steps']} step(s), "
-              f"{data['device_calls']} device call(s) -> {display_path(str(out / 'run.json'))}",
-              file=sys.stderr)
+              f"{data['device_calls']} device call(s){jitted} -> "
+              f"{display_path(str(out / 'run.json'))}", file=sys.stderr)
     return 0
 
 

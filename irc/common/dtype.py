@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..diagnostics import missing_names
 from ..ir.types import MINDSPORE_NAMES, to_numpy_dtype
 
 
@@ -59,3 +60,6 @@ def from_ir(ir: str) -> Type:
         if t.ir == ir:
             return t
     raise KeyError(ir)
+
+
+__getattr__ = missing_names(__name__)

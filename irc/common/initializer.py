@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UserTypeError, UserValueError, missing_names, user_frame
 from . import dtype as mstype
 
 
@@ -41,9 +41,9 @@ def _gain(nonlinearity: str, param: float) -> float:
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
         return math.sqrt(2.0 / (1 + param ** 2))
-    raise UserError(f"unknown nonlinearity {nonlinearity!r} for He initialisation",
-                    where=user_frame(),
-                    hint="use 'relu', 'leaky_relu', 'tanh', 'sigmoid' or 'linear'")
+    raise UserValueError(f"unknown nonlinearity {nonlinearity!r} for He initialisation",
+                         where=user_frame(),
+                         hint="use 'relu', 'leaky_relu', 'tanh', 'sigmoid' or 'linear'")
 
 
 class Initializer(abc.ABC):
@@ -100,7 +100,8 @@ class TruncatedNormal(Initializer):
     def __init__(self, sigma: float = 0.01, mean: float = 0.0, a: float = -2.0, b: float = 2.0):
         super().__init__(sigma=sigma, mean=mean, a=a, b=b)
         if a >= b:
-            raise UserError(f"TruncatedNormal: a ({a}) must be below b ({b})", where=user_frame())
+            raise UserValueError(f"TruncatedNormal: a ({a}) must be below b ({b})",
+                                 where=user_frame())
         self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
 
     def _values(self, shape):
@@ -153,8 +154,8 @@ class _He(Initializer):
                  nonlinearity: str = "leaky_relu"):
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
         if mode not in ("fan_in", "fan_out"):
-            raise UserError(f"{type(self).__name__}: mode must be 'fan_in' or 'fan_out', "
-                            f"got {mode!r}", where=user_frame())
+            raise UserValueError(f"{type(self).__name__}: mode must be 'fan_in' or 'fan_out', "
+                                 f"got {mode!r}", where=user_frame())
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
     def _std(self, shape) -> float:
@@ -193,12 +194,13 @@ def _resolve(init) -> Initializer:
     if isinstance(init, str):
         cls = _ALIASES.get(init.lower())
         if cls is None:
-            raise UserError(f"unknown initializer {init!r}", where=user_frame(),
-                            hint=f"use one of: {', '.join(sorted(_ALIASES))}, or an Initializer")
+            raise UserValueError(f"unknown initializer {init!r}", where=user_frame(),
+                                 hint=f"use one of: {', '.join(sorted(_ALIASES))}, or an "
+                                      f"Initializer")
         return cls()
     if isinstance(init, (bool, np.bool_)) or not isinstance(init, (int, float, np.number)):
-        raise UserError(f"initializer must be a name, an Initializer, a number or a Tensor; "
-                        f"got {type(init).__name__}", where=user_frame())
+        raise UserTypeError(f"initializer must be a name, an Initializer, a number or a Tensor; "
+                            f"got {type(init).__name__}", where=user_frame())
     return Constant(init)
 
 
@@ -210,14 +212,14 @@ def initializer(init, shape=None, dtype=mstype.float32):
     if isinstance(init, (Tensor, np.ndarray)):
         array = np.asarray(init)
         if shape is not None and tuple(array.shape) != _shape(shape):
-            raise UserError(f"the initial value has shape {list(array.shape)}, expected "
-                            f"{list(_shape(shape))}", where=user_frame())
+            raise UserValueError(f"the initial value has shape {list(array.shape)}, expected "
+                                 f"{list(_shape(shape))}", where=user_frame())
         t = Tensor(array.astype(np_dtype))
         t.init_desc = "tensor"
         return t
     init = _resolve(init)
     if shape is None:
-        raise UserError("initializer(...) needs a shape", where=user_frame())
+        raise UserValueError("initializer(...) needs a shape", where=user_frame())
     shape = _shape(shape)
     array = np.asarray(init._values(shape), dtype=np.float64).astype(np_dtype)
     t = Tensor(array)
@@ -231,10 +233,10 @@ def _shape(shape) -> tuple:
     try:
         out = tuple(int(d) for d in shape)
     except (TypeError, ValueError):
-        raise UserError(f"a shape must be ints, got {shape!r}", where=user_frame()) from None
+        raise UserTypeError(f"a shape must be ints, got {shape!r}", where=user_frame()) from None
     if any(d < 0 for d in out):
-        raise UserError(f"a shape cannot have negative dimensions, got {list(out)}",
-                        where=user_frame())
+        raise UserValueError(f"a shape cannot have negative dimensions, got {list(out)}",
+                             where=user_frame())
     return out
 
 
@@ -245,3 +247,6 @@ def describe(init) -> Optional[str]:
     if isinstance(init, str):
         return init
     return repr(init) if isinstance(init, Initializer) else type(init).__name__
+
+
+__getattr__ = missing_names(__name__)

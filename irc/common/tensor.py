@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UserTypeError, UserValueError, missing_names, user_frame
 from . import dtype as mstype
 
 
@@ -36,11 +36,19 @@ def _numpy_of(data, dtype=None) -> np.ndarray:
     else:
         array = np.asarray(data)
     if array.dtype.kind in "OUS":
-        raise UserError(f"a Tensor holds numbers, got {type(data).__name__} of {array.dtype}",
-                        where=user_frame())
+        raise UserTypeError(f"a Tensor holds numbers, got {type(data).__name__} of {array.dtype}",
+                            where=user_frame())
     if dtype is not None:
-        array = array.astype(mstype.from_ir(mstype.to_ir(dtype)).numpy)
+        try:
+            ir = mstype.to_ir(dtype)
+        except TypeError as e:
+            raise UserTypeError(str(e), where=user_frame()) from None
+        array = array.astype(mstype.from_ir(ir).numpy)
     return array
+
+
+def _comparable(other) -> bool:
+    return isinstance(other, (Tensor, np.ndarray, np.generic, int, float, bool))
 
 
 class Tensor:
@@ -51,7 +59,8 @@ class Tensor:
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
         if input_data is None:
             if shape is None:
-                raise UserError("Tensor() needs input_data, or shape and init", where=user_frame())
+                raise UserValueError("Tensor() needs input_data, or shape and init",
+                                     where=user_frame())
             from .initializer import initializer
             input_data = initializer(init if init is not None else "zeros", shape,
                                      dtype or mstype.float32)
@@ -65,7 +74,9 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         return self._data if dtype is None else self._data.astype(dtype)
 
-    def init_data(self) -> "Tensor":
+    def init_data(self, *args, **kwargs) -> "Tensor":
+        """Its values: irc makes them when the Tensor is made, so the
+        arguments (MindSpore's slices and layouts) change nothing."""
         return self
 
     @property
@@ -146,7 +157,10 @@ class Tensor:
 
     def sum(self, axis=None, keep_dims=False):
         from .. import ops
-        return ops.sum(self, axis, keep_dims)
+        x = self
+        if self.dtype == mstype.bool_:   # MindSpore counts: a bool tensor sums to int64
+            x = ops.cast(x, mstype.int64)
+        return ops.sum(x, axis, keep_dims)
 
     def max(self, axis=None, keepdims=False):
         from .. import ops
@@ -231,18 +245,67 @@ class Tensor:
         from .. import ops
         return ops.greater(self, other)
 
+    # Comparisons are element-wise, as in MindSpore ((pred.argmax(1) == label).sum()).
+    def __eq__(self, other):
+        if not _comparable(other):
+            return False
+        from .. import ops
+        return ops.equal(self, other)
+
+    def __ne__(self, other):
+        if not _comparable(other):
+            return True
+        from .. import ops
+        return ops.equal(ops.equal(self, other), False)
+
+    def __le__(self, other):
+        from .. import ops
+        return ops.equal(ops.greater(self, other), False)
+
+    def __ge__(self, other):
+        from .. import ops
+        return ops.equal(ops.less(self, other), False)
+
     __hash__ = object.__hash__
 
 
 class Parameter(Tensor):
-    """``Parameter(default_input, name=None, requires_grad=True)``: a Cell's weight."""
+    """``Parameter(default_input, name=None, requires_grad=True)``: a Cell's weight.
+
+    A compiled step (``mindspore.jit``) keeps parameters on its device and
+    updates them there; the Parameter then only notes where its newest value
+    lives (``_home``) and reads it back when Python looks at it.  ``_version``
+    counts changes, so a step uploads a parameter only when it changed
+    elsewhere (``set_data``, another compiled function, an eager update)."""
+
+    _home = None      # an object whose fetch() returns the newest value, or None
+    _version = 0
+
+    @property
+    def _data(self) -> np.ndarray:
+        home = self._home
+        if home is not None:
+            self._home = None
+            self._array = home.fetch()
+        return self._array
+
+    @_data.setter
+    def _data(self, value: np.ndarray) -> None:
+        self._array = value
+        self._home = None
+        self._version += 1
+
+    def moved_to(self, home) -> None:
+        """A compiled step wrote this parameter's newest value to ``home``."""
+        self._home = home
+        self._version += 1
 
     def __init__(self, default_input, name: Optional[str] = None, requires_grad: bool = True,
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True):
         super().__init__(default_input)
         if name is not None and not isinstance(name, str):
-            raise UserError(f"Parameter name must be a str, got {type(name).__name__}",
-                            where=user_frame())
+            raise UserValueError(f"Parameter name must be a str or None, got "
+                                 f"{type(name).__name__}", where=user_frame())
         self.name = name
         self.requires_grad = bool(requires_grad)
         self.layerwise_parallel = layerwise_parallel
@@ -260,8 +323,9 @@ class Parameter(Tensor):
         """Replace the values (same shape; cast to this parameter's dtype)."""
         array = _numpy_of(data)
         if array.shape != self._data.shape and not slice_shape:
-            raise UserError(f"Parameter {self.name}: set_data with shape {list(array.shape)}, "
-                            f"expected {list(self._data.shape)}", where=user_frame())
+            raise UserValueError(f"Parameter {self.name}: set_data with shape "
+                                 f"{list(array.shape)}, expected {list(self._data.shape)}",
+                                 where=user_frame())
         self._data = array.astype(self._data.dtype, copy=True)
         return self
 
@@ -280,3 +344,30 @@ class Parameter(Tensor):
 
     __str__ = __repr__
     __hash__ = object.__hash__
+
+
+class ParameterTuple(tuple):
+    """A tuple of Parameters (an optimizer's or a gradient's ``weights``)."""
+
+    def __new__(cls, iterable=()):
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise UserTypeError(f"ParameterTuple holds Parameters, got {type(p).__name__}",
+                                    where=user_frame())
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init: str = "same") -> "ParameterTuple":
+        """Copies named ``prefix.name`` (an optimizer's moments)."""
+        if not isinstance(prefix, str) or not prefix:
+            raise UserValueError(f"ParameterTuple.clone: prefix must be a non-empty str, got "
+                                 f"{prefix!r}", where=user_frame())
+        clones = []
+        for p in self:
+            c = p.clone(init)
+            c.name = f"{prefix}.{p.name}"
+            clones.append(c)
+        return ParameterTuple(clones)
+
+
+__getattr__ = missing_names(__name__)

@@ -11,13 +11,30 @@ from __future__ import annotations
 import os
 
 from ..capture import register_process_state
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import (
+    UserRuntimeError, UserTypeError, UserValueError, missing_names, user_frame,
+)
 
 _state = {"initialized": False, "rank": 0, "size": 1}
 
 HCCL_WORLD_COMM_GROUP = "hccl_world_group"
 NCCL_WORLD_COMM_GROUP = "nccl_world_group"
-GlobalComm = type("GlobalComm", (), {"WORLD_COMM_GROUP": HCCL_WORLD_COMM_GROUP})
+MCCL_WORLD_COMM_GROUP = "mccl_world_group"
+# MindSpore's backend names, with their world group and the device each serves.
+_BACKENDS = {"hccl": (HCCL_WORLD_COMM_GROUP, "Ascend"), "nccl": (NCCL_WORLD_COMM_GROUP, "GPU"),
+             "mccl": (MCCL_WORLD_COMM_GROUP, "CPU")}
+
+
+class GlobalComm:
+    """The world's communication settings, as MindSpore keeps them: ``init``
+    sets the backend (by default the device target's: nccl for GPU, hccl for
+    Ascend, mccl for the CPU) and its world group.  irc's collectives run on
+    MPI or torch.distributed whichever backend is named."""
+
+    BACKEND = "hccl"
+    WORLD_COMM_GROUP = HCCL_WORLD_COMM_GROUP
+    INITED = False
+    CHECK_ENVS = True
 
 
 def _env_int(*names: str, default: int) -> int:
@@ -27,7 +44,8 @@ def _env_int(*names: str, default: int) -> int:
             try:
                 return int(raw)
             except ValueError:
-                raise UserError(f"environment variable {name}={raw!r} is not a whole number") from None
+                raise UserValueError(f"environment variable {name}={raw!r} is not a whole "
+                                     f"number", where=user_frame()) from None
     return default
 
 
@@ -47,14 +65,33 @@ def launched_rank() -> tuple[int, int] | None:
 
 
 def init(backend_name: str | None = None, *, rank: int | None = None, group_size: int | None = None) -> None:
+    backend = _backend(backend_name)
     size = group_size if group_size is not None else _env_int(*_SIZE_VARS, default=1)
     me = rank if rank is not None else _env_int(*_RANK_VARS, default=0)
     if size < 1:
-        raise UserError(f"the world size must be at least 1, got {size}", where=user_frame())
+        raise UserValueError(f"the world size must be at least 1, got {size}",
+                             where=user_frame())
     if not 0 <= me < size:
-        raise UserError(f"rank {me} is outside the world of {size} rank(s) (valid: 0..{size - 1})",
-                        where=user_frame(), hint="check RANK_ID and RANK_SIZE")
+        raise UserValueError(f"rank {me} is outside the world of {size} rank(s) "
+                             f"(valid: 0..{size - 1})",
+                             where=user_frame(), hint="check RANK_ID and RANK_SIZE")
     _state.update(initialized=True, rank=me, size=size)
+    GlobalComm.BACKEND, GlobalComm.WORLD_COMM_GROUP = backend, _BACKENDS[backend][0]
+    GlobalComm.INITED = True
+
+
+def _backend(name) -> str:
+    if name is None:
+        from ..context import get_context
+        device = get_context("device_target")
+        return next(b for b, (_, d) in _BACKENDS.items() if d == device)
+    if not isinstance(name, str):
+        raise UserTypeError(f"init: backend_name must be a str, got {type(name).__name__}",
+                            where=user_frame())
+    if name not in _BACKENDS:
+        raise UserRuntimeError(f"init: backend_name must be one of {', '.join(_BACKENDS)}, got "
+                               f"{name!r}", where=user_frame())
+    return name
 
 
 def _ensure_init() -> None:
@@ -91,3 +128,8 @@ def writes_checkpoints() -> bool:
 @register_process_state
 def release() -> None:
     _state.update(initialized=False, rank=0, size=1)
+    GlobalComm.BACKEND, GlobalComm.WORLD_COMM_GROUP = "hccl", HCCL_WORLD_COMM_GROUP
+    GlobalComm.INITED = False
+
+
+__getattr__ = missing_names(__name__)

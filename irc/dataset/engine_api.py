@@ -14,14 +14,19 @@ the capture (``irc.capture.current().datasets``).
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 import os
+import types
+from contextlib import contextmanager
 from typing import Optional
 
 import numpy as np
 
 from ..capture import current as _current_capture
-from ..diagnostics import UnsupportedError, UserError, user_frame
+from ..diagnostics import (UnsupportedError, UserError, UserRuntimeError, UserTypeError,
+                           UserValueError, user_frame)
+from . import samplers
 from ._ops import flatten_ops
 
 MAP = "map"
@@ -69,25 +74,69 @@ def _unsupported(what: str, value, default=None):
                                hint="see README.md for the dataset features irc provides")
 
 
-def _sampling(op: str, num_samples, shuffle, num_shards, shard_id) -> dict:
+def _check_shards(op: str, num_shards, shard_id, *, file_source: bool) -> None:
+    """MindSpore's checks of num_shards / shard_id: a file source's validator
+    raises RuntimeError for a missing half, GeneratorDataset's ValueError."""
+    if num_shards is not None:
+        _int(f"{op}: num_shards", num_shards, 1)
+    if shard_id is not None:
+        _int(f"{op}: shard_id", shard_id, 0)
+    if (num_shards is None) != (shard_id is None):
+        if not file_source:
+            raise UserValueError("num_shards and shard_id need to be passed in together.",
+                                 where=user_frame())
+        if shard_id is None:
+            raise UserRuntimeError("num_shards is specified and currently requires shard_id as well.",
+                                   where=user_frame())
+        raise UserRuntimeError("shard_id is specified but num_shards is not.", where=user_frame())
+    if num_shards is not None and shard_id >= num_shards:
+        if not file_source:
+            raise UserValueError("shard_id should be less than num_shards.", where=user_frame())
+        raise UserValueError(f"Input shard_id is not within the required interval of "
+                             f"[0, {num_shards - 1}].", where=user_frame())
+
+
+def _check_sampler_alone(op: str, sampler, args: dict, *, file_source: bool) -> None:
+    """A sampler decides everything: shuffle, sharding and num_samples must
+    stay unset (file sources: RuntimeError, GeneratorDataset: ValueError)."""
+    if sampler is None:
+        return
+    if file_source:
+        for names, what in ((("shuffle",), "shuffle"), (("num_shards", "shard_id"), "sharding"),
+                            (("num_samples",), "num_samples")):
+            if any(args[n] is not None for n in names):
+                raise UserRuntimeError(f"sampler and {what} cannot be specified at the same time.",
+                                       where=user_frame())
+    elif isinstance(sampler, samplers.BuiltinSampler) and any(v is not None for v in args.values()):
+        raise UserValueError(
+            "Conflicting arguments during sampler assignments. num_samples: {num_samples}, "
+            "num_shards: {num_shards}, shard_id: {shard_id}, shuffle: {shuffle}.".format(**args),
+            where=user_frame())
+
+
+def _sampling(op: str, num_samples, shuffle, num_shards, shard_id, sampler=None, *,
+              file_source: bool = True) -> dict:
+    """A source's sampling arguments, checked as MindSpore checks them: the
+    op's shuffle / num_samples / num_shards / shard_id attributes and its
+    sampler object (None: the arguments decide, see irc.dialects.samplers)."""
     num_samples = _int(f"{op}: num_samples", num_samples, 0, allow_none=True)
     shuffle = _bool_or_none(f"{op}: shuffle", shuffle)
-    num_shards = _int(f"{op}: num_shards", num_shards, 1, allow_none=True)
-    shard_id = _int(f"{op}: shard_id", shard_id, 0, allow_none=True)
-    if (num_shards is None) != (shard_id is None):
-        raise _bad(ValueError, f"{op}: num_shards and shard_id must be given together")
-    if num_shards is not None and shard_id >= num_shards:
-        raise _bad(ValueError, f"{op}: shard_id must be in [0, {num_shards - 1}], got {shard_id}")
-    return {"shuffle": shuffle, "num_samples": num_samples or None,
-            "num_shards": num_shards, "shard_id": shard_id}
+    _check_shards(op, num_shards, shard_id, file_source=file_source)
+    args = {"num_samples": num_samples, "num_shards": num_shards, "shard_id": shard_id, "shuffle": shuffle}
+    _check_sampler_alone(op, sampler, args, file_source=file_source)
+    if sampler is not None:
+        sampler = samplers.select_sampler(sampler, num_samples)
+    return {"shuffle": shuffle, "num_samples": num_samples,
+            "num_shards": None if num_shards is None else int(num_shards),
+            "shard_id": None if shard_id is None else int(shard_id), "sampler": sampler}
 
 
 def _dataset_dir(op: str, dataset_dir) -> str:
     from ..dialects.dataset import check_dir
     try:
         check_dir(op, dataset_dir)
-    except UserError as e:
-        raise UserError(e.message, where=user_frame(), hint=e.hint) from None
+    except UserError as e:   # MindSpore's validator: a ValueError
+        raise UserValueError(e.message, where=user_frame(), hint=e.hint) from None
     return os.fspath(dataset_dir)
 
 
@@ -95,6 +144,23 @@ def _usage(op: str, usage):
     if usage not in (None, "train", "test", "all"):
         raise _bad(ValueError, f"{op}: usage must be 'train', 'test' or 'all', got {usage!r}")
     return usage
+
+
+# MindSpore's engine reports a failing pipeline (a missing file, a Python
+# source raising, rows that do not batch ...) as a RuntimeError.
+_KEEP_KIND = (ArithmeticError, LookupError, RuntimeError, TypeError, ValueError, UnsupportedError)
+
+
+@contextmanager
+def _engine_errors():
+    """Errors from running the pipeline, as RuntimeErrors (located errors
+    that already are a builtin kind keep theirs)."""
+    try:
+        yield
+    except UserError as e:
+        if isinstance(e, _KEEP_KIND):
+            raise
+        raise UserRuntimeError(e.message, where=e.where, hint=e.hint) from None
 
 
 def _tensor_class():
@@ -135,11 +201,12 @@ class Dataset:
         _unsupported("map(cache=...)", cache)
         _unsupported("map(callbacks=...)", callbacks)
         ops = flatten_ops(operations)
-        if not ops:
-            raise _bad(ValueError, "map: operations must be a transform or a non-empty list of them")
+        if not ops:   # MindSpore's engine refuses it: a RuntimeError
+            raise UserRuntimeError("map: No 'operations' are specified.", where=user_frame(),
+                                   hint="give a transform, a callable or a non-empty list of them")
         for op in ops:
             if not callable(op) and not hasattr(op, "op_name"):
-                raise _bad(TypeError, f"map: {op!r} is neither a transform nor a callable")
+                raise _bad(ValueError, f"map: {op!r} is neither a transform nor a callable")
         return MapDataset(self, {
             "operations": ops,
             "input_columns": _names("map: input_columns", input_columns),
@@ -212,36 +279,43 @@ class Dataset:
     def __iter__(self):
         return iter(self.create_tuple_iterator())
 
+    def _lowered(self):
+        from ..frontend.pipeline import lower_pipeline
+        from ..ir.graph import Module
+        module = Module("pipeline")
+        lower_pipeline(module, self, "host")
+        return module
+
     def _engine(self):
         from irc.backends.host_engine import HostEngine
-        from ..frontend.pipeline import lower_pipeline
-        from ..ir.graph import Module
-        module = Module("pipeline")
-        lower_pipeline(module, self, "host")
-        return HostEngine(module, "host")
+        return HostEngine(self._lowered(), "host")
 
-    def _iteration_engine(self):
-        """The engine iterators use: with offload requested (map(offload=True)
-        or config.set_auto_offload), the offloaded tail runs through
-        onnxruntime inside the iterator, as MindSpore applies offloaded ops."""
-        from irc.backends.host_engine import HostEngine
-        from ..frontend.pipeline import lower_pipeline
-        from ..ir.graph import Module
+    def _iteration_module(self):
+        """The module iterators run: the pipeline as lowered or, with offload
+        requested (map(offload=True) or config.set_auto_offload), compiled
+        through ITERATE, its offloaded tail moved into graph @offload."""
         from . import config
-        module = Module("pipeline")
-        lower_pipeline(module, self, "host")
+        module = self._lowered()
         if config.get_auto_offload() or any(
                 n.attrs.get("offload") for n in module.graph("host").nodes()):
             from ..compiler import ITERATE, compile_dataset
             module = compile_dataset(self, ITERATE).module
-            if "offload" in module.graphs:
-                from irc.backends.offload_runner import OffloadEngine
-                return OffloadEngine(module, "host", "offload")
+        return module
+
+    def _iteration_engine(self):
+        """The engine iterators use: with an offloaded tail, that runs through
+        onnxruntime inside the iterator, as MindSpore applies offloaded ops."""
+        from irc.backends.host_engine import HostEngine
+        module = self._iteration_module()
+        if "offload" in module.graphs:
+            from irc.backends.offload_runner import OffloadEngine
+            return OffloadEngine(module, "host", "offload")
         return HostEngine(module, "host")
 
     def first_row(self) -> Optional[dict]:
         """The first row of one epoch as numpy arrays (None if there is none)."""
-        return self._engine().first_row()
+        with _engine_errors():
+            return self._engine().first_row()
 
     # -- queries ------------------------------------------------------------------------
     def get_col_names(self) -> list[str]:
@@ -251,26 +325,32 @@ class Dataset:
     def get_dataset_size(self) -> int:
         """Rows (batches after ``batch``) per epoch; -1 when it repeats forever."""
         if self._size is None:
-            engine = self._engine()
-            n = engine.size()
-            if n is None:   # a Python source without len(): count by reading it through
-                n = builtins.sum(1 for _ in engine.rows(1))
+            with _engine_errors():
+                engine = self._engine()
+                n = engine.size()
+                if n is None:   # a Python source without len(): count by reading it through
+                    n = builtins.sum(1 for _ in engine.rows(1))
             self._size = -1 if n == math.inf else int(n)
         return self._size
 
-    def _output_types_ir(self):
-        from ..frontend.pipeline import lower_pipeline
-        from ..ir.graph import Module
-        module = Module("pipeline")
-        graph = lower_pipeline(module, self, "host")
+    def _host_outputs(self):
+        """What the host pipeline emits: the module iterators run and the
+        types graph @host returns.  With an offloaded tail that is the data
+        before the tail, which is what MindSpore's output_shapes /
+        output_types report."""
+        with _engine_errors():
+            module = self._iteration_module()
+        graph = module.graph("host")
         ret = graph.find("return")[0]
-        return [graph.type_of(v) for v in graph.operands(ret)]
+        return module, [graph.type_of(v) for v in graph.operands(ret)]
 
     def output_shapes(self) -> list[list[int]]:
-        types = self._output_types_ir()
+        module, types = self._host_outputs()
         if builtins.all(t.is_static and t.dtype != "bytes" for t in types):
             return [list(t.shape) for t in types]
-        row = self.first_row()
+        from irc.backends.host_engine import HostEngine
+        with _engine_errors():
+            row = HostEngine(module, "host").first_row()
         if row is None:
             return [[d if isinstance(d, int) else -1 for d in t.shape] for t in types]
         return [list(np.shape(v)) for v in row.values()]
@@ -278,7 +358,7 @@ class Dataset:
     def output_types(self) -> list[np.dtype]:
         from ..ir.types import to_numpy_dtype
         return [np.dtype(np.uint8) if t.dtype == "bytes" else to_numpy_dtype(t.dtype)
-                for t in self._output_types_ir()]
+                for t in self._host_outputs()[1]]
 
     def get_batch_size(self) -> int:
         node = self._find(BatchDataset)
@@ -287,6 +367,12 @@ class Dataset:
     def get_repeat_count(self) -> int:
         node = self._find(RepeatDataset)
         return 1 if node is None else node.params["count"]
+
+    def get_class_indexing(self) -> dict:
+        """{class folder: label} of the ImageFolderDataset this pipeline reads
+        ({} when it reads none)."""
+        node = self._find(ImageFolderDataset)
+        return {} if node is None else node.get_class_indexing()
 
     def _find(self, cls):
         todo = [self]
@@ -381,20 +467,84 @@ def zip(datasets):  # noqa: A001 -- MindSpore's name
 # sources
 # =============================================================================
 
-class MnistDataset(Dataset):
+class MappableDataset(Dataset):
+    """A source that reads its rows through a sampler.  ``params`` holds the
+    sampling arguments; an explicit sampler object is read when the pipeline
+    is built, as MindSpore reads it when the pipeline starts, so a child
+    added to it later still counts."""
+
+    def __init__(self, params: dict):
+        sampler = params.pop("sampler", None)
+        super().__init__((), params)
+        self._sampler: Optional[samplers.BuiltinSampler] = sampler
+
+    @property
+    def params(self) -> dict:
+        return {**self._params, "sampler": None if self._sampler is None else self._sampler.to_ir()}
+
+    @property
+    def sampler(self) -> samplers.BuiltinSampler:
+        """The sampler the source reads with: the one given, or the one
+        shuffle / num_samples / num_shards / shard_id stand for."""
+        if self._sampler is not None:
+            return self._sampler
+        from ..dialects.samplers import sampler_of
+        return samplers.from_ir(sampler_of(self._params))
+
+    def _accepts(self, sampler) -> None:
+        """Refuse a sampler this source cannot read with."""
+
+    def add_sampler(self, new_sampler) -> None:
+        """Sample the current sampler's picks with ``new_sampler`` (it becomes
+        the parent of the current one)."""
+        if not isinstance(new_sampler, samplers.BuiltinSampler):
+            raise UserTypeError("Input sampler is not an instance of a sampler.", where=user_frame())
+        self._accepts(new_sampler)
+        current = self.sampler
+        if new_sampler.get_shuffle_mode() not in (samplers.Shuffle.GLOBAL, samplers.Shuffle.FALSE):
+            raise UserRuntimeError("When multiple samplers are used, ensure that the shuffle of the "
+                                   "input sampler must be Shuffle.FALSE or Shuffle.GLOBAL, but got: "
+                                   f"{new_sampler.get_shuffle_mode()}.", where=user_frame())
+        new_sampler.add_child(current)
+        self._use(new_sampler)
+
+    def use_sampler(self, new_sampler) -> None:
+        """Replace the sampler by ``new_sampler``, which reads from the old one's child."""
+        if new_sampler is None:
+            raise UserTypeError("Input sampler can not be None.", where=user_frame())
+        if not isinstance(new_sampler, samplers.BuiltinSampler):
+            raise UserTypeError("Input sampler is not an instance of a sampler.", where=user_frame())
+        self._accepts(new_sampler)
+        child = self.sampler.child_sampler
+        if child is not None:
+            new_sampler.add_child(child)
+        self._use(new_sampler)
+
+    def _use(self, sampler) -> None:
+        self._sampler = sampler
+        self._params.update({"shuffle": None, "num_samples": None, "num_shards": None, "shard_id": None})
+        self._size = None
+
+    def is_shuffled(self) -> bool:
+        return self.sampler.is_shuffled()
+
+    def is_sharded(self) -> bool:
+        return self.sampler.is_sharded()
+
+
+class MnistDataset(MappableDataset):
     """MNIST from its idx files: columns image u8[28,28,1], label u32[]."""
     op = "dataset.MnistDataset"
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
         name = type(self).__name__
-        _unsupported(f"{name}(sampler=...)", sampler)
         _unsupported(f"{name}(cache=...)", cache)
         _int(f"{name}: num_parallel_workers", num_parallel_workers, 1, allow_none=True)
-        super().__init__((), {"dataset_dir": _dataset_dir(name, dataset_dir),
-                              "usage": _usage(name, usage),
-                              **_sampling(name, num_samples, shuffle, num_shards, shard_id),
-                              "columns": ["image", "label"]})
+        super().__init__({"dataset_dir": _dataset_dir(name, dataset_dir),
+                          "usage": _usage(name, usage),
+                          **_sampling(name, num_samples, shuffle, num_shards, shard_id, sampler),
+                          "columns": ["image", "label"]})
 
 
 class Cifar10Dataset(MnistDataset):
@@ -402,7 +552,25 @@ class Cifar10Dataset(MnistDataset):
     op = "dataset.Cifar10Dataset"
 
 
-class ImageFolderDataset(Dataset):
+def _class_indexing(op: str, class_indexing) -> Optional[list]:
+    """A user's {folder: label} as [name, label] pairs in the user's order
+    (what get_class_indexing gives back); an empty dict means none."""
+    if class_indexing is None:
+        return None
+    if not isinstance(class_indexing, dict):
+        raise UserTypeError(f"Argument class_indexing with value {class_indexing!r} is not of type "
+                            f"[<class 'dict'>], but got {type(class_indexing)}.", where=user_frame())
+    for name, label in class_indexing.items():
+        if not isinstance(name, str):
+            raise UserTypeError(f"{op}: class_indexing's keys must be folder names (str), got {name!r}",
+                                where=user_frame())
+        if not isinstance(label, (int, np.integer)) or isinstance(label, bool):
+            raise UserTypeError(f"{op}: class_indexing[{name!r}] must be an int label, got {label!r}",
+                                where=user_frame())
+    return [[name, int(label)] for name, label in class_indexing.items()] or None
+
+
+class ImageFolderDataset(MappableDataset):
     """One sub-folder per class: image (the file's bytes), label i32[]."""
     op = "dataset.ImageFolderDataset"
 
@@ -410,23 +578,27 @@ class ImageFolderDataset(Dataset):
                  sampler=None, extensions=None, class_indexing=None, decode=False, num_shards=None,
                  shard_id=None, cache=None, decrypt=None):
         name = "ImageFolderDataset"
-        _unsupported(f"{name}(sampler=...)", sampler)
         _unsupported(f"{name}(cache=...)", cache)
         _unsupported(f"{name}(decrypt=...)", decrypt)
         _int(f"{name}: num_parallel_workers", num_parallel_workers, 1, allow_none=True)
         if extensions is not None:
             extensions = _names(f"{name}: extensions", extensions)
-        if class_indexing is not None:
-            if not isinstance(class_indexing, dict) or not builtins.all(
-                    isinstance(k, str) and isinstance(v, (int, np.integer)) for k, v in class_indexing.items()):
-                raise _bad(TypeError, f"{name}: class_indexing must be a dict of folder name -> int")
-            class_indexing = [[k, int(v)] for k, v in sorted(class_indexing.items(), key=lambda kv: kv[1])]
         if not isinstance(decode, (bool, np.bool_)):
             raise _bad(TypeError, f"{name}: decode must be a bool, got {decode!r}")
-        super().__init__((), {"dataset_dir": _dataset_dir(name, dataset_dir),
-                              **_sampling(name, num_samples, shuffle, num_shards, shard_id),
-                              "extensions": extensions, "class_indexing": class_indexing,
-                              "decode": bool(decode), "columns": ["image", "label"]})
+        super().__init__({"dataset_dir": _dataset_dir(name, dataset_dir),
+                          **_sampling(name, num_samples, shuffle, num_shards, shard_id, sampler),
+                          "extensions": extensions,
+                          "class_indexing": _class_indexing(name, class_indexing),
+                          "decode": bool(decode), "columns": ["image", "label"]})
+
+    def get_class_indexing(self) -> dict:
+        """{folder: label}: the class_indexing given, or every sub-folder in
+        name order numbered 0, 1, ... (empty folders too, as MindSpore)."""
+        from ..dialects.dataset import image_folder_classes
+        given = self._params["class_indexing"]
+        if given:
+            return {name: label for name, label in given}
+        return dict(image_folder_classes(self._params["dataset_dir"]))
 
 
 ImageFolder = ImageFolderDataset
@@ -438,14 +610,32 @@ def _column_type(column: np.ndarray) -> str:
     return str(t)
 
 
-class NumpySlicesDataset(Dataset):
+class _PythonSource(MappableDataset):
+    """NumpySlicesDataset and GeneratorDataset: MindSpore checks their
+    sampling arguments with ValueErrors and has no labels for PKSampler."""
+
+    def _accepts(self, sampler) -> None:
+        if isinstance(sampler, samplers.PKSampler):
+            raise UserRuntimeError(f"{type(self).__name__} doesn't support PKSampler", where=user_frame())
+
+
+def _python_sampling(op: str, num_samples, shuffle, num_shards, shard_id, sampler) -> dict:
+    if isinstance(sampler, samplers.PKSampler):
+        raise UserValueError(f"{op} doesn't support PKSampler.", where=user_frame())
+    if sampler is not None and not isinstance(sampler, samplers.BuiltinSampler) \
+            and not hasattr(sampler, "__iter__"):
+        raise UserTypeError("sampler should be either iterable or from mindspore.dataset.samplers.",
+                            where=user_frame())
+    return _sampling(op, num_samples, shuffle, num_shards, shard_id, sampler, file_source=False)
+
+
+class NumpySlicesDataset(_PythonSource):
     """Rows sliced along axis 0 of in-memory data (a dict, tuple or list)."""
     op = "dataset.NumpySlicesDataset"
 
     def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None):
         name = "NumpySlicesDataset"
-        _unsupported(f"{name}(sampler=...)", sampler)
         if isinstance(data, dict):
             names, columns = [str(k) for k in data], list(data.values())
         elif isinstance(data, tuple):
@@ -470,71 +660,133 @@ class NumpySlicesDataset(Dataset):
         if len({len(a) for a in arrays}) > 1:
             raise _bad(ValueError, f"{name}: the columns have different lengths "
                                    f"{[len(a) for a in arrays]}")
-        super().__init__((), {"data": tuple(arrays),
-                              **_sampling(name, num_samples, shuffle, num_shards, shard_id),
-                              "columns": names, "column_types": [_column_type(a) for a in arrays]})
+        super().__init__({"data": tuple(arrays),
+                          **_python_sampling(name, num_samples, shuffle, num_shards, shard_id, sampler),
+                          "columns": names, "column_types": [_column_type(a) for a in arrays]})
 
 
-class _PeekedIterator:
-    """A one-shot iterator whose first row was read to learn the types."""
+_END = object()
 
-    def __init__(self, first, rest):
-        self.first, self.rest, self.used = first, rest, False
+
+def _state(obj) -> Optional[tuple]:
+    """What an object's attributes are bound to (by identity), to tell
+    whether a call rebound any of them."""
+    names = list(getattr(obj, "__dict__", ()))
+    for cls in type(obj).__mro__:
+        slots = getattr(cls, "__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    return tuple((n, id(getattr(obj, n, None))) for n in names)
+
+
+class _ReplayedGenerator:
+    """A generator object, read from its start at every epoch: MindSpore
+    tees it, so a dataset over ``gen()`` can be iterated more than once."""
+
+    def __init__(self, generator):
+        self._master = generator
 
     def __iter__(self):
-        if self.used:
-            return iter(())
-        self.used = True
-        return self._gen()
-
-    def _gen(self):
-        if self.first is not None:
-            yield self.first
-        yield from self.rest
+        self._master, replay = itertools.tee(self._master)
+        return replay
 
 
-class GeneratorDataset(Dataset):
-    """Rows from a Python source: random-accessible, callable or iterable."""
+class _ProbedIterable:
+    """An iterable source whose first row is read to learn the column types.
+
+    MindSpore calls ``iter(source)`` at every epoch.  When that gives a fresh
+    iterator, the probe costs nothing.  A source that is its own iterator
+    (``iter(x) is x``) was advanced by the probe, and whether the next
+    ``iter()`` restarts it is up to its ``__iter__``: if that call leaves the
+    object's attributes as the probe left them, it does not restart, and the
+    first epoch starts with the probed row instead of losing it.
+    """
+
+    def __init__(self, source):
+        self.source = source
+        self._probe = None     # (row, the source is its own iterator, its state after the probe)
+
+    def first_row(self):
+        if self._probe is None:
+            it = iter(self.source)
+            row = next(it, _END)
+            own = it is self.source
+            if not own and hasattr(it, "close"):
+                it.close()
+            self._probe = (row, own, _state(self.source) if own else None)
+        row = self._probe[0]
+        return None if row is _END else row
+
+    def __iter__(self):
+        probe, self._probe = self._probe, None
+        it = iter(self.source)
+        if probe is not None and probe[1] and probe[0] is not _END and it is self.source \
+                and _state(self.source) == probe[2]:
+            return itertools.chain([probe[0]], it)
+        return it
+
+
+def _python_source(op: str, source):
+    """The user's source as the engine reads it (MindSpore's conversions)."""
+    from ..dialects.dataset import is_random_access
+    if isinstance(source, builtins.zip):     # iterable once: MindSpore makes it a list
+        source = list(source)
+    if is_random_access(source):
+        return source
+    if hasattr(source, "__getitem__") and not hasattr(source, "__iter__"):
+        raise UserRuntimeError("Attempt to construct a random access dataset, '__len__' method is "
+                               "required!", where=user_frame())
+    if isinstance(source, types.GeneratorType):
+        return _ProbedIterable(_ReplayedGenerator(source))
+    if hasattr(source, "__iter__"):
+        return _ProbedIterable(source)
+    if callable(source):
+        return source
+    raise UserTypeError(f"Input `source` function of {op} should be callable, iterable or random "
+                        f"accessible, commonly it should implement one of the method like yield, "
+                        f"__getitem__ or __next__(__iter__).", where=user_frame())
+
+
+class GeneratorDataset(_PythonSource):
+    """Rows from a Python source: random-accessible (``__getitem__`` and
+    ``__len__``, sampled like a file source), iterable (read in order,
+    ``iter()`` once per epoch) or callable (called once per epoch)."""
     op = "dataset.GeneratorDataset"
 
     def __init__(self, source, column_names=None, column_types=None, schema=None, num_samples=None,
                  num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None,
-                 python_multiprocessing=True, max_rowsize=6):
+                 python_multiprocessing=True, max_rowsize=None, batch_sampler=None, collate_fn=None):
         from ..dialects.dataset import is_random_access
         name = "GeneratorDataset"
-        _unsupported(f"{name}(sampler=...)", sampler)
         _unsupported(f"{name}(schema=...)", schema)
+        _unsupported(f"{name}(batch_sampler=...)", batch_sampler)
+        _unsupported(f"{name}(collate_fn=...)", collate_fn)
+        if column_names is None:
+            raise UserValueError("Neither columns_names nor schema are provided.", where=user_frame())
         names = _names(f"{name}: column_names", column_names, allow_none=False)
-        if not (is_random_access(source) or callable(source) or hasattr(source, "__iter__")):
-            raise _bad(TypeError, f"{name}: source must be random-accessible, callable or iterable, "
-                                  f"got {type(source).__name__}")
-        sampling = _sampling(name, num_samples, shuffle, num_shards, shard_id)
-        if not is_random_access(source) and (sampling["shuffle"] or sampling["num_shards"]):
-            raise _bad(ValueError, f"{name}: shuffle and num_shards need a random-accessible source "
-                                   f"(with __getitem__ and __len__)")
-        if iter_is_self(source):
-            source = self._peek_one_shot(source)
+        _int(f"{name}: num_parallel_workers", num_parallel_workers, 1, allow_none=True)
+        if not isinstance(python_multiprocessing, (bool, np.bool_)):
+            raise _bad(TypeError, f"{name}: python_multiprocessing must be a bool, "
+                                  f"got {python_multiprocessing!r}")
+        source = _python_source(name, source)
+        if not is_random_access(source):
+            for arg, value in (("sampler", sampler), ("num_shards", num_shards)):
+                if value is not None:
+                    raise UserValueError(f"{arg} is not supported if source does not have attribute "
+                                         f"'__getitem__'.", where=user_frame())
+        sampling = _python_sampling(name, num_samples, shuffle, num_shards, shard_id, sampler)
         self._dtypes = None
         if column_types is not None:
             from ..common.dtype import to_ir
             if len(column_types) != len(names):
                 raise _bad(ValueError, f"{name}: {len(column_types)} column_types for {len(names)} columns")
             self._dtypes = [to_ir(t) for t in column_types]
-        super().__init__((), {"source": source, **sampling, "columns": names})
-
-    @staticmethod
-    def _peek_one_shot(it):
-        try:
-            first = next(it)
-        except StopIteration:
-            first = None
-        return _PeekedIterator(first, it)
+        super().__init__({"source": source, **sampling, "columns": names})
 
     @property
     def params(self) -> dict:
         if "column_types" not in self._params:
             self._params["column_types"] = self._types()
-        return self._params
+        return super().params
 
     def _types(self) -> list[str]:
         from ..dialects.dataset import row_columns, type_of_value
@@ -546,7 +798,7 @@ class GeneratorDataset(Dataset):
         try:
             values = row_columns(row, len(names), "GeneratorDataset")
         except UserError as e:
-            raise UserError(e.message, where=self.source) from None
+            raise UserRuntimeError(e.message, where=self.source) from None
         types = [type_of_value(v) for v in values]
         if self._dtypes:
             types = [t.with_dtype(d) for t, d in builtins.zip(types, self._dtypes)]
@@ -558,9 +810,9 @@ class GeneratorDataset(Dataset):
         try:
             if is_random_access(src):
                 return src[0] if len(src) else None
-            if isinstance(src, _PeekedIterator):
-                return src.first
-            it = iter(src() if callable(src) and not hasattr(src, "__iter__") else src)
+            if isinstance(src, _ProbedIterable):
+                return src.first_row()
+            it = iter(src())
             try:
                 return next(it)
             except StopIteration:
@@ -570,32 +822,41 @@ class GeneratorDataset(Dataset):
                 if close is not None:
                     close()
         except Exception as e:
-            raise UserError(f"GeneratorDataset: the source raised {type(e).__name__} while reading "
-                            f"its first row: {e}", where=self.source) from None
-
-
-def iter_is_self(source) -> bool:
-    """A one-shot iterator (iter(x) is x)?"""
-    try:
-        return hasattr(source, "__next__") and iter(source) is source
-    except TypeError:
-        return False
+            raise UserRuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} while "
+                                   f"reading its first row: {e}", where=self.source) from None
 
 
 # =============================================================================
 # iterators
 # =============================================================================
 
+class OffloadModel:
+    """An iterator's offloaded operators (MindSpore's ``iterator.offload_model``):
+    ``transform_list`` has one entry per offloaded map, in pipeline order,
+    with its column's index (``col_idxs``) and its operators (``me_ops``)."""
+
+    def __init__(self, transform_list: list):
+        self.transform_list = transform_list
+
+    def __repr__(self) -> str:
+        return f"OffloadModel({self.transform_list!r})"
+
+
 class _Iterator:
     """Rows of ``num_epochs`` epochs (-1: as many as asked for).  Each epoch
     ends with StopIteration; iterating again starts the next one."""
 
     def __init__(self, dataset: Dataset, num_epochs, output_numpy: bool, columns=None):
-        num_epochs = _int("num_epochs", num_epochs)
-        if num_epochs == 0 or num_epochs < -1:
-            raise _bad(ValueError, f"num_epochs must be -1 or positive, got {num_epochs}")
         self._run = None
-        engine = dataset._iteration_engine()
+        num_epochs = _int("num_epochs", num_epochs)
+        if num_epochs == 0 or num_epochs < -1:   # MindSpore's engine: a RuntimeError
+            raise UserRuntimeError(f"num_epochs should be either -1 or positive integer, "
+                                   f"num_epochs: {num_epochs}", where=user_frame())
+        with _engine_errors():
+            engine = dataset._iteration_engine()
+        maps = getattr(engine, "maps", None)
+        #: what runs on the device after the host pipeline (None: nothing)
+        self.offload_model = OffloadModel(list(maps)) if maps else None
         self._names = engine.names
         if columns is not None:
             from ..frontend.pipeline import check_columns
@@ -608,7 +869,8 @@ class _Iterator:
         return self
 
     def _next_row(self) -> dict:
-        row = self._run.next_row()
+        with _engine_errors():
+            row = self._run.next_row()
         if self._tensor is not None:
             row = {k: self._to_tensor(v) for k, v in row.items()}
         return row

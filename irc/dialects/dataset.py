@@ -5,8 +5,8 @@ Each op is declared once here with its type inference and the parts of its
 host meaning that are plain functions:
 
 * sources carry ``reader`` (``reader(attrs) -> SourceReader``: the rows in
-  file order, read with numpy) and the sampling rule :func:`sample_indices`
-  (``shuffle`` / ``num_samples`` / ``num_shards`` / ``shard_id``);
+  file order, read with numpy) and read the rows their sampler picks
+  (:func:`sample_indices`; MindSpore's samplers are :mod:`.samplers`);
 * every op carries ``count`` (``count(attrs, child_counts) -> rows``), the
   rule ``get_dataset_size`` follows;
 * ``dataset.PyFunc`` carries ``host_sample`` (call the user's function).
@@ -33,10 +33,11 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
-from ..diagnostics import UserError
+from ..diagnostics import UserError, UserRuntimeError
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
 from ..ir.traits import HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import BATCH, UNKNOWN, TensorType, from_numpy_dtype, is_dtype
+from . import samplers
 
 FAMILY = "dataset"
 DIALECT = Dialect("dataset")
@@ -109,35 +110,26 @@ class SourceReader:
     def rows(self) -> Iterator[tuple]:
         raise TypeError(f"{type(self).__name__} is random-access")
 
-
-def sample_indices(attrs, num_rows: int, rng: Optional[np.random.Generator],
-                   default_shuffle: bool = True) -> np.ndarray:
-    """The rows one pass over a random-access source yields, in order.
-
-    shuffle (None = ``default_shuffle``, as MindSpore's samplers) draws a
-    fresh permutation per pass; ``num_shards`` keeps every num_shards-th row
-    starting at ``shard_id``, wrapping around so all shards have
-    ceil(rows / num_shards) rows (MindSpore's DistributedSampler);
-    ``num_samples`` (0 or None = all) then keeps the first ones.
-    """
-    shuffle = attrs.get("shuffle")
-    shuffle = default_shuffle if shuffle is None else bool(shuffle)
-    ids = rng.permutation(num_rows) if (shuffle and num_rows) else np.arange(num_rows, dtype=np.int64)
-    shards = attrs.get("num_shards")
-    if shards and num_rows:
-        per = -(-num_rows // shards)
-        ids = ids[(np.arange(per) * shards + int(attrs.get("shard_id") or 0)) % num_rows]
-    limit = attrs.get("num_samples")
-    if limit:
-        ids = ids[:int(limit)]
-    return ids.astype(np.int64, copy=False)
+    def labels(self) -> Optional[np.ndarray]:
+        """Each row's class (what PKSampler picks by), or None."""
+        return None
 
 
-def sampled_count(attrs, num_rows: int) -> int:
-    shards = attrs.get("num_shards")
-    n = -(-num_rows // shards) if shards and num_rows else num_rows
-    limit = attrs.get("num_samples")
-    return min(n, int(limit)) if limit else n
+def sampled_labels(sampler: dict, reader: "SourceReader") -> Optional[np.ndarray]:
+    """Each row's class, when the sampler picks by class (PKSampler)."""
+    if not samplers.needs_labels(sampler):
+        return None
+    labels = reader.labels()
+    if labels is None:
+        raise UserRuntimeError("PKSampler picks rows by class, and this source has no class labels")
+    return labels
+
+
+def sample_indices(attrs, reader: "SourceReader", rng: np.random.Generator) -> np.ndarray:
+    """The rows one pass over a random-access source reads, in order (its
+    sampler's picks, see :mod:`irc.dialects.samplers`)."""
+    sampler = samplers.sampler_of(attrs)
+    return samplers.pick(sampler, len(reader), rng, sampled_labels(sampler, reader))
 
 
 def source_count(reader_of):
@@ -150,7 +142,8 @@ def source_count(reader_of):
                 return None
             limit = attrs.get("num_samples")
             return min(n, int(limit)) if limit else n
-        return sampled_count(attrs, len(reader))
+        sampler = samplers.sampler_of(attrs)
+        return samplers.count(sampler, len(reader), sampled_labels(sampler, reader))
     return count
 
 
@@ -261,16 +254,20 @@ class MnistReader(SourceReader):
                             hint="expected train-images-idx3-ubyte and train-labels-idx1-ubyte "
                                  "(or the t10k-* pair)")
         self.images = images[0] if len(images) == 1 else np.concatenate(images)
-        self.labels = labels[0] if len(labels) == 1 else np.concatenate(labels)
+        self.class_ids = labels[0] if len(labels) == 1 else np.concatenate(labels)
 
     def __len__(self):
-        return len(self.labels)
+        return len(self.class_ids)
 
     def read(self, indices):
-        return [self.images[indices], self.labels[indices]]
+        return [self.images[indices], self.class_ids[indices]]
+
+    def labels(self):
+        return self.class_ids
 
 
-_SOURCE_ATTRS = {"shuffle": None, "num_samples": None, "num_shards": None, "shard_id": None}
+_SOURCE_ATTRS = {"shuffle": None, "num_samples": None, "num_shards": None, "shard_id": None,
+                 "sampler": None}
 
 MNIST = define(
     "dataset.MnistDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
@@ -317,13 +314,16 @@ class Cifar10Reader(SourceReader):
         check_dir("Cifar10Dataset", d)
         loaded = [_cached(f, _load_cifar) for f in _cifar_files("Cifar10Dataset", d, attrs.get("usage"))]
         self.images = np.concatenate([x for x, _ in loaded]) if len(loaded) > 1 else loaded[0][0]
-        self.labels = np.concatenate([y for _, y in loaded]) if len(loaded) > 1 else loaded[0][1]
+        self.class_ids = np.concatenate([y for _, y in loaded]) if len(loaded) > 1 else loaded[0][1]
 
     def __len__(self):
-        return len(self.labels)
+        return len(self.class_ids)
 
     def read(self, indices):
-        return [self.images[indices], self.labels[indices]]
+        return [self.images[indices], self.class_ids[indices]]
+
+    def labels(self):
+        return self.class_ids
 
 
 CIFAR10 = define(
@@ -339,28 +339,36 @@ CIFAR10 = define(
 # ImageFolderDataset
 # =============================================================================
 
-def image_folder_listing(d: str, extensions=None, class_indexing=None) -> tuple[list[str], np.ndarray]:
-    """(files, labels): class folders sorted by name (or class_indexing, a list
-    of [name, index] pairs), files sorted within each, hidden files skipped."""
-    exts = tuple(e.lower() for e in extensions) if extensions else None
+def image_folder_classes(d: str, class_indexing=None) -> list[tuple[str, int]]:
+    """The class folders and their labels, as MindSpore lists them: every
+    sub-folder (hidden ones aside, empty ones included) in name order,
+    labelled 0, 1, ...; with ``class_indexing`` (a list of [name, label]
+    pairs) only the folders it names, still in name order, with its labels
+    (any int, negative ones too); a named folder that does not exist is
+    skipped, as MindSpore does."""
     if class_indexing:
-        classes = [(str(name), int(index)) for name, index in class_indexing]
-    else:
-        folders = sorted(n for n in os.listdir(d)
-                         if os.path.isdir(os.path.join(d, n)) and not n.startswith("."))
-        classes = [(name, i) for i, name in enumerate(folders)]
+        return sorted((str(name), int(label)) for name, label in class_indexing)
+    folders = sorted(n for n in os.listdir(d)
+                     if os.path.isdir(os.path.join(d, n)) and not n.startswith("."))
+    return [(name, i) for i, name in enumerate(folders)]
+
+
+def image_folder_listing(d: str, extensions=None, class_indexing=None) -> tuple[list[str], np.ndarray]:
+    """(files, labels): the files of each class folder (see
+    :func:`image_folder_classes`), sorted within it, hidden files skipped."""
+    exts = tuple(e.lower() for e in extensions) if extensions else None
     files, labels = [], []
-    for name, index in classes:
+    for name, label in image_folder_classes(d, class_indexing):
         folder = os.path.join(d, name)
         if not os.path.isdir(folder):
-            raise UserError(f"ImageFolderDataset: class folder {folder!r} (from class_indexing) does not exist")
+            continue
         for f in sorted(os.listdir(folder)):
             path = os.path.join(folder, f)
             if f.startswith(".") or not os.path.isfile(path):
                 continue
             if exts is None or f.lower().endswith(exts):
                 files.append(path)
-                labels.append(index)
+                labels.append(label)
     return files, np.asarray(labels, dtype=np.int32)
 
 
@@ -370,8 +378,8 @@ class ImageFolderReader(SourceReader):
     def __init__(self, attrs):
         d = attrs["dataset_dir"]
         check_dir("ImageFolderDataset", d)
-        self.files, self.labels = image_folder_listing(d, attrs.get("extensions"),
-                                                       attrs.get("class_indexing"))
+        self.files, self.class_ids = image_folder_listing(d, attrs.get("extensions"),
+                                                          attrs.get("class_indexing"))
         self.decode = bool(attrs.get("decode"))
 
     def __len__(self):
@@ -392,7 +400,10 @@ class ImageFolderReader(SourceReader):
         return data
 
     def read(self, indices):
-        return [[self._read_file(self.files[i]) for i in indices], self.labels[indices]]
+        return [[self._read_file(self.files[i]) for i in indices], self.class_ids[indices]]
+
+    def labels(self):
+        return self.class_ids
 
     def origins(self, indices):
         return [self.files[i] for i in indices]
@@ -409,8 +420,8 @@ IMAGE_FOLDER = define(
            "decode": False, "columns": ["image", "label"]},
     infer=_infer_image_folder,
     traits=(RowSource(reader=ImageFolderReader, count=source_count(ImageFolderReader)),),
-    doc="one sub-folder per class (sorted names -> label 0, 1, ...); image = the file's bytes "
-        "(decode=True: RGB u8[?,?,3]), label i32[]")
+    doc="one sub-folder per class (sorted names -> label 0, 1, ...; class_indexing: [name, label] "
+        "pairs); image = the file's bytes (decode=True: RGB u8[?,?,3]), label i32[]")
 
 
 # =============================================================================

@@ -41,7 +41,8 @@ _FAMILIES = {
     "nn.activation": ("Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "Softmax", "LogSoftmax", "Erf"),
     "nn.pool": ("MaxPool", "AveragePool"),
     "nn.norm": ("BatchNormalization", "Dropout"),
-    "nn.shape": ("Reshape", "Flatten", "Transpose", "Concat", "Squeeze", "Unsqueeze", "Slice", "Cast"),
+    "nn.shape": ("Reshape", "Flatten", "Transpose", "Concat", "Squeeze", "Unsqueeze", "Slice",
+                 "Pad", "Cast"),
     "nn.reduce": ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ArgMax", "OneHot"),
 }
 _FAMILY_OF = {op: family for family, ops in _FAMILIES.items() for op in ops}
@@ -619,7 +620,16 @@ BATCHNORM = _nn("BatchNormalization",
                 results=("output", "running_mean?", "running_var?"),
                 doc="(x - mean) / sqrt(var + epsilon) * scale + bias over axis 1; with "
                     "training_mode = 1 it uses the batch statistics (biased variance) and also "
-                    "returns the running mean/var updated as r * momentum + batch * (1 - momentum)")
+                    "returns the running mean/var updated as r * momentum + batch * (1 - momentum), "
+                    "the variance's batch term unbiased (n / (n - 1), n values per channel; "
+                    "n = 1 keeps the biased 0) as in MindSpore and PyTorch")
+
+
+def unbiased_factor(values_per_channel: int) -> float:
+    """n / (n - 1), Bessel's correction of the running variance; 1 for a single value,
+    where MindSpore's update gives NaN and PyTorch refuses (docs/mindspore-differences.md)."""
+    n = values_per_channel
+    return n / (n - 1) if n > 1 else 1.0
 
 
 @BATCHNORM.host_batch
@@ -636,8 +646,9 @@ def _batchnorm_host(inputs, attrs, draws):
     if not attrs["training_mode"]:
         return [_like(y, x)]
     m = attrs["momentum"]
+    running_bvar = bvar * unbiased_factor(x.size // x.shape[1])
     return [_like(y, x), _like(_f64(mean) * m + bmean * (1 - m), mean),
-            _like(_f64(var) * m + bvar * (1 - m), var)]
+            _like(_f64(var) * m + running_bvar * (1 - m), var)]
 
 
 def _infer_dropout(attrs, ins):
@@ -897,6 +908,44 @@ def _slice_host(inputs, attrs, draws):
             e = None   # "to the very beginning" going backwards
         index[a] = slice(s, e, st)
     return [np.ascontiguousarray(x[tuple(index)])]
+
+
+PAD_MODES = ("constant", "reflect", "symmetric")
+
+
+def _infer_pad(attrs, ins):
+    op = "nn.Pad"
+    x, pads, mode = ins[0], list(attrs["pads"]), attrs["mode"]
+    if mode not in PAD_MODES:
+        raise ValueError(f"{op}: mode must be one of {', '.join(PAD_MODES)}, got {mode!r}")
+    if len(pads) != 2 * x.rank or any(not isinstance(p, int) or p < 0 for p in pads):
+        raise ValueError(f"{op}: pads must be {2 * x.rank} non-negative ints (the begins, then "
+                         f"the ends, of each axis of {x}), got {pads}")
+    shape = []
+    for axis, (size, before, after) in enumerate(zip(x.shape, pads[:x.rank], pads[x.rank:])):
+        # reflect mirrors around the edge element, symmetric includes it
+        limit = {"reflect": size - 1, "symmetric": size}.get(mode) if isinstance(size, int) else None
+        if limit is not None and max(before, after) > limit:
+            raise ValueError(f"{op}: {mode} padding of ({before}, {after}) on axis {axis} of {x} "
+                             f"needs at most {limit} on each side")
+        shape.append(size + before + after if isinstance(size, int) else UNKNOWN)
+    return [x.with_shape(shape)]
+
+
+PAD = _nn("Pad", attrs={"pads": REQUIRED, "mode": "constant", "value": 0.0}, infer=_infer_pad,
+          doc="pad each axis by pads[axis] before and pads[rank + axis] after (ONNX order): "
+              "with 'value' (constant), mirrored without the edge (reflect) or with it "
+              "(symmetric)")
+
+
+@PAD.host_batch
+def _pad_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    pads = list(attrs["pads"])
+    widths = list(zip(pads[:x.ndim], pads[x.ndim:]))
+    if attrs["mode"] == "constant":
+        return [np.pad(x, widths, mode="constant", constant_values=x.dtype.type(attrs["value"]))]
+    return [np.pad(x, widths, mode=attrs["mode"])]
 
 
 def _infer_cast(attrs, ins):

@@ -780,6 +780,55 @@ def _slice_grad(ctx, node, douts):
                     {"starts": starts, "ends": ends, "axes": axes})]
 
 
+@NN.PAD.grad
+def _pad_grad(ctx, node, douts):
+    """Constant padding: dy where x sits.  Reflect and symmetric padding also
+    add each mirrored edge of dy back onto the elements it copied."""
+    xt = ctx.type(ctx.operand(0))
+    pads, mode, rank = list(node.attrs["pads"]), node.attrs["mode"], xt.rank
+    g = douts[0]
+    for axis in range(rank):
+        before, after = pads[axis], pads[rank + axis]
+        if before or after:
+            g = _unpad_axis(ctx, g, axis, before, after, xt, mode)
+    return [g]
+
+
+def _unpad_axis(ctx, g, axis, before, after, xt, mode):
+    size = xt.shape[axis]
+    if mode == "constant":
+        end = -after if after else NN.INT64_MAX
+        return ctx.add("nn.Slice", [g], {"starts": [before], "ends": [end], "axes": [axis],
+                                         "steps": [1]})
+    if not isinstance(size, int):
+        ctx.fail(f"training through {mode} padding needs a static size on axis {axis}, got {xt}")
+    center = ctx.add("nn.Slice", [g], {"starts": [before], "ends": [before + size],
+                                       "axes": [axis], "steps": [1]})
+    # reflect mirrors around the edge element (offset 1 from it), symmetric includes it
+    inner = 1 if mode == "reflect" else 0
+    if before:
+        edge = _reversed(ctx, g, axis, before - 1, -NN.INT64_MAX - 1)
+        center = _add_at(ctx, center, edge, axis, inner, size - inner - before, xt.rank)
+    if after:
+        edge = _reversed(ctx, g, axis, before + size + after - 1, before + size - 1)
+        start = size - inner - after
+        center = _add_at(ctx, center, edge, axis, start, size - start - after, xt.rank)
+    return center
+
+
+def _reversed(ctx, g, axis, start, end):
+    return ctx.add("nn.Slice", [g], {"starts": [start], "ends": [end], "axes": [axis],
+                                     "steps": [-1]})
+
+
+def _add_at(ctx, acc, piece, axis, before, after, rank):
+    """acc + piece zero-padded to acc's extent along axis (at offset 'before')."""
+    pads = [0] * (2 * rank)
+    pads[axis], pads[rank + axis] = before, after
+    placed = ctx.add("nn.Pad", [piece], {"pads": pads, "mode": "constant", "value": 0.0})
+    return ctx.add("nn.Add", [acc, placed])
+
+
 @NN.CAST.grad
 def _cast_grad(ctx, node, douts):
     xt = ctx.type(ctx.operand(0))

@@ -500,6 +500,33 @@ def _adam_host(inputs, attrs, draws):
 # =============================================================================
 
 OPTIMIZERS = ("Momentum", "SGD", "Adam")
+# Each optimizer's update op and its per-parameter state: the state's name
+# prefix (MindSpore's: moments.conv1.weight) and its first value.  Both
+# the autodiff pass (Model.train) and an optimizer called on gradients
+# (functional training) emit updates from this one table.
+UPDATE_OPS = {"Momentum": "train.MomentumUpdate", "SGD": "train.SGDUpdate",
+              "Adam": "train.AdamUpdate"}
+OPTIMIZER_STATE = {
+    "Momentum": (("moments", "zeros"),),
+    "SGD": (("accum", "zeros"), ("stat", "ones")),
+    "Adam": (("moment1", "zeros"), ("moment2", "zeros")),
+}
+SCALAR_STATE = ("stat",)   # SGD's first-step flag is one number per parameter
+
+
+def update_attrs(kind: str, hyper: dict, weight_decay: float, loss_scale: float) -> dict:
+    """The update op's attributes from the optimizer's hyper-parameters
+    (``train.minimize``'s names: momentum, use_nesterov, dampening, beta1 ...)."""
+    common = {"weight_decay": float(weight_decay), "loss_scale": float(loss_scale)}
+    if kind == "Momentum":
+        own = {"momentum": float(hyper["momentum"]), "use_nesterov": bool(hyper["use_nesterov"])}
+    elif kind == "SGD":
+        own = {"momentum": float(hyper["momentum"]), "dampening": float(hyper["dampening"]),
+               "nesterov": bool(hyper["use_nesterov"])}
+    else:
+        own = {"beta1": float(hyper["beta1"]), "beta2": float(hyper["beta2"]),
+               "eps": float(hyper["eps"]), "use_nesterov": bool(hyper["use_nesterov"])}
+    return {**own, **common}
 
 
 def _infer_minimize(attrs, ins):
@@ -537,6 +564,34 @@ MINIMIZE = _train(
 @MINIMIZE.host_batch
 def _minimize_host(inputs, attrs, draws):
     return []     # a marker: before autodiff the graph computes the forward pass only
+
+
+# =============================================================================
+# gradients as values (functional training: value_and_grad, GradOperation)
+# =============================================================================
+
+def _infer_grad(attrs, ins):
+    if not ins:
+        raise ValueError("train.grad: needs the value to differentiate")
+    loss, *wrt = ins
+    if loss.rank != 0 or not is_float(loss.dtype):
+        raise ValueError(f"train.grad: the differentiated value must be a float scalar, got "
+                         f"{_fmt(loss)}")
+    for t in wrt:
+        if not is_float(t.dtype):
+            raise ValueError(f"train.grad: gradients are taken with respect to float values, "
+                             f"got {_fmt(t)}")
+    return list(wrt)
+
+
+GRAD = _train(
+    "grad", attrs={"sens": 1.0}, infer=_infer_grad, operands=("loss", "*wrt"),
+    results=("*grads",), traits=(),
+    doc="(loss, x1 ... xn) -> (dloss/dx1 ... dloss/dxn): the gradient of a scalar with "
+        "respect to values of the same graph (parameters or inputs), scaled by 'sens'; "
+        "what mindspore.value_and_grad / grad / GradOperation trace into.  The autodiff "
+        "pass replaces it with the backward ops (a value the loss does not depend on "
+        "gets zeros, as in MindSpore).")
 
 
 # =============================================================================

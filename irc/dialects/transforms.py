@@ -51,14 +51,14 @@ def _infer_onehot(attrs, ins):
     t = ins[0]
     if t.dtype in ("bytes", "bool") or t.dtype.startswith("f"):
         raise TypeError(f"OneHot: expected integer labels, got {t}")
-    dtype = "f32" if attrs["smoothing_rate"] else t.dtype
+    dtype = "f64" if attrs["smoothing_rate"] else t.dtype
     return [TensorType(dtype, (*t.shape, int(attrs["num_classes"])))]
 
 
 ONEHOT = define("transforms.OneHot", kind=MAP, family=FAMILY, operands=("labels",), traits=(Pure(),),
                 attrs={"num_classes": REQUIRED, "smoothing_rate": 0.0}, infer=_infer_onehot,
                 doc="labels -> one-hot vectors (shape + [num_classes]); dtype kept, "
-                    "float32 (1-s)*onehot + s/num_classes when smoothing_rate s > 0")
+                    "float64 (1-s)*onehot + s/num_classes when smoothing_rate s > 0 (as MindSpore)")
 
 
 def one_hot(x, attrs) -> np.ndarray:
@@ -70,9 +70,9 @@ def one_hot(x, attrs) -> np.ndarray:
         raise ValueError(f"OneHot: label {int(x.min() if x.min() < 0 else x.max())} "
                          f"is outside [0, {n - 1}] (num_classes={n})")
     s = float(attrs["smoothing_rate"])
-    hot = (x[..., None] == np.arange(n)).astype(np.float32 if s else x.dtype)
-    if s:
-        hot = hot * np.float32(1.0 - s) + np.float32(s / n)
+    hot = (x[..., None] == np.arange(n)).astype(np.float64 if s else x.dtype)
+    if s:   # in float64, with MindSpore's expression (bit for bit)
+        hot = hot * (1.0 - s) + s / n
     return hot
 
 

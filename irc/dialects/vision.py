@@ -43,7 +43,7 @@ import numpy as np
 
 from ..ir.registry import MAP, REQUIRED, Dialect
 from ..ir.traits import CommutesWithHWC2CHW, Offloadable, Pure, Random
-from ..ir.types import UNKNOWN, TensorType
+from ..ir.types import BATCH, UNKNOWN, TensorType
 
 FAMILY = "vision"
 DIALECT = Dialect("vision")
@@ -116,6 +116,45 @@ def _check_image_array(op: str, x: np.ndarray, batched: bool = False):
 
 def _round_clip_u8(x: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(x), 0, 255).astype(np.uint8)
+
+
+def round_half_away(x: float) -> int:
+    """C++ ``std::round``: halves go away from zero (``round_half_away(14.5) == 15``).
+
+    MindSpore decides crop sizes and offsets with it; Python's ``round`` goes
+    to even (``round(14.5) == 14``) and would move such a window by a pixel.
+    ``x - trunc(x)`` is exact in floating point, so no sum can round up first."""
+    whole = math.trunc(x)
+    if abs(x - whole) >= 0.5:
+        whole += 1 if x > 0 else -1
+    return int(whole)
+
+
+# MindSpore's CPU image ops compute with OpenCV's uint8 arithmetic; these two
+# reproduce it bit for bit (measured against MindSpore 2.10).
+
+GRAY_WEIGHTS = (9798, 19235, 3735)   # cvtColor RGB2GRAY: 0.299, 0.587, 0.114 in 15-bit fixed point
+GRAY_SHIFT = 15
+
+
+def gray_u8(y: np.ndarray) -> np.ndarray:
+    """OpenCV's RGB2GRAY of float32 values on the uint8 grid: [..., 1] float32
+    on the uint8 grid (``(R*9798 + G*19235 + B*3735 + 2**14) >> 15``; every
+    sum is an integer below 2**24, so float32 holds it exactly)."""
+    r, g, b = (np.float32(w) for w in GRAY_WEIGHTS)
+    s = y[..., 0:1] * r + y[..., 1:2] * g + y[..., 2:3] * b + np.float32(1 << (GRAY_SHIFT - 1))
+    return np.floor(s / np.float32(1 << GRAY_SHIFT))
+
+
+def add_weighted(a: np.ndarray, wa: np.ndarray, b: np.ndarray, wb: np.ndarray) -> np.ndarray:
+    """OpenCV's ``addWeighted(a, wa, b, wb, 0)`` on uint8: ``fma(a, wa,
+    float32(b * wb))`` rounded half to even and saturated; float32 on the
+    uint8 grid.  The fused multiply-add rounds once: float64 holds ``a * wa +
+    part`` exactly (a uint8 times a float32 plus a float32 of similar size),
+    so computing it there and rounding to float32 is that one rounding."""
+    part = b.astype(np.float32) * wb.astype(np.float32)
+    y = (a.astype(np.float64) * wa.astype(np.float64) + part).astype(np.float32)
+    return np.clip(np.rint(y), 0, 255)
 
 
 # =============================================================================
@@ -196,22 +235,33 @@ def _normalize_batch(inputs, attrs, draws):
 
 # --- HWC2CHW -----------------------------------------------------------------
 
+def hw_images(t: TensorType) -> bool:
+    """An HW image (rank 2) or a batch of them (rank 3 after ``batch``): no channel axis."""
+    return t.rank == 2 or (t.rank == 3 and t.shape[0] == BATCH)
+
+
 def _infer_hwc2chw(attrs, ins):
     t = ins[0]
+    if hw_images(t):      # MindSpore returns a 2-D image unchanged
+        return [t]
     if t.rank not in (3, 4):
-        raise ValueError(f"HWC2CHW: expected an image of rank 3 (HWC) or a batch of rank 4 (NHWC), got {_fmt(t)}")
+        raise ValueError(f"HWC2CHW: expected an image of rank 2 (HW), 3 (HWC) or a batch of rank 4 "
+                         f"(NHWC), got {_fmt(t)}")
     s = t.shape
     return [t.with_shape((*s[:-3], s[-1], s[-3], s[-2]))]
 
 
 HWC2CHW = define("vision.HWC2CHW", kind=MAP, family=FAMILY, attrs={}, operands=("image",),
                  traits=(Pure(), Offloadable()), infer=_infer_hwc2chw,
-                 doc="transpose HWC -> CHW (NHWC -> NCHW on a batch); dtype kept")
+                 doc="transpose HWC -> CHW (NHWC -> NCHW on a batch); dtype kept; "
+                     "an HW image (a batch of them) is returned unchanged")
 
 
 @HWC2CHW.host_batch
 def _hwc2chw_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
+    if x.ndim == 3:       # a batch of HW images
+        return [x.copy()]
     _check_image_array("HWC2CHW", x, batched=True)
     return [np.ascontiguousarray(x.transpose(0, 3, 1, 2))]
 
@@ -271,7 +321,6 @@ COLOR = define("vision.RandomColorAdjust", kind=MAP, family=FAMILY, operands=("i
 
 _COLOR_KEYS = (("brightness", (1.0, 1.0)), ("contrast", (1.0, 1.0)),
                ("saturation", (1.0, 1.0)), ("hue", (0.0, 0.0)))
-_GRAY = (np.float32(0.299), np.float32(0.587), np.float32(0.114))
 
 
 def _color_steps(attrs):
@@ -282,10 +331,6 @@ def _color_steps(attrs):
         if (lo, hi) != identity:
             steps.append((key, k, lo, hi))
     return steps
-
-
-def _gray(y):
-    return y[..., 0:1] * _GRAY[0] + y[..., 1:2] * _GRAY[1] + y[..., 2:3] * _GRAY[2]
 
 
 def _hue_shift(y, h):
@@ -314,26 +359,26 @@ def _hue_shift(y, h):
     return np.concatenate(out, axis=-1)
 
 
-def color_adjust(x: np.ndarray, attrs: dict, u: np.ndarray, round_each: bool = True) -> np.ndarray:
-    """The colour maths on an NHWC batch with per-sample draws ``u`` [N, 4].
+def color_adjust(x: np.ndarray, attrs: dict, u: np.ndarray) -> np.ndarray:
+    """The colour maths on an NHWC batch with per-sample draws ``u`` [N, 4],
+    rounded to the uint8 grid after every component (the device too).
 
-    ``round_each=True`` is the host (uint8 after every component);
-    ``False`` keeps float32 throughout, as the device does."""
+    Brightness, contrast and saturation are MindSpore's (OpenCV's) arithmetic:
+    ``x * f`` saturated; ``addWeighted(m, 1 - f, x, f)`` with ``m`` the mean of
+    the uint8 gray image rounded as ``int(mean + 0.5)``; ``addWeighted(gray,
+    1 - f, x, f)``.  Hue is colorsys's maths in float32 (OPS.md)."""
     y = x.astype(np.float32)
-    rnd = (lambda v: np.rint(v)) if round_each else (lambda v: v)
     for key, k, lo, hi in _color_steps(attrs):
         f = factor(u[:, k], lo, hi).reshape(-1, 1, 1, 1)
         if key == "brightness":
-            y = rnd(np.clip(y * f, 0, 255))
+            y = np.rint(np.clip(y * f, 0, 255))
         elif key == "contrast":
-            m = _gray(y).mean(axis=(1, 2, 3), keepdims=True, dtype=np.float64)
-            m = np.floor(m + 0.5).astype(np.float32)
-            y = rnd(np.clip(m + f * (y - m), 0, 255))
+            m = gray_u8(y).mean(axis=(1, 2, 3), keepdims=True, dtype=np.float64)
+            y = add_weighted(np.floor(m + 0.5), np.float32(1.0) - f, y, f)
         elif key == "saturation":
-            gray = _gray(y)
-            y = rnd(np.clip(gray + f * (y - gray), 0, 255))
+            y = add_weighted(gray_u8(y), np.float32(1.0) - f, y, f)
         else:
-            y = rnd(np.clip(_hue_shift(y, f), 0, 255))
+            y = np.rint(np.clip(_hue_shift(y, f), 0, 255))
     return _round_clip_u8(y)
 
 
@@ -354,26 +399,29 @@ def _infer_sharpness(attrs, ins):
 SHARPNESS = define("vision.RandomSharpness", kind=MAP, family=FAMILY, operands=("image",),
                    attrs={"degrees": [0.1, 1.9]}, traits=(Pure(), Offloadable(), Random(lambda attrs: 1)),
                    infer=_infer_sharpness,
-                   doc="blur + f * (x - blur), blur = 3x3 [[1,1,1],[1,5,1],[1,1,1]]/13 per channel, "
-                       "outer ring unchanged (1 draw)")
+                   doc="blur + f * (x - blur), blur = 3x3 [[1,1,1],[1,5,1],[1,1,1]]/13 per channel "
+                       "rounded to uint8, outer ring unchanged (1 draw); OpenCV's arithmetic, as "
+                       "MindSpore's CPU op (bit for bit)")
 
 _SMOOTH = np.array([[1, 1, 1], [1, 5, 1], [1, 1, 1]], np.float32) / np.float32(13.0)
 
 
 def sharpness(x: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """Sharpness on an NHWC uint8 batch with per-sample factors ``f`` [N]."""
-    y = x.astype(np.float32)
+    """Sharpness on an NHWC uint8 batch with per-sample factors ``f`` [N].
+
+    MindSpore's op: ``filter2D`` (the blur, a uint8 image), the outer ring
+    copied back from ``x``, then ``addWeighted(x, f, blur, 1 - f)``."""
     n, h, w, c = x.shape
-    if h < 3 or w < 3:
+    if h < 3 or w < 3:      # every pixel is on the ring
         return x.copy()
     xi = x.astype(np.int32)
     s = (xi[:, :-2, :-2] + xi[:, :-2, 1:-1] + xi[:, :-2, 2:]
          + xi[:, 1:-1, :-2] + 5 * xi[:, 1:-1, 1:-1] + xi[:, 1:-1, 2:]
          + xi[:, 2:, :-2] + xi[:, 2:, 1:-1] + xi[:, 2:, 2:])
-    blur = y.copy()
-    blur[:, 1:-1, 1:-1] = s.astype(np.float32) / np.float32(13.0)
+    blur = x.copy()
+    blur[:, 1:-1, 1:-1] = np.rint(s / 13.0)     # s / 13 is never a tie: any rounding agrees
     f = np.asarray(f, np.float32).reshape(-1, 1, 1, 1)
-    return _round_clip_u8(blur + f * (y - blur))
+    return add_weighted(x, f, blur, np.float32(1.0) - f).astype(np.uint8)
 
 
 @SHARPNESS.host_batch
@@ -705,8 +753,8 @@ def _infer_center_crop(attrs, ins):
 
 CENTER_CROP = define("vision.CenterCrop", kind=MAP, family=FAMILY, operands=("image",), traits=(Pure(),),
                      attrs={"size": REQUIRED}, infer=_infer_center_crop,
-                     doc="centre window of size [h, w] (top = (H - h) // 2); "
-                         "zero-padded first where the image is smaller")
+                     doc="centre window of size [h, w] (top = (H - h) // 2); zero-padded first "
+                         "where the image is smaller, an odd extra row/column on the top/left")
 
 
 def center_crop_batch(x: np.ndarray, size) -> np.ndarray:
@@ -714,7 +762,8 @@ def center_crop_batch(x: np.ndarray, size) -> np.ndarray:
     n, h, w, c = x.shape
     ph, pw = max(ch - h, 0), max(cw - w, 0)
     if ph or pw:
-        x = pad_batch(x, [pw // 2, ph // 2, pw - pw // 2, ph - ph // 2], 0)
+        # MindSpore's CenterCrop puts the odd pixel of padding first: (p + 1) // 2
+        x = pad_batch(x, [pw - pw // 2, ph - ph // 2, pw // 2, ph // 2], 0)
         h, w = x.shape[1:3]
     top, left = (h - ch) // 2, (w - cw) // 2
     return np.ascontiguousarray(x[:, top:top + ch, left:left + cw])
@@ -789,30 +838,35 @@ def _rrc_draws(attrs) -> int:
 
 
 def crop_box(h: int, w: int, attrs, draws) -> tuple[int, int, int, int]:
-    """(top, left, crop_h, crop_w) of MindSpore's RandomCropAndResize, driven by draws."""
+    """(top, left, crop_h, crop_w) of MindSpore's RandomCropAndResize, driven by draws.
+
+    Sizes and the fallback's centring round as C++ ``std::round``; the ratio
+    bounds are float32, as MindSpore holds them (``7 / float32(0.4)`` is
+    17.49..., not 17.5)."""
     u = uniforms(draws, _rrc_draws(attrs)).astype(np.float64)
     smin, smax = (float(v) for v in attrs["scale"])
-    rmin, rmax = (float(v) for v in attrs["ratio"])
+    rmin, rmax = (float(np.float32(v)) for v in attrs["ratio"])
     lrmin, lrmax = math.log(rmin), math.log(rmax)
     area = float(h * w)
     for i in range(int(attrs["max_attempts"])):
         s = smin + u[2 * i] * (smax - smin)
         aspect = math.exp(lrmin + u[2 * i + 1] * (lrmax - lrmin))
-        cw = max(int(round(math.sqrt(area * s * aspect))), 1)
-        ch = max(int(round(cw / aspect)), 1)
+        cw = round_half_away(math.sqrt(area * s * aspect))
+        ch = max(round_half_away(cw / aspect), 1)     # from cw before its clamp, as MindSpore
+        cw = max(cw, 1)
         if cw <= w and ch <= h:
             top = int(window_offset(np.float32(u[-2]), h - ch))
             left = int(window_offset(np.float32(u[-1]), w - cw))
             return top, left, ch, cw
     img_aspect = w / h
     if img_aspect < rmin:
-        cw, ch = w, int(round(w / rmin))
+        cw, ch = w, round_half_away(w / rmin)
     elif img_aspect > rmax:
-        ch, cw = h, int(round(h * rmax))
+        ch, cw = h, round_half_away(h * rmax)
     else:
         ch, cw = h, w
     ch, cw = max(min(ch, h), 1), max(min(cw, w), 1)
-    return int(round((h - ch) / 2.0)), int(round((w - cw) / 2.0)), ch, cw
+    return round_half_away((h - ch) / 2.0), round_half_away((w - cw) / 2.0), ch, cw
 
 
 def _random_resized_crop(x: np.ndarray, attrs, draws) -> np.ndarray:

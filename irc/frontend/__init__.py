@@ -24,9 +24,12 @@ def module_name(script: str) -> str:
     return "".join(c if c.isalnum() or c in "_." else "_" for c in stem) or "module"
 
 
-def build_module(jobs: Sequence[Job], datasets: Sequence = (), *, script: str) -> Module:
+def build_module(jobs: Sequence[Job], datasets: Sequence = (), *, script: str,
+                 functions: Sequence = ()) -> Module:
     """The module of a script's ``jobs`` (Model.train/eval/predict calls, in
-    order) and of the further ``datasets`` it built that no job consumed."""
+    order), of the further ``datasets`` it built that no job consumed, and of
+    the ``functions`` it compiled ((name, traced module) of each jitted
+    function: a training step written functionally)."""
     from .network import lower_job
     from .pipeline import lower_pipeline
     from .training import append_training, mark_evaluation
@@ -61,6 +64,13 @@ def build_module(jobs: Sequence[Job], datasets: Sequence = (), *, script: str) -
             name = graph_name("host")
             lower_pipeline(module, ds, name)
             lowered[id(ds)] = name
+    for name, traced in functions:
+        graph = traced.graph("step").copy()
+        graph.name = graph_name(name)
+        module.graphs[graph.name] = graph
+        module.weights.update(traced.weights)
+        for key, objects in traced.objects.items():
+            module.objects.setdefault(key, {}).update(objects)
     _annotate_dataset_strategy(module)
     if not module.graphs:
         raise UserError("the script built no dataset pipeline and ran no model",

@@ -27,7 +27,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..common.tensor import Parameter, Tensor
-from ..diagnostics import UserError, display_path, user_frame
+from ..diagnostics import UserError, display_path, user_error_like, user_frame
 from ..dialects.core import DRAWS, OUTPUT as OUTPUT_ROLE, STATE, return_attrs
 from ..ir.graph import Graph, Loc, Module, Value
 from ..ir.registry import IO, MAP, PIPELINE, get as get_op
@@ -186,9 +186,11 @@ class Tracer:
         # that drops its last partial batch): they resolve '?' results.
         self.bindings = dict(bindings or {})
         self.cell_paths = {}
-        for path, cell in root.cells_and_names():
-            self.cell_paths.setdefault(id(cell), path)
-        self.param_paths = {id(p): name for name, p in root.parameters_and_names()}
+        self.param_paths = {}
+        if root is not None:   # a function (mindspore.jit) has no root: parameters keep their names
+            for path, cell in root.cells_and_names():
+                self.cell_paths.setdefault(id(cell), path)
+            self.param_paths = {id(p): name for name, p in root.parameters_and_names()}
         self.param_values: dict[int, Value] = {}
         self.stack: list = []
         self.updates: list[tuple[str, Value]] = []
@@ -354,7 +356,7 @@ class Tracer:
         elif self.inputs_desc:
             message += f"\n  (the network's input: {self.inputs_desc})"
         hint = _mismatch_hint([t for v, t in zip(values, in_types) if v in self.input_values])
-        return UserError(message, where=where, hint=hint)
+        return user_error_like(err, message, where=where, hint=hint)
 
     def _layer_desc(self) -> str:
         if not self.stack:

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..diagnostics import UserError
+from ..diagnostics import UserError, UserRuntimeError, UserValueError
 from ..ir.graph import HOST, Graph, Loc, Module, Value
 from ..ir.registry import SOURCE, get
 from ..ir.types import TensorType
@@ -40,19 +40,21 @@ def check_columns(what: str, wanted: list[str], available: list[str], where: Opt
     """Raise at ``where`` if a wanted column is missing or repeated."""
     for name in wanted:
         if name not in available:
-            raise UserError(f"{what}: no column {name!r}; the dataset has {_fmt(available)}",
-                            where=where, hint="column names are case-sensitive; "
-                                              "get_col_names() lists them")
+            raise UserRuntimeError(f"{what}: no column {name!r}; the dataset has {_fmt(available)}",
+                                   where=where, hint="column names are case-sensitive; "
+                                                     "get_col_names() lists them")
     dup = sorted({n for n in wanted if wanted.count(n) > 1})
     if dup:
-        raise UserError(f"{what}: column {dup[0]!r} is named twice in {_fmt(wanted)}", where=where)
+        raise UserRuntimeError(f"{what}: column {dup[0]!r} is named twice in {_fmt(wanted)}",
+                               where=where)
 
 
 def _check_unique(what: str, names: list[str], where: Optional[str]) -> None:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise UserError(f"{what}: the result would have two columns named {dup[0]!r} ({_fmt(names)})",
-                        where=where, hint="choose distinct output_columns or rename first")
+        raise UserRuntimeError(f"{what}: the result would have two columns named {dup[0]!r} "
+                               f"({_fmt(names)})", where=where,
+                               hint="choose distinct output_columns or rename first")
 
 
 def map_columns(ds, names: list[str]) -> tuple[list[str], list[str]]:
@@ -104,8 +106,9 @@ def column_names(ds) -> list[str]:
         names = [n for c in children for n in c]
         for n in names:
             if names.count(n) > 1:
-                raise UserError(f"zip: column {n!r} is in more than one of the zipped datasets",
-                                where=ds.source, hint="rename or project the columns apart first")
+                raise UserRuntimeError(f"zip: column {n!r} is in more than one of the zipped "
+                                       f"datasets", where=ds.source,
+                                       hint="rename or project the columns apart first")
         return names
     return children[0]
 
@@ -114,8 +117,8 @@ def _renamed(ds, names: list[str]) -> list[str]:
     ins, outs = list(ds.params["input_columns"]), list(ds.params["output_columns"])
     check_columns("rename", ins, names, ds.source)
     if len(ins) != len(outs):
-        raise UserError(f"rename: {len(ins)} input_columns but {len(outs)} output_columns",
-                        where=ds.source)
+        raise UserValueError(f"rename: {len(ins)} input_columns but {len(outs)} output_columns",
+                             where=ds.source)
     mapping = dict(zip(ins, outs))
     new = [mapping.get(n, n) for n in names]
     _check_unique("rename", new, ds.source)
@@ -125,10 +128,10 @@ def _renamed(ds, names: list[str]) -> list[str]:
 def _check_concat(ds, children: list[list[str]]) -> None:
     for other in children[1:]:
         if other != children[0]:
-            raise UserError(f"concat: the datasets have different columns: {_fmt(children[0])} "
-                            f"and {_fmt(other)}", where=ds.source,
-                            hint="concat needs the same column names in the same order "
-                                 "(use project/rename first)")
+            raise UserRuntimeError(f"concat: the datasets have different columns: "
+                                   f"{_fmt(children[0])} and {_fmt(other)}", where=ds.source,
+                                   hint="concat needs the same column names in the same order "
+                                        "(use project/rename first)")
 
 
 # =============================================================================
@@ -219,7 +222,7 @@ class _Lowering:
         try:
             node = self.graph.add(op, values, attrs, names=names, loc=_loc(ds))
         except (TypeError, ValueError) as e:
-            raise UserError(f"{op.split('.', 1)[1]}: {e}", where=ds.source) from None
+            raise UserRuntimeError(f"{op.split('.', 1)[1]}: {e}", where=ds.source) from None
         return list(zip(names, node.outs))
 
     # -- map ----------------------------------------------------------------------------
@@ -236,7 +239,8 @@ class _Lowering:
         map_attrs = {"map": map_id, "offload": p.get("offload"), "workers": p.get("num_parallel_workers")}
         ops = p["operations"]
         if not ops:
-            raise UserError("map: operations is empty", where=where, hint="give one transform or a list")
+            raise UserRuntimeError("map: operations is empty", where=where,
+                                   hint="give one transform or a list")
         for i, op in enumerate(ops):
             last = i == len(ops) - 1
             if _is_tensor_op(op):
@@ -247,9 +251,9 @@ class _Lowering:
                                             map_attrs)
             values = node.outs
         if len(values) != len(outs):
-            raise UserError(f"map: the operations produce {len(values)} column(s) but output_columns "
-                            f"names {len(outs)}: {_fmt(outs)}", where=where,
-                            hint="give one output column per result of the last operation")
+            raise UserRuntimeError(f"map: the operations produce {len(values)} column(s) but "
+                                   f"output_columns names {len(outs)}: {_fmt(outs)}", where=where,
+                                   hint="give one output column per result of the last operation")
         layout = map_layout(names, ins, outs)
         new_names = [n for n, _ in layout]
         _check_unique("map", new_names, where)
@@ -274,16 +278,16 @@ class _Lowering:
         opdef = get(op_name)
         short = op_name.split(".", 1)[1]
         if opdef.num_inputs is not None and len(values) != opdef.num_inputs:
-            raise UserError(f"map: {short} takes {opdef.num_inputs} column(s), it is given "
-                            f"{len(values)}: {_fmt(current)}", where=where,
-                            hint="map this operation over one input column at a time")
+            raise UserRuntimeError(f"map: {short} takes {opdef.num_inputs} column(s), it is given "
+                                   f"{len(values)}: {_fmt(current)}", where=where,
+                                   hint="map this operation over one input column at a time")
         in_types = [self.graph.type_of(v) for v in values]
         try:
             out_types = list(opdef.infer(opdef.normalize_attrs(attrs), in_types))
         except (TypeError, ValueError, KeyError) as e:
             shown = ", ".join(str(t) for t in in_types)
-            raise UserError(f"map: {short} cannot take column(s) {_fmt(current)} of type {shown}: {e}",
-                            where=where) from None
+            raise UserRuntimeError(f"map: {short} cannot take column(s) {_fmt(current)} of type "
+                                   f"{shown}: {e}", where=where) from None
         names = self._result_names(len(out_types), current, outs, current[0] if current else "column")
         node = self.graph.add(op_name, values, attrs, out_types=out_types, names=names,
                               column=names[0] if len(names) == 1 else None, loc=_loc(ds))
@@ -295,8 +299,8 @@ class _Lowering:
 
     def pyfunc(self, ds, index, fn, values, current, outs, map_attrs):
         if not callable(fn):
-            raise UserError(f"map: operation {index} ({fn!r}) is neither a transform nor a callable",
-                            where=ds.source)
+            raise UserRuntimeError(f"map: operation {index} ({fn!r}) is neither a transform nor a "
+                                   f"callable", where=ds.source)
         key = f"{self.graph.name}.map{map_attrs['map']}.{index}"
         self.module.objects[key] = fn
         in_types = [self.graph.type_of(v) for v in values]
@@ -369,11 +373,11 @@ def _located(ds, op, fn, *args):
     try:
         return fn(*args)
     except (PyFuncError, UserError) as e:
-        raise UserError(e.message, where=ds.source, hint=e.hint) from None
+        raise UserRuntimeError(e.message, where=ds.source, hint=e.hint) from None
     except Exception as e:
         what = op.op_name if _is_tensor_op(op) else f"the Python function {_callable_name(op)}"
-        raise UserError(f"map: {what} raised {type(e).__name__} on the first row: {e}",
-                        where=ds.source) from None
+        raise UserRuntimeError(f"map: {what} raised {type(e).__name__} on the first row: {e}",
+                               where=ds.source) from None
 
 
 def _apply_eagerly(op, values: list) -> list:

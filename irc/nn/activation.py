@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import ops
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UserKeyError, UserTypeError, user_frame
 from .cell import Cell
 
 
@@ -17,9 +17,26 @@ class ReLU6(Cell):
         return ops.relu6(x)
 
 
+class HSwish(Cell):
+    """x * relu6(x + 3) / 6 (MobileNetV3)."""
+
+    def construct(self, x):
+        return ops.hardswish(x)
+
+
+class HSigmoid(Cell):
+    """relu6(x + 3) / 6."""
+
+    def construct(self, x):
+        return ops.hardsigmoid(x)
+
+
 class LeakyReLU(Cell):
     def __init__(self, alpha: float = 0.2):
         super().__init__()
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise UserTypeError(f"LeakyReLU: alpha must be a number, got {alpha!r}",
+                                where=user_frame())
         self.alpha = float(alpha)
 
     def construct(self, x):
@@ -51,6 +68,10 @@ class GELU(Cell):
 class Softmax(Cell):
     def __init__(self, axis: int = -1):
         super().__init__()
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
+            raise UserTypeError(f"{type(self).__name__}: axis must be an int or a tuple of ints, "
+                                f"got {axis!r}", where=user_frame())
         self.axis = axis
 
     def construct(self, x):
@@ -67,7 +88,8 @@ class LogSoftmax(Softmax):
 
 _ACTIVATIONS = {
     "relu": ReLU, "relu6": ReLU6, "leakyrelu": LeakyReLU, "sigmoid": Sigmoid, "tanh": Tanh,
-    "gelu": GELU, "softmax": Softmax, "logsoftmax": LogSoftmax,
+    "gelu": GELU, "softmax": Softmax, "logsoftmax": LogSoftmax, "hswish": HSwish,
+    "hsigmoid": HSigmoid,
 }
 
 
@@ -77,7 +99,11 @@ def get_activation(name, prim_name=None) -> Cell | None:
         return None
     if isinstance(name, Cell):
         return name
-    if not isinstance(name, str) or name.lower() not in _ACTIVATIONS:
-        raise UserError(f"unknown activation {name!r}", where=user_frame(),
-                        hint=f"use one of: {', '.join(sorted(_ACTIVATIONS))}, or a Cell")
+    if not isinstance(name, str):
+        raise UserTypeError(f"an activation is a name or a Cell, got {type(name).__name__}",
+                            where=user_frame())
+    if name.lower() not in _ACTIVATIONS:
+        # MindSpore looks the name up in a table: a KeyError
+        raise UserKeyError(f"unknown activation {name!r}", where=user_frame(),
+                           hint=f"use one of: {', '.join(sorted(_ACTIVATIONS))}, or a Cell")
     return _ACTIVATIONS[name.lower()]()

@@ -1,18 +1,36 @@
 """``nn.Dense``, ``nn.Flatten``, ``nn.Dropout``, ``nn.Identity``."""
 from __future__ import annotations
 
+import math
+
 from .. import ops
-from ..common.initializer import initializer
+from ..common.initializer import HeUniform, Uniform, initializer
 from ..common.tensor import Parameter
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UserTypeError, UserValueError, user_frame
 from .activation import get_activation
 from .cell import Cell
 
 
 def _positive_int(value, what: str, cls: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise UserError(f"{cls}: {what} must be a positive int, got {value!r}", where=user_frame())
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UserTypeError(f"{cls}: {what} must be an int, got {type(value).__name__} "
+                            f"{value!r}", where=user_frame())
+    if value <= 0:
+        raise UserValueError(f"{cls}: {what} must be positive, got {value}", where=user_frame())
     return value
+
+
+def default_weight_init(init):
+    """MindSpore 2's default for a weight: HeUniform(sqrt(5)), i.e. U(-b, b)
+    with b = 1 / sqrt(fan_in)."""
+    return HeUniform(math.sqrt(5)) if init is None else init
+
+
+def default_bias_init(init, fan_in: int):
+    """MindSpore 2's default for a bias: U(-1 / sqrt(fan_in), 1 / sqrt(fan_in))."""
+    if init is not None:
+        return init
+    return Uniform(1 / math.sqrt(fan_in)) if fan_in else "zeros"
 
 
 def make_param(init, shape, name: str, requires_grad: bool = True) -> Parameter:
@@ -24,14 +42,16 @@ def make_param(init, shape, name: str, requires_grad: bool = True) -> Parameter:
 class Dense(Cell):
     """``y = activation(x @ weight^T + bias)``; weight [out, in], bias [out]."""
 
-    def __init__(self, in_channels, out_channels, weight_init="normal", bias_init="zeros",
+    def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None,
                  has_bias: bool = True, activation=None):
         super().__init__()
         self.in_channels = _positive_int(in_channels, "in_channels", "Dense")
         self.out_channels = _positive_int(out_channels, "out_channels", "Dense")
         self.has_bias = bool(has_bias)
-        self.weight = make_param(weight_init, (out_channels, in_channels), "weight")
-        self.bias = make_param(bias_init, (out_channels,), "bias") if has_bias else None
+        self.weight = make_param(default_weight_init(weight_init), (out_channels, in_channels),
+                                 "weight")
+        self.bias = make_param(default_bias_init(bias_init, in_channels), (out_channels,),
+                               "bias") if has_bias else None
         self.activation = get_activation(activation)
         self.activation_flag = self.activation is not None
 
@@ -72,10 +92,13 @@ class Dropout(Cell):
         if p is None:
             p = 0.5 if keep_prob is None else 1.0 - float(keep_prob)
         elif keep_prob is not None:
-            raise UserError("Dropout: give keep_prob or p, not both", where=user_frame())
+            raise UserValueError("Dropout: give keep_prob or p, not both", where=user_frame())
+        if isinstance(p, bool) or not isinstance(p, (int, float)):
+            raise UserTypeError(f"Dropout: the drop probability must be a number, got {p!r}",
+                                where=user_frame())
         if not 0.0 <= float(p) < 1.0:
-            raise UserError(f"Dropout: the drop probability must be in [0, 1), got {p}",
-                            where=user_frame(), hint="keep_prob must be in (0, 1]")
+            raise UserValueError(f"Dropout: the drop probability must be in [0, 1), got {p}",
+                                 where=user_frame(), hint="keep_prob must be in (0, 1]")
         self.p = float(p)
         self.keep_prob = 1.0 - self.p
 

@@ -18,7 +18,9 @@ from typing import Iterator, Optional
 import numpy as np
 
 from ..common.tensor import Parameter, Tensor
-from ..diagnostics import UnsupportedError, UserError, user_frame
+from ..diagnostics import (
+    UnsupportedError, UserAttributeError, UserNotImplementedError, UserTypeError, user_frame,
+)
 from ..ops import _dispatch
 
 
@@ -39,9 +41,9 @@ class Cell:
         try:
             return object.__getattribute__(self, what)
         except AttributeError:
-            raise UserError(f"{type(self).__name__}.__init__ must call super().__init__() "
-                            f"before assigning sub-cells or parameters",
-                            where=user_frame()) from None
+            raise UserAttributeError(f"{type(self).__name__}.__init__ must call "
+                                     f"super().__init__() before assigning sub-cells or "
+                                     f"parameters", where=user_frame()) from None
 
     def __setattr__(self, name: str, value) -> None:
         if isinstance(value, Parameter):
@@ -56,8 +58,8 @@ class Cell:
                 value.update_parameters_name(name + ".")
         else:
             if name in self.__dict__.get("_params", ()) and value is not None:
-                raise UserError(f"{type(self).__name__}.{name} is a Parameter; assign a Parameter "
-                                f"(or use {name}.set_data(...))", where=user_frame())
+                raise UserTypeError(f"{type(self).__name__}.{name} is a Parameter; assign a "
+                                    f"Parameter (or use {name}.set_data(...))", where=user_frame())
             self._forget(name)
             object.__setattr__(self, name, value)
 
@@ -82,15 +84,15 @@ class Cell:
 
     def insert_child_to_cell(self, child_name: str, child_cell: "Cell") -> None:
         if not isinstance(child_cell, Cell):
-            raise UserError(f"insert_child_to_cell: {child_name!r} is not a Cell",
-                            where=user_frame())
+            raise UserTypeError(f"insert_child_to_cell: {child_name!r} is not a Cell",
+                                where=user_frame())
         setattr(self, child_name, child_cell)
 
     def insert_param_to_cell(self, param_name: str, param: Parameter,
                              check_name: bool = True) -> None:
         if not isinstance(param, Parameter):
-            raise UserError(f"insert_param_to_cell: {param_name!r} is not a Parameter",
-                            where=user_frame())
+            raise UserTypeError(f"insert_param_to_cell: {param_name!r} is not a Parameter",
+                                where=user_frame())
         setattr(self, param_name, param)
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
@@ -100,8 +102,10 @@ class Cell:
 
     # -- running ---------------------------------------------------------------------
     def construct(self, *inputs, **kwargs):
-        raise UserError(f"{type(self).__name__} has no construct method", where=user_frame(),
-                        hint="a Cell subclass defines construct(self, x) with its computation")
+        raise UserAttributeError(f"{type(self).__name__} has no construct method",
+                                 where=user_frame(),
+                                 hint="a Cell subclass defines construct(self, x) with its "
+                                      "computation")
 
     def __call__(self, *args, **kwargs):
         tracer = _dispatch.tracer()
@@ -172,6 +176,11 @@ class Cell:
     def parameters_dict(self, recurse: bool = True) -> OrderedDict:
         return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
 
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict:
+        """Materialise every parameter; returns {original: initialised}.  irc
+        fills parameters when they are made, so each maps to itself."""
+        return {p: p.init_data() for p in self.get_parameters()}
+
     # -- printing ---------------------------------------------------------------------
     def extend_repr(self) -> str:
         return ""
@@ -201,8 +210,8 @@ class SequentialCell(Cell):
 
     def _append_named(self, name: str, cell) -> None:
         if not isinstance(cell, Cell):
-            raise UserError(f"SequentialCell holds Cells, got {type(cell).__name__}",
-                            where=user_frame())
+            raise UserTypeError(f"SequentialCell holds Cells, got {type(cell).__name__}",
+                                where=user_frame())
         setattr(self, str(name), cell)
 
     def append(self, cell: Cell) -> "SequentialCell":
@@ -237,7 +246,8 @@ class CellList(Cell):
 
     def append(self, cell: Cell) -> "CellList":
         if not isinstance(cell, Cell):
-            raise UserError(f"CellList holds Cells, got {type(cell).__name__}", where=user_frame())
+            raise UserTypeError(f"CellList holds Cells, got {type(cell).__name__}",
+                                where=user_frame())
         setattr(self, str(len(self._cells)), cell)
         return self
 
@@ -248,7 +258,8 @@ class CellList(Cell):
 
     def insert(self, index: int, cell: Cell) -> None:
         if not isinstance(cell, Cell):
-            raise UserError(f"CellList holds Cells, got {type(cell).__name__}", where=user_frame())
+            raise UserTypeError(f"CellList holds Cells, got {type(cell).__name__}",
+                                where=user_frame())
         cells = list(self._cells.values())
         cells.insert(index, cell)
         # Renumber without prefixing the parameters of the cells already in.
@@ -266,8 +277,8 @@ class CellList(Cell):
         return iter(self._cells.values())
 
     def construct(self, *inputs):
-        raise UserError("a CellList is not callable: call its cells (for cell in self.cells: ...)",
-                        where=user_frame())
+        raise UserNotImplementedError("a CellList is not callable: call its cells "
+                                      "(for cell in self.cells: ...)", where=user_frame())
 
 
 def _view(cls, cells):

@@ -2,20 +2,23 @@
 from __future__ import annotations
 
 from .. import ops
-from ..diagnostics import UserError, user_frame
-from .basic import _positive_int, make_param
+from ..diagnostics import UnsupportedError, UserTypeError, UserValueError, user_frame
+from .basic import _positive_int, default_bias_init, default_weight_init, make_param
 from .cell import Cell
 
 PAD_MODES = ("same", "valid", "pad")
 
 
-def _pair(value, what: str) -> tuple[int, int]:
+def positive_pair(value, what: str, cls: str = "Conv2d") -> tuple[int, int]:
+    """An int or a pair of ints, each positive, as a pair."""
     if isinstance(value, int) and not isinstance(value, bool):
         value = (value, value)
     if not (isinstance(value, tuple) and len(value) == 2
-            and all(isinstance(v, int) and v > 0 for v in value)):
-        raise UserError(f"Conv2d: {what} must be a positive int or a pair of them, got {value!r}",
-                        where=user_frame())
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise UserTypeError(f"{cls}: {what} must be an int or a pair of ints, got {value!r}",
+                            where=user_frame())
+    if min(value) <= 0:
+        raise UserValueError(f"{cls}: {what} must be positive, got {value!r}", where=user_frame())
     return value
 
 
@@ -23,27 +26,30 @@ class Conv2d(Cell):
     """2-D convolution of NCHW input; weight [out, in/group, kh, kw]."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
-                 padding=0, dilation=1, group=1, has_bias=False, weight_init="normal",
-                 bias_init="zeros", data_format="NCHW"):
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
+                 bias_init=None, data_format="NCHW"):
         super().__init__()
         self.in_channels = _positive_int(in_channels, "in_channels", "Conv2d")
         self.out_channels = _positive_int(out_channels, "out_channels", "Conv2d")
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.stride = _pair(stride, "stride")
-        self.dilation = _pair(dilation, "dilation")
+        self.kernel_size = positive_pair(kernel_size, "kernel_size")
+        self.stride = positive_pair(stride, "stride")
+        self.dilation = positive_pair(dilation, "dilation")
         self.group = _positive_int(group, "group", "Conv2d")
         self.pad_mode = _check_pad_mode(pad_mode, padding)
         self.padding = padding
         if data_format != "NCHW":
-            raise UserError("Conv2d: irc supports data_format='NCHW' only", where=user_frame())
+            raise UnsupportedError("Conv2d: irc supports data_format='NCHW' only",
+                                   where=user_frame())
         if in_channels % group or out_channels % group:
-            raise UserError(f"Conv2d: in_channels ({in_channels}) and out_channels "
-                            f"({out_channels}) "
-                            f"must both divide by group ({group})", where=user_frame())
+            raise UserValueError(f"Conv2d: in_channels ({in_channels}) and out_channels "
+                                 f"({out_channels}) must both divide by group ({group})",
+                                 where=user_frame())
         self.has_bias = bool(has_bias)
-        self.weight = make_param(weight_init, (out_channels, in_channels // group,
-                                               *self.kernel_size), "weight")
-        self.bias = make_param(bias_init, (out_channels,), "bias") if has_bias else None
+        shape = (out_channels, in_channels // group, *self.kernel_size)
+        self.weight = make_param(default_weight_init(weight_init), shape, "weight")
+        fan_in = shape[1] * shape[2] * shape[3]
+        self.bias = make_param(default_bias_init(bias_init, fan_in), (out_channels,),
+                               "bias") if has_bias else None
 
     def construct(self, x):
         return ops.conv2d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
@@ -57,20 +63,23 @@ class Conv2d(Cell):
 
 
 def _check_pad_mode(pad_mode, padding) -> str:
-    mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+    if not isinstance(pad_mode, str):
+        raise UserTypeError(f"pad_mode must be a str, got {type(pad_mode).__name__}",
+                            where=user_frame())
+    mode = pad_mode.lower()
     if mode not in PAD_MODES:
-        raise UserError(f"pad_mode must be one of {', '.join(PAD_MODES)}, got {pad_mode!r}",
-                        where=user_frame())
+        raise UserValueError(f"pad_mode must be one of {', '.join(PAD_MODES)}, got {pad_mode!r}",
+                             where=user_frame())
     nonzero = padding not in (0, (0, 0), (0, 0, 0, 0))
     if nonzero and mode != "pad":
-        raise UserError(f"padding={padding!r} needs pad_mode='pad' (got {pad_mode!r})",
-                        where=user_frame())
+        raise UserValueError(f"padding={padding!r} needs pad_mode='pad' (got {pad_mode!r})",
+                             where=user_frame())
     if isinstance(padding, int):
         ok = padding >= 0
     else:
         ok = isinstance(padding, tuple) and len(padding) in (2, 4) and all(
             isinstance(p, int) and p >= 0 for p in padding)
     if not ok:
-        raise UserError(f"padding must be a non-negative int or a tuple of 2 or 4 of them, "
-                        f"got {padding!r}", where=user_frame())
+        raise UserValueError(f"padding must be a non-negative int or a tuple of 2 or 4 of them, "
+                             f"got {padding!r}", where=user_frame())
     return mode

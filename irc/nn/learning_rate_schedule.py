@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..common.tensor import Tensor
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UserNotImplementedError, UserTypeError, UserValueError, user_frame
 from .cell import Cell
 
 __all__ = [
@@ -26,18 +26,20 @@ __all__ = [
 
 
 def _positive_int(fn: str, name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:
-        raise UserError(f"{fn}: {name} must be a positive int, got {v!r}", where=user_frame())
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise UserTypeError(f"{fn}: {name} must be an int, got {v!r}", where=user_frame())
+    if v <= 0:
+        raise UserValueError(f"{fn}: {name} must be positive, got {v}", where=user_frame())
     return int(v)
 
 
 def _number(fn: str, name: str, v, lo: float = 0.0, open_lo: bool = False) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float, np.number)):
-        raise UserError(f"{fn}: {name} must be a number, got {v!r}", where=user_frame())
+        raise UserTypeError(f"{fn}: {name} must be a number, got {v!r}", where=user_frame())
     v = float(v)
     if v < lo or (open_lo and v == lo):
-        raise UserError(f"{fn}: {name} must be {'>' if open_lo else '>='} {lo}, got {v}",
-                        where=user_frame())
+        raise UserValueError(f"{fn}: {name} must be {'>' if open_lo else '>='} {lo}, got {v}",
+                             where=user_frame())
     return v
 
 
@@ -49,15 +51,16 @@ def piecewise_constant_lr(milestone, learning_rates) -> list[float]:
     """``learning_rates[j]`` for steps ``milestone[j-1] <= i < milestone[j]``."""
     fn = "piecewise_constant_lr"
     if not isinstance(milestone, (list, tuple)) or not isinstance(learning_rates, (list, tuple)):
-        raise UserError(f"{fn}: milestone and learning_rates must be lists", where=user_frame())
+        raise UserTypeError(f"{fn}: milestone and learning_rates must be lists",
+                            where=user_frame())
     if len(milestone) != len(learning_rates):
-        raise UserError(f"{fn}: milestone and learning_rates must have the same length, got "
-                        f"{len(milestone)} and {len(learning_rates)}", where=user_frame())
+        raise UserValueError(f"{fn}: milestone and learning_rates must have the same length, "
+                             f"got {len(milestone)} and {len(learning_rates)}", where=user_frame())
     out, last = [], 0
     for m, lr in zip(milestone, learning_rates):
         m = _positive_int(fn, "milestone", m)
         if m <= last:
-            raise UserError(f"{fn}: milestone must be increasing, got {list(milestone)}",
+            raise UserValueError(f"{fn}: milestone must be increasing, got {list(milestone)}",
                             where=user_frame())
         out += [_number(fn, "learning_rates", lr)] * (m - last)
         last = m
@@ -107,8 +110,8 @@ def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch) -> 
     min_lr = _number(fn, "min_lr", min_lr)
     max_lr = _number(fn, "max_lr", max_lr, open_lo=True)
     if min_lr >= max_lr:
-        raise UserError(f"{fn}: min_lr must be below max_lr, got {min_lr} and {max_lr}",
-                        where=user_frame())
+        raise UserValueError(f"{fn}: min_lr must be below max_lr, got {min_lr} and {max_lr}",
+                             where=user_frame())
     decay_epoch = _positive_int(fn, "decay_epoch", decay_epoch)
     delta = 0.5 * (max_lr - min_lr)
     return [min_lr + delta * (1 + math.cos(math.pi * min(e, decay_epoch) / decay_epoch))
@@ -150,7 +153,8 @@ class LearningRateSchedule(Cell):
 
     def values(self, steps: np.ndarray) -> np.ndarray:
         """The rate at each global step of ``steps`` (float64)."""
-        raise UserError(f"{type(self).__name__} must define values(steps)", where=user_frame())
+        raise UserNotImplementedError(f"{type(self).__name__} must define values(steps)",
+                                      where=user_frame())
 
     def construct(self, global_step):
         step = np.asarray(global_step, dtype=np.float64)
@@ -192,8 +196,8 @@ class CosineDecayLR(LearningRateSchedule):
         self.min_lr = _number("CosineDecayLR", "min_lr", min_lr)
         self.max_lr = _number("CosineDecayLR", "max_lr", max_lr, open_lo=True)
         if self.min_lr >= self.max_lr:
-            raise UserError(f"CosineDecayLR: min_lr must be below max_lr, got {min_lr} and {max_lr}",
-                            where=user_frame())
+            raise UserValueError(f"CosineDecayLR: min_lr must be below max_lr, got {min_lr} and "
+                                 f"{max_lr}", where=user_frame())
         self.decay_steps = _positive_int("CosineDecayLR", "decay_steps", decay_steps)
 
     def values(self, steps):

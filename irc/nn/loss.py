@@ -10,7 +10,7 @@ about the loss point there).
 """
 from __future__ import annotations
 
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UnsupportedError, UserNotImplementedError, UserValueError, user_frame
 from ..ops import _dispatch
 from .cell import Cell
 
@@ -22,8 +22,8 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 def _reduction(cls: str, reduction) -> str:
     if reduction not in _REDUCTIONS:
-        raise UserError(f"{cls}: reduction must be one of 'mean', 'sum', 'none', got {reduction!r}",
-                        where=user_frame())
+        raise UserValueError(f"{cls}: reduction must be one of 'mean', 'sum', 'none', got "
+                             f"{reduction!r}", where=user_frame())
     return reduction
 
 
@@ -46,8 +46,8 @@ class LossBase(Cell):
 
     def construct(self, logits, labels):
         if not self.op:
-            raise UserError(f"{type(self).__name__} must define construct (a loss computed with "
-                            f"irc.ops)", where=user_frame())
+            raise UserNotImplementedError(f"{type(self).__name__} must define construct (a loss "
+                                          f"computed with irc.ops)", where=user_frame())
         return _dispatch.apply(self.op, self.operands(logits, labels),
                                self.op_attrs(logits, labels))[0]
 
@@ -83,10 +83,10 @@ class CrossEntropyLoss(LossBase):
                  label_smoothing: float = 0.0):
         super().__init__(reduction)
         if weight is not None or label_smoothing:
-            raise UserError("CrossEntropyLoss: class weights and label_smoothing are not "
-                            "supported by irc", where=self.source,
-                            hint="use SoftmaxCrossEntropyWithLogits, or smooth the labels in "
-                                 "the pipeline")
+            raise UnsupportedError("CrossEntropyLoss: class weights and label_smoothing are not "
+                                   "supported by irc", where=self.source,
+                                   hint="use SoftmaxCrossEntropyWithLogits, or smooth the labels "
+                                        "in the pipeline")
         self.ignore_index = ignore_index
 
     def op_attrs(self, logits, labels) -> dict:

@@ -3,18 +3,24 @@
 and :func:`get_metrics` for ``Model(metrics={"accuracy"})``.
 
 A metric accumulates over batches on the host: ``clear()``, ``update(...)``
-per batch (numpy arrays or Tensors), ``eval()``.
+per batch (numpy arrays or Tensors), ``eval()``.  :class:`Metric` is
+MindSpore's base class, which users subclass: ``set_indexes`` picks and
+orders the inputs of an ``update`` decorated with :func:`rearrange_inputs`,
+and calling a metric is ``clear(); update(...); eval()``.
 """
 from __future__ import annotations
 
 import abc
+import functools
 
 import numpy as np
 
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import (
+    UserError, UserKeyError, UserRuntimeError, UserTypeError, UserValueError, user_frame,
+)
 
-__all__ = ["Metric", "Accuracy", "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
-           "Top5CategoricalAccuracy", "get_metrics"]
+__all__ = ["Metric", "rearrange_inputs", "Accuracy", "Loss", "TopKCategoricalAccuracy",
+           "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metrics"]
 
 
 def _array(x) -> np.ndarray:
@@ -28,9 +34,45 @@ def _class_indices(y: np.ndarray, n_classes: int) -> np.ndarray:
     return y.reshape(-1).astype(np.int64)
 
 
+def rearrange_inputs(update):
+    """Decorator for ``update``: pass the inputs the metric's ``indexes`` pick."""
+    @functools.wraps(update)
+    def wrapper(self, *inputs):
+        indexes = self.indexes
+        return update(self, *(inputs if not indexes else [inputs[i] for i in indexes]))
+    return wrapper
+
+
 class Metric(abc.ABC):
+    """Base class: subclasses define clear, update and eval (and call
+    ``self.clear()`` in ``__init__`` when they need their state at once)."""
+
     def __init__(self):
+        self._indexes = None
+
+    @property
+    def indexes(self):
+        return getattr(self, "_indexes", None)
+
+    def set_indexes(self, indexes) -> "Metric":
+        if not isinstance(indexes, list) or not all(
+                isinstance(i, int) and not isinstance(i, bool) for i in indexes):
+            raise UserValueError(f"set_indexes: indexes must be a list of ints, got {indexes!r}",
+                                 where=user_frame())
+        self._indexes = indexes
+        return self
+
+    def _convert_data(self, data) -> np.ndarray:
+        """A Tensor, list or array as a numpy array."""
+        if isinstance(data, (list, np.ndarray)) or hasattr(data, "asnumpy"):
+            return _array(data)
+        raise UserTypeError(f"{type(self).__name__}: the input must be a Tensor, list or "
+                            f"numpy.ndarray, got {type(data).__name__}", where=user_frame())
+
+    def __call__(self, *inputs):
         self.clear()
+        self.update(*inputs)
+        return self.eval()
 
     @abc.abstractmethod
     def clear(self) -> None:
@@ -45,8 +87,8 @@ class Metric(abc.ABC):
         """The metric over every batch since clear()."""
 
     def _no_samples(self) -> UserError:
-        return UserError(f"{type(self).__name__}.eval(): no samples were evaluated",
-                         where=user_frame(), hint="the evaluation dataset is empty")
+        return UserRuntimeError(f"{type(self).__name__}.eval(): no samples were evaluated",
+                                where=user_frame(), hint="the evaluation dataset is empty")
 
 
 class Accuracy(Metric):
@@ -54,10 +96,11 @@ class Accuracy(Metric):
 
     def __init__(self, eval_type: str = "classification"):
         if eval_type not in ("classification", "multilabel"):
-            raise UserError(f"Accuracy: eval_type must be 'classification' or 'multilabel', "
+            raise UserTypeError(f"Accuracy: eval_type must be 'classification' or 'multilabel', "
                             f"got {eval_type!r}", where=user_frame())
-        self.eval_type = eval_type
         super().__init__()
+        self.eval_type = eval_type
+        self.clear()
 
     def clear(self) -> None:
         self._correct = 0.0
@@ -65,7 +108,7 @@ class Accuracy(Metric):
 
     def update(self, *inputs) -> None:
         if len(inputs) != 2:
-            raise UserError(f"Accuracy.update takes (y_pred, y), got {len(inputs)} inputs",
+            raise UserValueError(f"Accuracy.update takes (y_pred, y), got {len(inputs)} inputs",
                             where=user_frame())
         pred, y = _array(inputs[0]), _array(inputs[1])
         if self.eval_type == "multilabel":
@@ -84,13 +127,17 @@ class Accuracy(Metric):
 class Loss(Metric):
     """The mean of the losses given to update()."""
 
+    def __init__(self):
+        super().__init__()
+        self.clear()
+
     def clear(self) -> None:
         self._sum = 0.0
         self._count = 0
 
     def update(self, *inputs) -> None:
         if len(inputs) != 1:
-            raise UserError(f"Loss.update takes the loss, got {len(inputs)} inputs",
+            raise UserValueError(f"Loss.update takes the loss, got {len(inputs)} inputs",
                             where=user_frame())
         loss = _array(inputs[0])
         self._sum += float(loss.mean()) if loss.ndim else float(loss)
@@ -106,11 +153,15 @@ class TopKCategoricalAccuracy(Metric):
     """Fraction of samples whose label is among the k highest logits."""
 
     def __init__(self, k: int):
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise UserError(f"TopKCategoricalAccuracy: k must be a positive int, got {k!r}",
-                            where=user_frame())
-        self.k = k
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise UserTypeError(f"TopKCategoricalAccuracy: k must be an int, got {k!r}",
+                                where=user_frame())
+        if k < 1:
+            raise UserValueError(f"TopKCategoricalAccuracy: k must be positive, got {k}",
+                                 where=user_frame())
         super().__init__()
+        self.k = k
+        self.clear()
 
     def clear(self) -> None:
         self._correct = 0
@@ -151,7 +202,7 @@ def get_metrics(metrics) -> dict[str, Metric]:
         out = {}
         for name, m in metrics.items():
             if not isinstance(m, Metric):
-                raise UserError(f"metric {name!r} must be a Metric, got {type(m).__name__}",
+                raise UserTypeError(f"metric {name!r} must be a Metric, got {type(m).__name__}",
                                 where=user_frame())
             out[name] = m
         return out
@@ -159,9 +210,9 @@ def get_metrics(metrics) -> dict[str, Metric]:
         out = {}
         for name in metrics:
             if name not in _BY_NAME:
-                raise UserError(f"unknown metric {name!r}", where=user_frame(),
+                raise UserKeyError(f"unknown metric {name!r}", where=user_frame(),
                                 hint=f"known metrics: {', '.join(sorted(_BY_NAME))}")
             out[name] = _BY_NAME[name]()
         return out
-    raise UserError(f"metrics must be a set of names or a dict of Metrics, got "
+    raise UserTypeError(f"metrics must be a set of names or a dict of Metrics, got "
                     f"{type(metrics).__name__}", where=user_frame())

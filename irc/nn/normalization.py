@@ -2,7 +2,8 @@
 
 Training (``set_train(True)``, or ``use_batch_statistics=True``) normalises
 with the batch's mean and biased variance and updates the running
-statistics: ``moving = moving * momentum + batch * (1 - momentum)``.
+statistics: ``moving = moving * momentum + batch * (1 - momentum)``, the
+variance's batch term unbiased (``n / (n - 1)``), as MindSpore and PyTorch do.
 Evaluation normalises with the running statistics.  ``gamma``/``beta`` are
 trainable; ``moving_mean``/``moving_variance`` are Parameters with
 ``requires_grad=False``.
@@ -10,7 +11,7 @@ trainable; ``moving_mean``/``moving_variance`` are Parameters with
 from __future__ import annotations
 
 from .. import ops
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UnsupportedError, UserTypeError, UserValueError, user_frame
 from ..ops._dispatch import type_of
 from .basic import _positive_int, make_param
 from .cell import Cell
@@ -26,28 +27,34 @@ class _BatchNorm(Cell):
         super().__init__()
         name = type(self).__name__
         self.num_features = _positive_int(num_features, "num_features", name)
+        for what, value in (("momentum", momentum), ("eps", eps)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise UserTypeError(f"{name}: {what} must be a number, got {value!r}",
+                                    where=user_frame())
         if not 0.0 <= momentum <= 1.0:
-            raise UserError(f"{name}: momentum must be in [0, 1], got {momentum}",
-                            where=user_frame())
+            raise UserValueError(f"{name}: momentum must be in [0, 1], got {momentum}",
+                                 where=user_frame())
         if eps <= 0:
-            raise UserError(f"{name}: eps must be positive, got {eps}", where=user_frame())
+            raise UserValueError(f"{name}: eps must be positive, got {eps}", where=user_frame())
         if data_format != "NCHW":
-            raise UserError(f"{name}: irc supports data_format='NCHW' only", where=user_frame())
+            raise UnsupportedError(f"{name}: irc supports data_format='NCHW' only",
+                                   where=user_frame())
         self.eps, self.momentum = float(eps), float(momentum)
         self.use_batch_statistics = use_batch_statistics
         shape = (num_features,)
-        self.gamma = make_param(gamma_init, shape, "gamma", requires_grad=affine)
-        self.beta = make_param(beta_init, shape, "beta", requires_grad=affine)
+        # MindSpore's order: the running statistics first (checkpoints list them so)
         self.moving_mean = make_param(moving_mean_init, shape, "moving_mean",
                                       requires_grad=False)
         self.moving_variance = make_param(moving_var_init, shape, "moving_variance",
                                           requires_grad=False)
+        self.gamma = make_param(gamma_init, shape, "gamma", requires_grad=affine)
+        self.beta = make_param(beta_init, shape, "beta", requires_grad=affine)
 
     def construct(self, x):
         t = type_of(x)
         if t.rank not in self._rank:
-            raise UserError(f"{type(self).__name__} expects {self._layout} input, got {t}",
-                            where=user_frame())
+            raise UserValueError(f"{type(self).__name__} expects {self._layout} input, got {t}",
+                                 where=user_frame())
         training = self.training if self.use_batch_statistics is None else self.use_batch_statistics
         return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta,
                               training, 1.0 - self.momentum, self.eps)

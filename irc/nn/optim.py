@@ -1,9 +1,11 @@
 """``mindspore.nn`` optimizers: ``Momentum``, ``SGD``, ``Adam``.
 
-An optimizer here describes the update; it does not run it.  ``Model.train``
-turns it into the ``train.minimize`` marker (:meth:`Optimizer.minimize_attrs`)
-and the autodiff pass emits the update ops, whose numbers follow
-MindSpore's kernels (see ``irc/dialects/train.py``).  The learning rate is
+An optimizer describes the update.  ``Model.train`` turns it into the
+``train.minimize`` marker (:meth:`Optimizer.minimize_attrs`) and the autodiff
+pass emits the update ops; called on gradients (``optimizer(grads)``, the
+functional style) it applies the same ops itself, traced inside a jitted
+function or eagerly.  Their numbers follow MindSpore's kernels (see
+``irc/dialects/train.py``).  The learning rate is
 a number, a list (or 1-D Tensor/array) with one rate per step, or a
 ``LearningRateSchedule``; :meth:`Optimizer.learning_rates` gives the rates
 of any run of global steps (past the end of a list, its last rate).
@@ -17,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..common.tensor import Parameter, Tensor
-from ..diagnostics import UnsupportedError, UserError, user_frame
+from ..diagnostics import UnsupportedError, UserError, UserValueError, user_frame
+from ..dialects.train import OPTIMIZER_STATE, SCALAR_STATE, UPDATE_OPS, update_attrs
+from ..ops import _dispatch
 from .cell import Cell
 from .learning_rate_schedule import LearningRateSchedule
 
@@ -148,10 +152,57 @@ class Optimizer(Cell):
                 attrs["decay_params"] = [n for n, d in zip(params, self.weight_decays) if d]
         return attrs
 
-    def construct(self, *grads):
-        raise UserError(f"{type(self).__name__} is applied by Model.train; irc does not run an "
-                        f"optimizer step eagerly", where=user_frame(),
-                        hint="train with Model(network, loss_fn, optimizer).train(...)")
+    # -- applied to gradients (functional training) ---------------------------------
+    def next_learning_rate(self) -> np.float32:
+        """The rate of the optimizer's next step; counts the step (MindSpore's
+        global_step), so schedules advance once per update."""
+        step = self.__dict__.get("_irc_step", 0)
+        object.__setattr__(self, "_irc_step", step + 1)
+        return self.learning_rates(step, 1)[0]
+
+    def state_of(self, param: Parameter) -> list[Parameter]:
+        """The optimizer's state for ``param``, as Parameters under MindSpore's
+        names (``moments.conv1.weight``), made on first use."""
+        states = self.__dict__.setdefault("_irc_states", {})
+        if id(param) not in states:
+            states[id(param)] = [
+                Parameter(np.full(() if prefix in SCALAR_STATE else param.shape,
+                                  0.0 if init == "zeros" else 1.0, dtype=np.float32),
+                          name=f"{prefix}.{param.name}", requires_grad=False)
+                for prefix, init in OPTIMIZER_STATE[self.kind]]
+        return states[id(param)]
+
+    def _powers(self) -> list:
+        """Adam's bias-correction powers, advanced once per step."""
+        powers = self.__dict__.get("_irc_powers")
+        if powers is None:
+            powers = [Parameter(np.ones((), np.float32), name=n, requires_grad=False)
+                      for n in ("beta1_power", "beta2_power")]
+            object.__setattr__(self, "_irc_powers", powers)
+        new = _dispatch.apply("train.AdamPowers", powers,
+                              {"beta1": self.beta1, "beta2": self.beta2})
+        for p, v in zip(powers, new):
+            _dispatch.assign(p, v)
+        return new
+
+    def construct(self, gradients):
+        """``optimizer(grads)``: one update of every parameter, the same
+        ``train.*Update`` ops ``Model.train`` emits (inside a jitted
+        function, graph nodes; eagerly, at once)."""
+        grads = tuple(gradients) if isinstance(gradients, (tuple, list)) else (gradients,)
+        if len(grads) != len(self.param_list):
+            raise UserValueError(f"{type(self).__name__} has {len(self.param_list)} parameters "
+                                 f"but got {len(grads)} gradients", where=user_frame(),
+                                 hint="take the gradients with weights=optimizer.parameters")
+        lr = _dispatch.learning_rate(self)
+        powers = self._powers() if self.kind == "Adam" else []
+        for param, grad, decay in zip(self.param_list, grads, self.weight_decays):
+            state = self.state_of(param)
+            attrs = update_attrs(self.kind, self.hyper_attrs(), decay, self.loss_scale)
+            new = _dispatch.apply(UPDATE_OPS[self.kind], [param, grad, *state, lr, *powers], attrs)
+            for target, value in zip([param, *state], new):
+                _dispatch.assign(target, value)
+        return True
 
 
 class Momentum(Optimizer):

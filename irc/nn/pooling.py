@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from .. import ops
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UnsupportedError, user_frame
 from .cell import Cell
-from .conv import _check_pad_mode
+from .conv import _check_pad_mode, positive_pair
 
 
 class _Pool2d(Cell):
@@ -13,9 +13,12 @@ class _Pool2d(Cell):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
                  data_format="NCHW"):
         super().__init__()
+        name = type(self).__name__
         if data_format != "NCHW":
-            raise UserError(f"{type(self).__name__}: irc supports data_format='NCHW' only",
-                            where=user_frame())
+            raise UnsupportedError(f"{name}: irc supports data_format='NCHW' only",
+                                   where=user_frame())
+        positive_pair(kernel_size, "kernel_size", name)
+        positive_pair(stride, "stride", name)
         self.kernel_size, self.stride = kernel_size, stride
         self.pad_mode = _check_pad_mode(pad_mode, padding)
         self.padding, self.ceil_mode = padding, bool(ceil_mode)
@@ -37,8 +40,8 @@ class MaxPool2d(_Pool2d):
                  return_indices=False, ceil_mode=False, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
         if dilation not in (1, (1, 1)) or return_indices:
-            raise UserError("MaxPool2d: dilation and return_indices are not supported",
-                            where=user_frame())
+            raise UnsupportedError("MaxPool2d: dilation and return_indices are not supported",
+                                   where=user_frame())
 
 
 class AvgPool2d(_Pool2d):
@@ -49,5 +52,21 @@ class AvgPool2d(_Pool2d):
                  count_include_pad=True, divisor_override=None, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
         if divisor_override is not None:
-            raise UserError("AvgPool2d: divisor_override is not supported", where=user_frame())
+            raise UnsupportedError("AvgPool2d: divisor_override is not supported",
+                                   where=user_frame())
         self.count_include_pad = bool(count_include_pad)
+
+
+class AdaptiveAvgPool2d(Cell):
+    """Average over output_size bins of the last two axes (CHW or NCHW); an
+    int, or a pair of ints or None (None keeps that axis's size)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = ops.functional.adaptive_output_size(output_size, "AdaptiveAvgPool2d")
+
+    def construct(self, x):
+        return ops.adaptive_avg_pool2d(x, self.output_size)
+
+    def extend_repr(self) -> str:
+        return f"output_size={self.output_size}"

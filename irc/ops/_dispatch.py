@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UserRuntimeError, UserTypeError, user_error_like, user_frame
 from ..dialects import load_all
 from ..ir.registry import get as get_op
 from ..ir.types import TensorType
@@ -41,9 +41,11 @@ class SymDim:
         return hash(("SymDim", self.name))
 
     def __index__(self) -> int:
-        raise UserError(f"the dimension {self.name} (the batch size) is not known while the "
-                        f"network is compiled", where=user_frame(),
-                        hint="pass it on as it is (e.g. reshape(x, (x.shape[0], -1))) or use -1")
+        # a TypeError, as Python's own __index__ failures
+        raise UserTypeError(f"the dimension {self.name} (the batch size) is not known while the "
+                            f"network is compiled", where=user_frame(),
+                            hint="pass it on as it is (e.g. reshape(x, (x.shape[0], -1))) or "
+                                 "use -1")
 
     __int__ = __index__
 
@@ -106,17 +108,26 @@ def assign(param, value) -> None:
     param.set_data(np.asarray(value))
 
 
+def learning_rate(optimizer):
+    """The learning rate of ``optimizer``'s next step: traced, a graph input
+    the runner feeds each call (schedules work); eager, its value now."""
+    if _TRACER is not None:
+        return _TRACER.learning_rate(optimizer)
+    from ..common.tensor import Tensor
+    return Tensor(optimizer.next_learning_rate())
+
+
 def _eager(op: str, inputs: list, attrs: dict) -> list:
     from ..common.tensor import Tensor
     opdef = get_op(op)
     for x in inputs:
         if is_symbolic(x):
-            raise UserError("a tensor of a traced network was used outside the trace",
-                            where=user_frame())
+            raise UserRuntimeError("a tensor of a traced network was used outside the trace",
+                                   where=user_frame())
     arrays = [np.asarray(x) for x in inputs]
     attrs = opdef.normalize_attrs(attrs)
     try:
         opdef.infer(attrs, [TensorType.of(a) for a in arrays])
     except (TypeError, ValueError) as e:
-        raise UserError(str(e), where=user_frame()) from None
+        raise user_error_like(e, str(e), where=user_frame()) from None
     return [Tensor(r) for r in opdef.host_batch_fn(arrays, attrs, None)]

@@ -18,7 +18,10 @@ from typing import Sequence
 import numpy as np
 
 from ..common import dtype as mstype
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import (
+    UnsupportedError, UserError, UserIndexError, UserTypeError, UserValueError, missing_names,
+    user_frame,
+)
 from ..ir.types import UNKNOWN, from_numpy_dtype, is_float, to_numpy_dtype
 from ._dispatch import SymDim, apply, apply_random, assign as _assign, is_tensor, type_of
 
@@ -29,8 +32,18 @@ def _one(op: str, inputs: list, attrs: dict | None = None):
     return apply(op, inputs, attrs)[0]
 
 
-def _error(message: str, hint: str | None = None) -> UserError:
-    return UserError(message, where=user_frame(), hint=hint)
+def _error(message: str, hint: str | None = None, kind: type = UserValueError) -> UserError:
+    """A bad argument, located at the user's line; by default a ValueError,
+    as MindSpore's argument checks raise."""
+    return kind(message, where=user_frame(), hint=hint)
+
+
+def _type_error(message: str, hint: str | None = None) -> UserError:
+    return _error(message, hint, UserTypeError)
+
+
+def _unsupported(message: str, hint: str | None = None) -> UserError:
+    return _error(message, hint, UnsupportedError)
 
 
 # -----------------------------------------------------------------------------
@@ -47,7 +60,7 @@ def _as_tensor(x, what: str = "input"):
         return x
     if isinstance(x, (np.ndarray, list, tuple, int, float, bool, np.number)):
         return Tensor(x)
-    raise _error(f"expected a Tensor for the {what}, got {type(x).__name__}")
+    raise _type_error(f"expected a Tensor for the {what}, got {type(x).__name__}")
 
 
 def _is_number(x) -> bool:
@@ -57,7 +70,7 @@ def _is_number(x) -> bool:
 def _promote_pair(a, b):
     """Two operands of one dtype (MindSpore's implicit type promotion)."""
     if _is_number(a) and _is_number(b):
-        raise _error("an op needs at least one Tensor operand, got two numbers")
+        raise _type_error("an op needs at least one Tensor operand, got two numbers")
     if _is_number(a) or _is_number(b):
         t, n = (b, a) if _is_number(a) else (a, b)
         dtype = type_of(t).dtype
@@ -223,8 +236,10 @@ def log_softmax(x, axis: int = -1):
 def _single_axis(axis, name: str) -> int:
     if isinstance(axis, (tuple, list)):
         if len(axis) != 1:
-            raise _error(f"{name}: one axis only, got {tuple(axis)}")
+            raise _unsupported(f"{name}: one axis only, got {tuple(axis)}")
         axis = axis[0]
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise _type_error(f"{name}: the axis must be an int, got {axis!r}")
     return int(axis)
 
 
@@ -244,8 +259,9 @@ def _shape_arg(s) -> list:
     if isinstance(s, (int, np.integer, SymDim)):
         return [s]
     if is_tensor(s):
-        raise _error("the shape must be a tuple of ints known when the network is compiled, "
-                     "got a Tensor", hint="use x.shape or ops.shape(x), which are static")
+        raise _type_error("the shape must be a tuple of ints known when the network is "
+                          "compiled, got a Tensor",
+                          hint="use x.shape or ops.shape(x), which are static")
     return list(s)
 
 
@@ -266,7 +282,7 @@ def reshape(x, shape):  # noqa: F811 -- MindSpore's argument name
                 raise _error(f"reshape: invalid dimension {d} in {tuple(shape)}")
             dims.append(int(d))
         else:
-            raise _error(f"reshape: dimensions must be ints, got {d!r}")
+            raise _type_error(f"reshape: dimensions must be ints, got {d!r}")
     return _one("nn.Reshape", [x], {"shape": dims})
 
 
@@ -275,7 +291,7 @@ def flatten(x, order: str = "C", *, start_dim: int = 1, end_dim: int = -1):
     x = _as_tensor(x)
     t = type_of(x)
     if order != "C":
-        raise _error("flatten: only order='C' is supported")
+        raise _unsupported("flatten: only order='C' is supported")
     start, end = start_dim % builtins.max(t.rank, 1), end_dim % builtins.max(t.rank, 1)
     if end == builtins.max(t.rank - 1, 0):
         return _one("nn.Flatten", [x], {"axis": start})
@@ -310,9 +326,16 @@ def expand_dims(x, axis: int):
 unsqueeze = expand_dims
 
 
+def _tensor_list(tensors, what: str) -> None:
+    if not isinstance(tensors, (list, tuple)):
+        raise _type_error(f"{what}: expected a tuple or list of Tensors, got "
+                          f"{type(tensors).__name__}")
+    if not tensors:
+        raise _error(f"{what}: expected at least one Tensor, got an empty {type(tensors).__name__}")
+
+
 def concat(tensors: Sequence, axis: int = 0):
-    if not isinstance(tensors, (list, tuple)) or not tensors:
-        raise _error("concat: expected a non-empty tuple or list of Tensors")
+    _tensor_list(tensors, "concat")
     tensors = [_as_tensor(t) for t in tensors]
     return _one("nn.Concat", tensors, {"axis": int(axis)})
 
@@ -321,8 +344,7 @@ cat = concat
 
 
 def stack(tensors: Sequence, axis: int = 0):
-    if not isinstance(tensors, (list, tuple)) or not tensors:
-        raise _error("stack: expected a non-empty tuple or list of Tensors")
+    _tensor_list(tensors, "stack")
     r = type_of(_as_tensor(tensors[0])).rank + 1
     return concat([expand_dims(t, axis % r) for t in tensors], axis % r)
 
@@ -332,7 +354,7 @@ def cast(x, dtype):
     try:
         to = mstype.to_ir(dtype)
     except TypeError as e:
-        raise _error(str(e)) from None
+        raise _type_error(str(e)) from None
     if type_of(x).dtype == to:
         return x
     return _one("nn.Cast", [x], {"to": to})
@@ -344,10 +366,11 @@ def getitem(x, index):
     t = type_of(x)
     index = index if isinstance(index, tuple) else (index,)
     if builtins.sum(1 for i in index if i is Ellipsis) > 1:
-        raise _error("an index can have one Ellipsis (...) only")
+        raise _error("an index can have one Ellipsis (...) only", kind=UserIndexError)
     used = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
     if used > t.rank:
-        raise _error(f"too many indices ({used}) for a tensor of rank {t.rank}")
+        raise _error(f"too many indices ({used}) for a tensor of rank {t.rank}",
+                     kind=UserIndexError)
     expanded = []
     for i in index:
         expanded += [slice(None)] * (t.rank - used) if i is Ellipsis else [i]
@@ -371,8 +394,8 @@ def _apply_index(x, t, items):
             starts.append(s), ends.append(s + 1 if s != -1 else INT64_MAX)
             axes.append(axis), steps.append(1), squeeze_axes.append(axis)
         else:
-            raise _error(f"unsupported index {item!r}: irc supports ints, slices, ... and None",
-                         hint="gather with a Tensor index is not supported")
+            raise _unsupported(f"unsupported index {item!r}: irc supports ints, slices, ... and "
+                               f"None", hint="gather with a Tensor index is not supported")
         axis += 1
     y = _one("nn.Slice", [x], {"starts": starts, "ends": ends, "axes": axes,
                                "steps": steps}) if axes else x
@@ -398,7 +421,8 @@ def _slice_bounds(s: slice):
 
 def _int_index(i: int, size, axis: int) -> int:
     if isinstance(size, int) and not -size <= i < size:
-        raise _error(f"index {i} is out of bounds for axis {axis} of size {size}")
+        raise _error(f"index {i} is out of bounds for axis {axis} of size {size}",
+                     kind=UserIndexError)
     return i
 
 
@@ -447,13 +471,13 @@ def one_hot(indices, depth: int, on_value=1.0, off_value=0.0, axis: int = -1):
     """One-hot vectors along a new last axis; on/off values are scalars."""
     indices = _as_tensor(indices)
     if axis != -1 and axis != type_of(indices).rank:
-        raise _error(f"one_hot: only axis=-1 (a new last axis) is supported, got {axis}")
+        raise _unsupported(f"one_hot: only axis=-1 (a new last axis) is supported, got {axis}")
     dtype = type_of(on_value).dtype if is_tensor(on_value) else "f32"
     try:
         on, off = float(on_value), float(off_value)
     except (TypeError, ValueError, UserError):
-        raise _error("one_hot: on_value and off_value must be numbers known at "
-                     "compile time") from None
+        raise _type_error("one_hot: on_value and off_value must be numbers known at "
+                          "compile time") from None
     return _one("nn.OneHot", [indices], {"depth": int(depth), "on_value": on,
                                          "off_value": off, "dtype": dtype})
 
@@ -575,9 +599,9 @@ def pool2d(op: str, x, kernel_size, stride, pad_mode: str = "valid", padding=0,
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     if return_indices:
-        raise _error("max_pool2d: return_indices=True is not supported")
+        raise _unsupported("max_pool2d: return_indices=True is not supported")
     if _pair(dilation, "dilation") != (1, 1):
-        raise _error("max_pool2d: only dilation=1 is supported")
+        raise _unsupported("max_pool2d: only dilation=1 is supported")
     stride = kernel_size if stride is None else stride
     return pool2d("nn.MaxPool", x, kernel_size, stride, "pad", padding, ceil_mode,
                   what="max_pool2d")
@@ -586,16 +610,114 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bo
 def avg_pool2d(x, kernel_size=1, stride=1, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None):
     if divisor_override is not None:
-        raise _error("avg_pool2d: divisor_override is not supported")
+        raise _unsupported("avg_pool2d: divisor_override is not supported")
     return pool2d("nn.AveragePool", x, kernel_size, stride, "pad", padding, ceil_mode,
                   count_include_pad, what="avg_pool2d")
 
 
-def adaptive_avg_pool2d(x, output_size):
-    """Only output_size 1 (global average pooling): a mean over H and W."""
-    if _pair(output_size, "output_size") != (1, 1):
-        raise _error("adaptive_avg_pool2d: only output_size=1 is supported")
-    return mean(x, (2, 3), True)
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002 -- MindSpore's name
+    """Average over output_size (h, w) bins of the last two axes; bin i spans
+    [floor(i * in / out), ceil((i + 1) * in / out)).  A size None keeps the
+    input's.  Bins that tile the axis evenly are one AveragePool."""
+    x = _as_tensor(input)
+    t = type_of(x)
+    if t.rank not in (3, 4):
+        raise _error(f"adaptive_avg_pool2d: the input must be CHW or NCHW, got {t}")
+    sizes = adaptive_output_size(output_size, "adaptive_avg_pool2d")
+    in_hw = t.shape[-2:]
+    out_hw = [o if o is not None else i for o, i in zip(sizes, in_hw)]
+    if not builtins.all(isinstance(d, int) for d in in_hw):
+        raise _error(f"adaptive_avg_pool2d: the image size must be known at compile time, got {t}")
+    if tuple(out_hw) == (1, 1):
+        return mean(x, (-2, -1), True)
+    if builtins.all(i % o == 0 for i, o in zip(in_hw, out_hw)) and t.rank == 4:
+        kernel = [i // o for i, o in zip(in_hw, out_hw)]
+        return _one("nn.AveragePool", [x], {"kernel_shape": kernel, "strides": kernel,
+                                            "pads": [0, 0, 0, 0], "ceil_mode": 0,
+                                            "count_include_pad": 0})
+    # Rectangular bins: averaging rows then columns is averaging the rectangle.
+    for axis, (i, o) in zip((t.rank - 2, t.rank - 1), zip(in_hw, out_hw)):
+        if i != o:
+            x = concat([mean(_one("nn.Slice", [x], {"starts": [start], "ends": [end],
+                                                    "axes": [axis], "steps": [1]}), axis, True)
+                        for start, end in _adaptive_bins(i, o)], axis)
+    return x
+
+
+def adaptive_output_size(output_size, what: str) -> tuple:
+    """MindSpore's output_size: an int, or a pair of ints or None."""
+    pair = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    if len(pair) != 2:
+        raise _error(f"{what}: output_size must be an int or a pair, got {output_size!r}")
+    for d in pair:
+        if d is not None and (isinstance(d, bool) or not isinstance(d, (int, np.integer))):
+            raise _type_error(f"{what}: output_size must hold ints or None, got {output_size!r}")
+        if d is not None and d <= 0:
+            raise _error(f"{what}: output_size must be positive, got {output_size!r}")
+    return tuple(None if d is None else int(d) for d in pair)
+
+
+def _adaptive_bins(size: int, out: int) -> list[tuple[int, int]]:
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+# -----------------------------------------------------------------------------
+# padding
+
+def pad(input_x, padding, mode: str = "constant", value=None):
+    """MindSpore's ops.pad: ``padding`` pairs (before, after) from the LAST
+    axis backwards; mode 'constant' (fill ``value``, default 0) or 'reflect'."""
+    x = _as_tensor(input_x)
+    rank = type_of(x).rank
+    if is_tensor(padding):
+        raise _type_error("pad: the padding must be a tuple of ints known when the network is "
+                          "compiled, got a Tensor")
+    flat = _int_list(padding, "pad: padding")
+    if len(flat) % 2 or len(flat) > 2 * rank:
+        raise _error(f"pad: padding must hold pairs for at most the {rank} axes of the input, "
+                     f"got {tuple(flat)}")
+    if mode not in ("constant", "reflect"):
+        raise _unsupported(f"pad: mode {mode!r} is not supported",
+                           hint="irc pads with mode 'constant' or 'reflect' "
+                                "(nn.Pad also has SYMMETRIC)")
+    if builtins.min(flat, default=0) < 0:
+        raise _unsupported("pad: negative padding (cropping) is not supported",
+                           hint="slice the tensor instead")
+    given = [(flat[i], flat[i + 1]) for i in range(len(flat) - 2, -1, -2)]   # first axis first
+    pairs = [(0, 0)] * (rank - len(given)) + given
+    return pad_axes(x, pairs, mode, 0.0 if value is None else value)
+
+
+def pad_axes(x, pairs, mode: str, value=0.0):
+    """Pad axis k by pairs[k] = (before, after); mode constant, reflect or symmetric."""
+    x = _as_tensor(x)
+    pads = [p[0] for p in pairs] + [p[1] for p in pairs]
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise _type_error(f"pad: the fill value must be a number, got {value!r}") from None
+    return _one("nn.Pad", [x], {"pads": pads, "mode": mode, "value": value})
+
+
+def _int_list(values, what: str) -> list[int]:
+    if not isinstance(values, (tuple, list)) or not builtins.all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+        raise _type_error(f"{what} must be a tuple of ints, got {values!r}")
+    return [int(v) for v in values]
+
+
+# -----------------------------------------------------------------------------
+# hard activations (MobileNetV3)
+
+def hardsigmoid(input):  # noqa: A002 -- MindSpore's name
+    """relu6(x + 3) / 6."""
+    return div(relu6(add(_as_tensor(input), 3.0)), 6.0)
+
+
+def hardswish(x):
+    """x * relu6(x + 3) / 6."""
+    x = _as_tensor(x)
+    return mul(x, hardsigmoid(x))
 
 
 # -----------------------------------------------------------------------------
@@ -637,7 +759,8 @@ def assign(variable, value):
     """``variable <- value`` (a Parameter)."""
     from ..common.tensor import Parameter
     if not isinstance(variable, Parameter):
-        raise _error(f"assign: the variable must be a Parameter, got {type(variable).__name__}")
+        raise _type_error(f"assign: the variable must be a Parameter, got "
+                          f"{type(variable).__name__}")
     _assign(variable, value)
     return variable
 
@@ -680,3 +803,13 @@ def _static_shape(x, what: str) -> tuple:
     if not t.is_static:
         raise _error(f"{what}: the shape {t} is not known at compile time")
     return tuple(t.shape)
+
+
+def depend(value, expr):
+    """``ops.depend(value, expr)``: ``value``, once ``expr`` has run.  A traced
+    step is a pure function whose updates are results, so the order holds by
+    construction; eagerly ``expr`` has already run."""
+    return value
+
+
+__getattr__ = missing_names(__name__)

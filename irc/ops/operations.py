@@ -5,9 +5,14 @@ called in ``construct``: ``self.reshape = ops.Reshape()`` then
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..common import dtype as mstype
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import (
+    UnsupportedError, UserTypeError, UserValueError, missing_names, user_frame,
+)
 from . import functional as F
+from ._dispatch import is_symbolic
 
 
 class Primitive:
@@ -69,6 +74,8 @@ ReLU6 = _named(_elementwise(F.relu6, "min(max(x, 0), 6)"), "ReLU6")
 Sigmoid = _named(_elementwise(F.sigmoid, "1 / (1 + e ** -x)"), "Sigmoid")
 Tanh = _named(_elementwise(F.tanh, "tanh x"), "Tanh")
 Identity = _named(_elementwise(F.identity, "x"), "Identity")
+HSwish = _named(_elementwise(F.hardswish, "x * relu6(x + 3) / 6"), "HSwish")
+HSigmoid = _named(_elementwise(F.hardsigmoid, "relu6(x + 3) / 6"), "HSigmoid")
 Reshape = _named(_elementwise(F.reshape, "reshape(x, shape)"), "Reshape")
 Transpose = _named(_elementwise(F.transpose, "transpose(x, perm)"), "Transpose")
 ExpandDims = _named(_elementwise(F.expand_dims, "expand_dims(x, axis)"), "ExpandDims")
@@ -174,7 +181,8 @@ class BatchMatMul(MatMul):
 def _swap_last(x) -> tuple:
     r = len(F.shape(x))
     if r < 2:
-        raise UserError(f"MatMul: cannot transpose an operand of rank {r}", where=user_frame())
+        raise UserValueError(f"MatMul: cannot transpose an operand of rank {r}",
+                             where=user_frame())
     return (*range(r - 2), r - 1, r - 2)
 
 
@@ -182,7 +190,7 @@ class Argmax(Primitive):
     def __init__(self, axis: int = -1, output_type=mstype.int32):
         super().__init__()
         if mstype.to_ir(output_type) != "i32":
-            raise UserError("Argmax: irc's output_type is int32", where=user_frame())
+            raise UnsupportedError("Argmax: irc's output_type is int32", where=user_frame())
         self.axis = axis
 
     def __call__(self, x):
@@ -206,7 +214,8 @@ class Conv2D(Primitive):
                  dilation=1, group=1, data_format="NCHW"):
         super().__init__()
         if data_format != "NCHW":
-            raise UserError("Conv2D: irc supports data_format='NCHW' only", where=user_frame())
+            raise UnsupportedError("Conv2D: irc supports data_format='NCHW' only",
+                                   where=user_frame())
         self.out_channel, self.kernel_size = out_channel, kernel_size
         self.pad_mode, self.pad = pad_mode, pad
         self.stride, self.dilation, self.group = stride, dilation, group
@@ -222,8 +231,8 @@ class _Pool(Primitive):
     def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW"):
         super().__init__()
         if data_format != "NCHW":
-            raise UserError(f"{type(self).__name__}: irc supports data_format='NCHW' only",
-                            where=user_frame())
+            raise UnsupportedError(f"{type(self).__name__}: irc supports data_format='NCHW' only",
+                                   where=user_frame())
         self.kernel_size, self.strides, self.pad_mode = kernel_size, strides, pad_mode
 
     def __call__(self, x):
@@ -237,3 +246,79 @@ class MaxPool(_Pool):
 
 class AvgPool(_Pool):
     _op = "nn.AveragePool"
+
+
+class AdaptiveAvgPool2D(Primitive):
+    """``AdaptiveAvgPool2D(output_size)(x)``: average over output_size bins."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = F.adaptive_output_size(output_size, "AdaptiveAvgPool2D")
+
+    def __call__(self, x):
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+
+def padding_pairs(paddings, what: str) -> list[tuple[int, int]]:
+    """MindSpore's paddings: a tuple of (before, after) pairs, one per axis."""
+    if not isinstance(paddings, tuple):
+        raise UserTypeError(f"{what}: paddings must be a tuple of (before, after) pairs, got "
+                            f"{type(paddings).__name__}", where=user_frame())
+    pairs = []
+    for pair in paddings:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise UserValueError(f"{what}: paddings must have the shape (n, 2), got {paddings}",
+                                 where=user_frame())
+        if not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pair):
+            raise UserValueError(f"{what}: paddings must be non-negative ints, got {paddings}",
+                                 where=user_frame())
+        pairs.append((int(pair[0]), int(pair[1])))
+    return pairs
+
+
+def _pairs_for(x, pairs, what: str) -> list[tuple[int, int]]:
+    rank = len(F.shape(x))
+    if len(pairs) != rank:
+        raise UserValueError(f"{what}: paddings has {len(pairs)} pairs, the input has rank "
+                             f"{rank}", where=user_frame())
+    return pairs
+
+
+class Pad(Primitive):
+    """``Pad(paddings)(x)``: zero padding, a (before, after) pair per axis."""
+
+    def __init__(self, paddings):
+        super().__init__()
+        self.paddings = padding_pairs(paddings, "Pad")
+
+    def __call__(self, x):
+        return F.pad_axes(x, _pairs_for(x, self.paddings, "Pad"), "constant")
+
+
+class MirrorPad(Primitive):
+    """``MirrorPad(mode)(x, paddings)``: REFLECT (without the edge) or
+    SYMMETRIC (with it); paddings an int Tensor of shape (rank, 2)."""
+
+    MODES = ("REFLECT", "SYMMETRIC")
+
+    def __init__(self, mode: str = "REFLECT"):
+        super().__init__()
+        if mode not in self.MODES:
+            raise UserValueError(f"MirrorPad: mode must be one of {', '.join(self.MODES)}, got "
+                                 f"{mode!r}", where=user_frame())
+        self.mode = mode
+
+    def __call__(self, x, paddings):
+        if is_symbolic(paddings):
+            raise UserTypeError("MirrorPad: paddings must be known when the network is "
+                                "compiled, got a tensor computed in the network",
+                                where=user_frame())
+        table = np.asarray(paddings)
+        if table.ndim != 2 or table.shape[1] != 2 or table.dtype.kind not in "iu":
+            raise UserValueError(f"MirrorPad: paddings must be an int tensor of shape (n, 2), "
+                                 f"got {table.dtype} {list(table.shape)}", where=user_frame())
+        pairs = _pairs_for(x, [tuple(int(v) for v in row) for row in table], "MirrorPad")
+        return F.pad_axes(x, pairs, self.mode.lower())
+
+
+__getattr__ = missing_names(__name__)

@@ -6,5 +6,6 @@ from .metrics import (  # noqa: F401
     Accuracy, Loss, Metric, Top1CategoricalAccuracy, Top5CategoricalAccuracy,
     TopKCategoricalAccuracy, get_metrics,
 )
+from ..nn.metrics import rearrange_inputs  # noqa: F401
 from .model import Model  # noqa: F401
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401

@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UserError, UserTypeError, UserValueError, user_frame
 
 __all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig"]
@@ -219,14 +219,50 @@ class CheckpointConfig:
         self.keep_checkpoint_max = keep_checkpoint_max
         self.keep_checkpoint_per_n_minutes = keep_checkpoint_per_n_minutes
         self.append_info = append_info
+        self.append_dict = _append_dict_of(append_info)
         self.exception_save = exception_save
+
+
+_COUNTERS = ("epoch_num", "step_num")
+
+
+def _append_dict_of(append_info) -> dict:
+    """``append_info`` as MindSpore reads it: "epoch_num" and "step_num" (each
+    saved as its start, 0 or the value a dict gives, plus the current count)
+    and at most one dict of further values for every checkpoint."""
+    if not append_info:
+        return {}
+    if not isinstance(append_info, list):
+        raise UserTypeError(f"CheckpointConfig: append_info must be a list, got "
+                            f"{type(append_info).__name__}", where=user_frame())
+    out = {name: 0 for name in _COUNTERS if name in append_info}
+    dicts = [e for e in append_info if isinstance(e, dict)]
+    for element in append_info:
+        if isinstance(element, str) and element not in _COUNTERS:
+            raise UserValueError(f"CheckpointConfig: append_info's names must be in "
+                                 f"{list(_COUNTERS)}, got {element!r}", where=user_frame())
+        if not isinstance(element, (str, dict)):
+            raise UserTypeError(f"CheckpointConfig: append_info holds names and one dict, got "
+                                f"{type(element).__name__}", where=user_frame())
+    if len(dicts) > 1:
+        raise UserTypeError("CheckpointConfig: append_info may hold one dict only",
+                            where=user_frame())
+    from ..common.tensor import Tensor
+    for key, value in (dicts[0] if dicts else {}).items():
+        if not isinstance(key, str) or not isinstance(value, (int, float, bool, str, Tensor)):
+            raise UserTypeError(f"CheckpointConfig: append_info's dict must map str to int, float, "
+                                f"bool, str or Tensor, got {key!r}: {type(value).__name__}",
+                                where=user_frame())
+        out[key] = value
+    return out
 
 
 _CKPT_NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
 
 
 class ModelCheckpoint(Callback):
-    """Saves ``{prefix}-{epoch}_{step}.ckpt`` (safetensors) in ``directory``
+    """Saves ``{prefix}-{epoch}_{step}.ckpt`` (MindSpore's format, with its
+    CRC footer so that a damaged file is known) in ``directory``
     every ``save_checkpoint_steps`` steps (in sink mode: at the end of the
     sinks that reach it) and at the end of training, keeping the newest
     ``keep_checkpoint_max``.  Each file records where training stood (global
@@ -256,12 +292,13 @@ class ModelCheckpoint(Callback):
                 found.append(((int(m.group("epoch")), int(m.group("step"))), path))
         return [path for _, path in sorted(found)]
 
-    def save(self, state, epoch: int, step_in_epoch: int, metadata: dict) -> str:
+    def save(self, state, epoch: int, step_in_epoch: int, metadata: dict,
+             append_dict: Optional[dict] = None) -> str:
         from ..communication import writes_checkpoints
         from .serialization import save_checkpoint
         path = os.path.join(self.directory, f"{self.prefix}-{epoch}_{step_in_epoch}.ckpt")
         if writes_checkpoints():    # the ranks hold one model: rank 0 writes it
-            save_checkpoint(state, path, metadata=metadata)
+            save_checkpoint(state, path, append_dict=append_dict, crc_check=True, metadata=metadata)
             self._prune()
         self.latest = path
         return path
@@ -305,6 +342,10 @@ class ModelCheckpoint(Callback):
         step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
         meta = dict(cb.resume_metadata())
         meta["irc.finished"] = bool(final and cb.get("finished", False))
-        self.save(cb.train_state, cb.cur_epoch_num, step_in_epoch, meta)
+        append = dict(self.config.append_dict)
+        for name, count in zip(_COUNTERS, (cb.cur_epoch_num, cb.cur_step_num)):
+            if name in append:
+                append[name] += count
+        self.save(cb.train_state, cb.cur_epoch_num, step_in_epoch, meta, append)
         self._last_step = cb.cur_step_num
         self._last_time = time.monotonic()

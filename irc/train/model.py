@@ -42,6 +42,7 @@ class Model:
                  eval_indexes=None, amp_level="O0", boost_level="O0", **kwargs):
         from ..nn.cell import Cell
         from ..nn.optim import Optimizer
+        from ..nn.wrap import unwrap_train_cell
         self.source = user_frame()
         if not isinstance(network, Cell):
             raise UserError(f"Model: network must be an nn.Cell, got {type(network).__name__}",
@@ -59,6 +60,10 @@ class Model:
         if amp_level not in ("O0", None):
             print(f"irc: amp_level={amp_level!r} is ignored: irc trains in float32",
                   file=sys.stderr)
+        unwrapped = unwrap_train_cell(network)
+        if unwrapped is not None and optimizer is None:
+            # Model(TrainOneStepCell(WithLossCell(net, loss_fn), opt)): the step as a Cell
+            network, optimizer = unwrapped
         self.network = self._network = network
         self._loss_scale_manager = kwargs.get("loss_scale_manager")
         self._loss_fn = loss_fn
@@ -130,8 +135,19 @@ class Model:
         if cap is not None:
             cap.jobs.append(job)
             if not cap.executes:
-                return None
+                # recorded for the compile; the script still gets real numbers
+                # (the network run eagerly on its current weights)
+                return self._eager_predict(job)
         return evaluation.predict(self, job)
+
+    def _eager_predict(self, job: Job):
+        modes = {id(c): c.training for _, c in self.network.cells_and_names()}
+        self.network.set_train(False)
+        try:
+            return self.network(*job.kwargs.values())
+        finally:
+            for _, c in self.network.cells_and_names():
+                object.__setattr__(c, "training", modes[id(c)])
 
 
 def _check_train_args(epoch, dataset, sink_mode, sink_size, initial_epoch, source):

@@ -120,7 +120,7 @@ class _Training:
         for cb in checkpoints:
             for path in reversed(cb.files()):
                 try:
-                    tensors, meta = _read(path)
+                    tensors, meta = _read(path, require_crc=True)
                 except UserError as e:
                     print(f"irc: warning: skipping a damaged checkpoint: {e.message}",
                           file=sys.stderr, flush=True)
@@ -146,6 +146,7 @@ class _Training:
         if not writes_checkpoints():
             return os.path.join(os.getcwd(), name)
         return save_checkpoint(_TrainState(run, self), os.path.join(os.getcwd(), name),
+                               crc_check=True,
                                metadata={**self.resume_metadata(), "irc.finished": False})
 
     def _write_back(self, run, parameters: dict) -> None:

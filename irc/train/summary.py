@@ -36,6 +36,15 @@ class RunSummary:
     provider: str = ""
     images: int = 0
     metrics: dict = field(default_factory=dict)
+    # compiled functions (mindspore.jit; functional training): name ->
+    # {"compiles", "calls", "device_s"}
+    functions: dict = field(default_factory=dict)
+
+    def add_function_call(self, name: str, seconds: float, compiled: bool = False) -> None:
+        entry = self.functions.setdefault(name, {"compiles": 0, "calls": 0, "device_s": 0.0})
+        entry["compiles"] += int(compiled)
+        entry["calls"] += int(not compiled)
+        entry["device_s"] = round(entry["device_s"] + seconds, 4)
 
     def add_training(self, *, epochs: int, steps: int, device_calls: int, losses: list,
                      wall_s: float, images: int, provider: str, communication_s: float = 0.0) -> None:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from .._ops import (TensorOperation, arg_error, check_bool, check_enum, check_fill, check_int,
                     check_number, check_padding, check_prob, check_range, check_seq, check_size_hw)
+from ..transforms.transforms import TypeCast
 from ...dialects.vision import INTERPOLATIONS, PADDING_MODES, SLICE_MODES
 from .utils import Border, Inter, SliceMode
 
 __all__ = [
     "CenterCrop", "Decode", "HWC2CHW", "Normalize", "Pad", "RandomColorAdjust", "RandomCrop",
     "RandomCropDecodeResize", "RandomHorizontalFlip", "RandomResizedCrop", "RandomSharpness",
-    "RandomVerticalFlip", "Rescale", "Resize", "SlicePatches",
+    "RandomVerticalFlip", "Rescale", "Resize", "SlicePatches", "ToType",
 ]
 
 
@@ -57,9 +58,9 @@ class Normalize(_ImageOp):
 
 
 class HWC2CHW(_ImageOp):
-    """Transpose HWC -> CHW."""
+    """Transpose HWC -> CHW; a 2-D (HW) image comes back unchanged, as in MindSpore."""
     op_name = "vision.HWC2CHW"
-    squeeze_hw = False
+    accepts_hw = False    # the op takes an HW image itself (no channel axis to add)
 
     def __init__(self):
         super().__init__()
@@ -214,3 +215,7 @@ class SlicePatches(TensorOperation):
                          num_width=check_int(op, "num_width", num_width, 1, 2 ** 31 - 1),
                          slice_mode=check_enum(op, "slice_mode", slice_mode, SliceMode, SLICE_MODES),
                          fill_value=check_int(op, "fill_value", fill_value, 0, 255))
+
+
+class ToType(TypeCast):
+    """Cast to ``data_type``: MindSpore's vision name for ``transforms.TypeCast``."""

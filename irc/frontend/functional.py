@@ -1,0 +1,201 @@
+"""Tracing a function (``mindspore.jit``, ``value_and_grad``) into a device graph.
+
+:class:`FunctionTracer` is the network tracer without a root Cell: the
+cells a function calls are found as it calls them, parameters keep their
+own names (``conv1.weight``; an optimizer's state ``moments.conv1.weight``),
+a gradient becomes a ``train.grad`` node and an optimizer's learning rate an
+input with role ``learning_rate``.  :func:`trace_function` builds the module
+of one call: its tensor arguments are ``input``s (role data), its tensor
+results the ``return``'s outputs, followed by the new value of every
+parameter or state the function updated.  irc/train/functional.py compiles
+and runs it.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from ..common.tensor import Tensor
+from ..diagnostics import UserError, UserTypeError, user_frame
+from ..dialects.core import DATA, LEARNING_RATE, OUTPUT, PARAMETER, STATE, return_attrs
+from ..ir.graph import Module
+from ..ir.types import TensorType
+from ..ops import _dispatch
+from .network import PARAMETERS, SymbolicTensor, Tracer, _parse_loc
+
+__all__ = ["FunctionTracer", "TracedFunction", "trace_function", "flatten", "rebuild", "key_of",
+           "STEP"]
+
+STEP = "step"
+
+
+# =============================================================================
+# tracing a function
+# =============================================================================
+
+class FunctionTracer(Tracer):
+    """A Tracer with no root Cell: the cells a function calls are found as it
+    calls them, parameters keep their own names, and optimizers called on
+    gradients get a learning-rate input each."""
+
+    def __init__(self, module: Module, graph):
+        super().__init__(module, graph, None)
+        self.cells: dict[int, Any] = {}       # every Cell called, for the mode guards
+        self.rates: list[tuple[str, Any]] = []  # (input name, optimizer)
+
+    def call_cell(self, cell, args, kwargs):
+        if not self.stack and id(cell) not in self.cell_paths:
+            for path, c in cell.cells_and_names():
+                self.cell_paths.setdefault(id(c), path)
+        for _, c in cell.cells_and_names():
+            self.cells.setdefault(id(c), c)
+        return super().call_cell(cell, args, kwargs)
+
+    def learning_rate(self, optimizer) -> SymbolicTensor:
+        for name, opt in self.rates:
+            if opt is optimizer:
+                return SymbolicTensor(self, self.graph.node(name).out(0))
+        t = self.add_input(f"learning_rate{len(self.rates) or ''}", TensorType("f32", ()),
+                           loc=_parse_loc(user_frame()))
+        node = self.graph.node(t._value.node)
+        node.attrs["role"] = LEARNING_RATE
+        self.rates.append((node.name, optimizer))
+        return t
+
+    def grad(self, target, wrt: list, sens: float = 1.0) -> list[SymbolicTensor]:
+        """``train.grad``: d target / d each of ``wrt`` (tensors or Parameters)."""
+        values = [self.value_of(target), *(self.value_of(x) for x in wrt)]
+        node = self._add("train.grad", values, {"sens": float(sens)},
+                         names=[f"d.{self.graph.value_name(v)}" for v in values[1:]])
+        return [SymbolicTensor(self, v) for v in node.outs]
+
+
+def flatten(value, leaves: list) -> Any:
+    """The structure of ``value`` with each Tensor replaced by its index in
+    ``leaves``; other Python values are kept as they are (they are part of
+    the signature a trace is reused for)."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        leaves.append(value)
+        return _Leaf(len(leaves) - 1)
+    if isinstance(value, (tuple, list)):
+        return type(value)(flatten(v, leaves) for v in value)
+    if isinstance(value, dict):
+        return {k: flatten(v, leaves) for k, v in value.items()}
+    return value
+
+
+class _Leaf:
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, _Leaf) and other.index == self.index
+
+    def __hash__(self):
+        return hash(("leaf", self.index))
+
+
+def rebuild(structure, leaves: Sequence) -> Any:
+    if isinstance(structure, _Leaf):
+        return leaves[structure.index]
+    if isinstance(structure, (tuple, list)):
+        return type(structure)(rebuild(v, leaves) for v in structure)
+    if isinstance(structure, dict):
+        return {k: rebuild(v, leaves) for k, v in structure.items()}
+    return structure
+
+
+def key_of(structure) -> Any:
+    """A hashable form of an argument structure (objects by identity)."""
+    if isinstance(structure, (tuple, list)):
+        return (type(structure).__name__, tuple(key_of(v) for v in structure))
+    if isinstance(structure, dict):
+        return ("dict", tuple((k, key_of(v)) for k, v in sorted(structure.items())))
+    if isinstance(structure, (_Leaf, int, float, bool, str, bytes, type(None))):
+        return structure
+    return ("object", id(structure))
+
+
+# =============================================================================
+# one call, traced
+# =============================================================================
+
+class TracedFunction:
+    """The module of one traced call, and what running it needs: the
+    structure of its results, the optimizers whose rates it takes as inputs,
+    and the train/eval mode of every Cell it called (a later call in another
+    mode is traced again)."""
+
+    def __init__(self, module: Module, out_structure, n_outputs: int, rates: list, guards):
+        self.module, self.out_structure, self.n_outputs = module, out_structure, n_outputs
+        self.rates, self.guards = rates, guards
+
+
+def trace_function(fn: Callable, name: str, structure, arrays: list,
+                   where: Optional[str]) -> TracedFunction:
+    """Trace ``fn`` called on ``structure`` (arguments with each tensor a
+    leaf) whose tensors are ``arrays``, into the graph ``@step``."""
+    module = Module(_module_name(name))
+    graph = module.add_graph(STEP, "device")
+    tracer = FunctionTracer(module, graph)
+    inputs = [tracer.add_input(f"arg{i}", TensorType.of(a), loc=_parse_loc(where))
+              for i, a in enumerate(arrays)]
+    for t in inputs:
+        graph.node(t._value.node).attrs["role"] = DATA
+    args, kwargs = rebuild(structure, inputs)
+    try:
+        with _dispatch.tracing(tracer):
+            out = fn(*args, **kwargs)
+    except UserError:
+        raise
+    except RecursionError as e:
+        raise _untraceable(name, fn, e) from None
+    except Exception as e:  # noqa: BLE001 -- reported as the user's function failing
+        raise _untraceable(name, fn, e) from e
+    leaves: list = []
+    out_structure = flatten(out, leaves)
+    _add_results(tracer, leaves)
+    module.meta = {"source": where or "", "stage": "capture"}
+    guards = tuple((c, c.training) for c in tracer.cells.values())
+    return TracedFunction(module, out_structure, len(leaves), tracer.rates, guards)
+
+
+def _module_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "_." else "_" for c in name) or "function"
+
+
+def _untraceable(name: str, fn, e: BaseException) -> UserError:
+    from ..diagnostics import user_frame_of
+    return UserError(f"irc cannot compile {name}: {type(e).__name__}: {e}",
+                     where=user_frame_of(e.__traceback__) or _def_site(fn),
+                     hint="a jitted function may use mindspore.ops / nn layers on its "
+                          "tensors, and Python on everything else")
+
+
+def _def_site(fn) -> Optional[str]:
+    import inspect
+    from ..diagnostics import display_path
+    try:
+        return f"{display_path(inspect.getsourcefile(fn))}:{inspect.getsourcelines(fn)[1]}"
+    except (OSError, TypeError):
+        return None
+
+
+def _add_results(tracer: FunctionTracer, leaves: list) -> None:
+    """The function's tensors, then each updated parameter's new value."""
+    values = []
+    for x in leaves:
+        if not isinstance(x, (Tensor, np.ndarray)):
+            raise UserTypeError(f"a jitted function returns a {type(x).__name__}",
+                                where=user_frame())
+        values.append(tracer.value_of(x))
+    results = [(f"{OUTPUT}{i}", OUTPUT) for i in range(len(values))]
+    owners = tracer.module.objects.get(PARAMETERS, {})
+    for name, v in tracer.updates:
+        p = owners.get(name)
+        results.append((name, PARAMETER if p is not None and p.requires_grad else STATE))
+        values.append(v)
+    tracer.graph.add("return", values, return_attrs(results), scope="")

@@ -1,0 +1,130 @@
+"""``mindspore.numpy``: numpy-style array creation, made eagerly as Tensors.
+
+As MindSpore's, Python ints become int32 and floats float32 unless a
+``dtype`` (a MindSpore dtype, a numpy dtype or its name) is given.  Other
+``mindspore.numpy`` functions are answered as not supported.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import dtype as mstype
+from .common.tensor import Tensor
+from .diagnostics import UserTypeError, UserValueError, missing_names, user_frame
+
+__all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+           "full_like", "arange", "linspace", "eye", "identity"]
+
+# numpy's defaults -> MindSpore numpy's (32-bit ints and floats)
+_NARROW = {np.dtype(np.int64): np.int32, np.dtype(np.float64): np.float32}
+
+
+def _np_dtype(dtype) -> np.dtype:
+    try:
+        return mstype.from_ir(mstype.to_ir(dtype)).numpy
+    except TypeError as e:
+        raise UserTypeError(str(e), where=user_frame()) from None
+
+
+def _tensor(values: np.ndarray, dtype=None) -> Tensor:
+    if dtype is not None:
+        return Tensor(values.astype(_np_dtype(dtype)))
+    return Tensor(values.astype(_NARROW.get(values.dtype, values.dtype)))
+
+
+def _shape(shape) -> tuple:
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if not isinstance(dims, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        raise UserTypeError(f"a shape is an int or a tuple of ints, got {shape!r}",
+                            where=user_frame())
+    if any(d < 0 for d in dims):
+        raise UserValueError(f"a shape cannot have negative dimensions, got {shape!r}",
+                             where=user_frame())
+    return tuple(int(d) for d in dims)
+
+
+def _values(obj) -> np.ndarray:
+    if isinstance(obj, Tensor):
+        return obj.asnumpy()
+    if not isinstance(obj, (int, float, bool, list, tuple, np.ndarray, np.number)):
+        raise UserTypeError(f"an array is made from an int, float, bool, Tensor, list or tuple, "
+                            f"got {type(obj).__name__}", where=user_frame())
+    values = np.asarray(obj)
+    if values.dtype.kind not in "biuf":
+        raise UserTypeError(f"an array holds numbers, got {values.dtype}", where=user_frame())
+    return values
+
+
+def array(obj, dtype=None, copy=True, ndmin=0) -> Tensor:
+    values = _values(obj)
+    if ndmin > values.ndim:
+        values = values.reshape((1,) * (ndmin - values.ndim) + values.shape)
+    return _tensor(values.copy() if copy else values, dtype)
+
+
+def asarray(a, dtype=None) -> Tensor:
+    return array(a, dtype, copy=False)
+
+
+def zeros(shape, dtype=mstype.float32) -> Tensor:
+    return Tensor(np.zeros(_shape(shape), _np_dtype(dtype)))
+
+
+def ones(shape, dtype=mstype.float32) -> Tensor:
+    return Tensor(np.ones(_shape(shape), _np_dtype(dtype)))
+
+
+def empty(shape, dtype=mstype.float32) -> Tensor:
+    """Zeros: irc has no uninitialised memory to hand out."""
+    return zeros(shape, dtype)
+
+
+def full(shape, fill_value, dtype=None) -> Tensor:
+    return _tensor(np.full(_shape(shape), _values(fill_value)), dtype)
+
+
+def zeros_like(a, dtype=None) -> Tensor:
+    values = _values(a)
+    return Tensor(np.zeros(values.shape, values.dtype if dtype is None else _np_dtype(dtype)))
+
+
+def ones_like(a, dtype=None) -> Tensor:
+    values = _values(a)
+    return Tensor(np.ones(values.shape, values.dtype if dtype is None else _np_dtype(dtype)))
+
+
+def full_like(a, fill_value, dtype=None) -> Tensor:
+    values = _values(a)
+    target = values.dtype if dtype is None else _np_dtype(dtype)
+    return Tensor(np.full(values.shape, _values(fill_value)).astype(target))
+
+
+def arange(start, stop=None, step=None, dtype=None) -> Tensor:
+    for v in (start, stop, step):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))):
+            raise UserTypeError(f"arange: start, stop and step are numbers, got {v!r}",
+                                where=user_frame())
+    if step == 0:
+        raise UserValueError("arange: step cannot be zero", where=user_frame())
+    return _tensor(np.arange(start, stop, 1 if step is None else step), dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    if isinstance(num, bool) or not isinstance(num, (int, np.integer)) or num < 0:
+        raise UserValueError(f"linspace: num must be a non-negative int, got {num!r}",
+                             where=user_frame())
+    values, step = np.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
+    result = _tensor(values, dtype if dtype is not None else mstype.float32)
+    return (result, step) if retstep else result
+
+
+def eye(N, M=None, k=0, dtype=mstype.float32) -> Tensor:  # noqa: N803 -- numpy's names
+    return Tensor(np.eye(N, M, k, dtype=_np_dtype(dtype)))
+
+
+def identity(n, dtype=mstype.float32) -> Tensor:
+    return eye(n, dtype=dtype)
+
+
+__getattr__ = missing_names(__name__)

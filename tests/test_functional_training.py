@@ -1,0 +1,55 @@
+"""Functional training (MindSpore 2.x's way to train) against MindSpore 2.10.
+
+``tests/mindspore_style/functional_train.py`` is written as a MindSpore user
+writes it (``import mindspore``; value_and_grad + jit, the same without jit,
+TrainOneStepCell(WithLossCell), a custom train cell with GradOperation and
+sens, gradients with respect to the inputs, Model(TrainOneStepCell)); it ran
+unchanged under MindSpore 2.10 (CPU) to make
+``functional_train.mindspore.json``.  Here it runs under irc, and every loss
+and every parameter (BatchNorm statistics included) must match.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from irc.capture import RUN, run_script
+from irc.compiler import observe
+
+HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
+SCRIPT = os.path.join(HERE, "functional_train.py")
+with open(os.path.join(HERE, "functional_train.mindspore.json")) as f:
+    MINDSPORE = json.load(f)
+
+
+def run_style(style: str, capsys) -> dict:
+    capsys.readouterr()
+    run_script(SCRIPT, mode=RUN, argv=[style])
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("style", ["jit", "eager", "cell", "gradop", "inputs", "model"])
+def test_matches_mindspore(style, capsys):
+    ours, theirs = run_style(style, capsys), MINDSPORE[style]
+    assert ours["losses"] == pytest.approx(theirs["losses"], rel=1e-5, abs=1e-6)
+    assert ours["weights"].keys() == theirs["weights"].keys()
+    for name, value in theirs["weights"].items():
+        assert ours["weights"][name] == pytest.approx(value, rel=1e-4), name
+    for key in ("input_grad_sum", "value", "weight_grad_sums"):
+        if key in theirs:
+            assert ours[key] == pytest.approx(theirs[key], rel=1e-5), key
+
+
+def test_a_jitted_step_compiles_once_through_the_default_pipeline(capsys):
+    with observe() as compiles:
+        run_style("jit", capsys)
+    steps = [c for c in compiles if "step" in c.module.graphs]
+    # one trace per input signature: 4 batches of 16, twice -> one compile
+    assert len(steps) == 1
+    graph = steps[0].module.graph("step")
+    ops = {n.op for n in graph.nodes()}
+    assert "train.grad" not in ops                    # autodiff expanded it
+    assert "train.MomentumUpdate" in ops
+    assert steps[0].pipeline.name == "default"
