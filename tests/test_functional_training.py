@@ -53,3 +53,20 @@ def test_a_jitted_step_compiles_once_through_the_default_pipeline(capsys):
     assert "train.grad" not in ops                    # autodiff expanded it
     assert "train.MomentumUpdate" in ops
     assert steps[0].pipeline.name == "default"
+
+
+def test_irc_compile_shows_the_tutorials_jitted_step(tmp_path, monkeypatch, capsys):
+    """MindSpore's quick start (samples/quickstart_functional.py): its loop
+    runs, and the dumps show the pipelines and @train_step through autodiff."""
+    from irc.cli import main
+    monkeypatch.chdir(tmp_path)
+    sample = os.path.join(os.path.dirname(HERE), "..", "samples", "quickstart_functional.py")
+    assert main(["compile", sample, "-o", "out", "--no-render", "--", "--epochs", "1"]) == 0
+    capture = (tmp_path / "out" / "00_capture.ir").read_text()
+    assert "graph @train_step on device" in capture and "train.grad(" in capture
+    assert "graph @host on host" in capture
+    after = sorted((tmp_path / "out").glob("*_autodiff.ir"))
+    assert after and "train.grad(" not in after[0].read_text()
+    assert "train.SGDUpdate" in after[0].read_text()
+    assert "Accuracy:" in capsys.readouterr().out
+    assert (tmp_path / "model.ckpt").exists()
