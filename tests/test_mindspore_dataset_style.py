@@ -460,3 +460,22 @@ def test_output_shapes_and_types_report_the_host_pipeline(data_dir):
         [([0], ["vision.HWC2CHW", "vision.Rescale"]), ([1], ["transforms.TypeCast"])]
     image, label = next(it)
     assert image.shape == (2, 3, 12, 10) and image.dtype == np.float32 and label.dtype == np.float32
+
+
+def test_split_sizes_follow_mindspore():
+    """MindSpore 2.10 on the same calls: [0.33, 0.33, 0.34] of 10 rows ->
+    4, 3, 3 (the rounding goes to the first); 297 rows in halves -> 149, 148;
+    randomized splits partition the rows."""
+    import irc.dataset as ds
+    d = ds.NumpySlicesDataset({"data": np.arange(10)}, shuffle=False)
+    a, b, c = d.split([0.33, 0.33, 0.34], randomize=False)
+    assert [int(x["data"]) for x in a.create_dict_iterator(output_numpy=True)] == [0, 1, 2, 3]
+    assert (b.get_dataset_size(), c.get_dataset_size()) == (3, 3)
+    r1, r2 = d.split([0.8, 0.2])
+    rows = [sorted(int(x["data"]) for x in part.create_dict_iterator(output_numpy=True))
+            for part in (r1, r2)]
+    assert len(rows[0]) == 8 and len(rows[1]) == 2 and sorted(rows[0] + rows[1]) == list(range(10))
+    with pytest.raises(ValueError, match="add up to"):
+        d.split([3, 3])
+    with pytest.raises(RuntimeError, match="randomize=False"):
+        d.batch(2).split([0.5, 0.5])

@@ -90,3 +90,11 @@ def test_missing_names_of_every_api_module_are_located_attribute_errors():
         with pytest.raises(AttributeError) as e:       # private names: Python's own error
             module._nope  # noqa: B018
         assert not isinstance(e.value, UnsupportedAttribute)
+
+
+def test_tensors_print_as_mindspores():
+    """MindSpore 2.10: str is the values, repr names shape and dtype."""
+    assert repr(irc.Tensor(np.float32(2.5))) == "Tensor(shape=[], dtype=Float32, value= 2.5)"
+    assert str(irc.Tensor(np.array([1, 2], np.int32))) == "[1 2]"
+    assert str(irc.uint8) == "UInt8" and str(irc.float32) == "Float32" and str(irc.bool_) == "Bool"
+    assert repr(irc.float32) == "mindspore.float32"

@@ -21,6 +21,11 @@ class Type:
     def __repr__(self) -> str:
         return f"mindspore.{self.name.rstrip('_')}"
 
+    def __str__(self) -> str:
+        """MindSpore's printed name: ``Float32``, ``UInt8``, ``Bool``."""
+        base = self.name.rstrip("_")
+        return "UInt" + base[4:] if base.startswith("uint") else base.capitalize()
+
     def __eq__(self, other) -> bool:
         return isinstance(other, Type) and other.ir == self.ir
 

@@ -113,9 +113,12 @@ class Tensor:
         return bool(self._data)
 
     def __repr__(self) -> str:
-        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype!r}, value=\n{self._data})"
+        # MindSpore's forms: repr names shape and dtype, str is the values
+        values = np.array2string(self._data, separator=", ")
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value= {values})"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return str(self._data)
 
     def __getitem__(self, index):
         from .. import ops

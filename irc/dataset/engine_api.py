@@ -255,6 +255,55 @@ class Dataset:
     def skip(self, count):
         return SkipDataset(self, {"count": _int("skip: count", count, 0)})
 
+    def split(self, sizes, randomize: bool = True) -> list:
+        """MindSpore's ``split``: datasets of ``sizes`` rows (ints summing to
+        the size, or fractions summing to 1).  Randomized, a source's rows are
+        permuted (seeded by ``config.set_seed``) and each split reads its
+        share through a SubsetRandomSampler; otherwise the splits are
+        consecutive (skip + take)."""
+        counts = self._split_sizes(sizes)
+        if randomize:
+            if not isinstance(self, MappableDataset):
+                raise UserRuntimeError("split: a dataset that is not a mappable source (a "
+                                       "pipeline, or a non-random-access source) can only be "
+                                       "split with randomize=False", where=user_frame())
+            from .config import get_seed
+            order = np.random.default_rng(get_seed()).permutation(builtins.sum(counts))
+            parts, start = [], 0
+            for n in counts:
+                part = self.__class__.__new__(self.__class__)
+                part.__dict__.update(self.__dict__)
+                part._params = dict(self._params)
+                part._use(samplers.SubsetRandomSampler(order[start:start + n].tolist()))
+                parts.append(part)
+                start += n
+            return parts
+        parts, start = [], 0
+        for n in counts:
+            parts.append(self.skip(start).take(n))
+            start += n
+        return parts
+
+    def _split_sizes(self, sizes) -> list[int]:
+        if not isinstance(sizes, (list, tuple)) or not sizes:
+            raise _bad(TypeError, f"split: sizes must be a non-empty list, got {sizes!r}")
+        total = self.get_dataset_size()
+        if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in sizes):
+            counts = [int(x) for x in sizes]
+            if any(n <= 0 for n in counts) or builtins.sum(counts) != total:
+                raise _bad(ValueError, f"split: sizes {counts} must be positive and add up to "
+                                       f"the dataset size {total}")
+            return counts
+        if not all(isinstance(x, float) and 0 < x <= 1 for x in sizes) or \
+                not math.isclose(builtins.sum(sizes), 1.0, abs_tol=1e-6):
+            raise _bad(ValueError, f"split: sizes must be ints adding up to {total} or floats in "
+                                   f"(0, 1] adding up to 1, got {list(sizes)}")
+        counts = [int(round(f * total)) for f in sizes]
+        counts[0] += total - builtins.sum(counts)   # MindSpore: the rounding goes to the first
+        if any(n <= 0 for n in counts):
+            raise _bad(ValueError, f"split: sizes {list(sizes)} of {total} rows leave a split empty")
+        return counts
+
     def concat(self, datasets):
         others = list(datasets) if isinstance(datasets, (list, tuple)) else [datasets]
         for d in others:
