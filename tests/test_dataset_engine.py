@@ -292,7 +292,9 @@ def test_workers_run_rows_in_parallel():
     serial, out1 = timed(1)
     parallel, out8 = timed(8)
     assert out1 == out8 == list(range(64))
-    assert parallel < 0.5 * serial, (serial, parallel)
+    # 7x alone here; 2x measured with the whole suite running beside it on
+    # 2 cores: serial workers would be 1x
+    assert parallel < 0.7 * serial, (serial, parallel)
 
 
 def test_errors_in_workers_do_not_hang():
