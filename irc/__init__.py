@@ -50,11 +50,13 @@ _LAZY = {
     "value_and_grad": "irc.train.functional",
     "grad": "irc.train.functional",
 }
+# The MindSpore API's submodules (``mindspore.X``); irc's other packages
+# (ir, passes, backends, the CLI ...) are its own, not MindSpore's.
+_API_MODULES = ("dataset", "nn", "ops", "common", "train", "communication", "context", "parallel",
+                "log", "profiler", "numpy")
 # name -> submodule it stands for (``from mindspore import dtype as mstype``)
 _SUBMODULES = {
-    **{name: f"irc.{name}" for name in ("dataset", "nn", "ops", "common", "train",
-                                        "communication", "context", "parallel", "log",
-                                        "profiler", "numpy")},
+    **{name: f"irc.{name}" for name in _API_MODULES},
     "dtype": "irc.common.dtype",
 }
 

@@ -24,9 +24,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from . import _API_MODULES
 from .diagnostics import (
-    UNSUPPORTED_HINT, UnsupportedAttribute, UnsupportedImport, UnsupportedModule, UserError,
-    api_name, display_path, is_user_code, user_frame, user_frame_of,
+    UnsupportedImport, UnsupportedModule, UserError, api_name, display_path, is_user_code,
+    unsupported_api, user_frame_of,
 )
 
 COMPILE = "compile"
@@ -80,15 +81,8 @@ def current() -> Optional[Capture]:
 # MindSpore module paths whose irc module has another name.
 _RENAMES = {
     "mindspore": "irc",
-    "mindspore.context": "irc",
-    "mindspore.train.callback": "irc.train.callback",
-    "mindspore.train.serialization": "irc.train.serialization",
+    "mindspore.context": "irc",   # MindSpore's context module also holds the parallel settings
 }
-
-
-# irc's own packages below the API: ``import mindspore.passes`` is not MindSpore's.
-_INTERNAL = ("ir", "dialects", "passes", "backends", "viewer", "frontend", "cli", "compiler",
-             "capture", "diagnostics", "output")
 
 
 def irc_module_for(fullname: str) -> str:
@@ -99,9 +93,10 @@ def irc_module_for(fullname: str) -> str:
 
 def is_api_module(name: str) -> bool:
     """Whether an irc module is part of the MindSpore-shaped API (what
-    ``mindspore.X`` may resolve to), not one of irc's own layers."""
+    ``mindspore.X`` may resolve to), not one of irc's own: ``import
+    mindspore.passes`` is not MindSpore's."""
     parts = name.split(".")
-    return parts[0] == "irc" and (len(parts) == 1 or parts[1] not in _INTERNAL)
+    return parts[0] == "irc" and (len(parts) == 1 or parts[1] in _API_MODULES)
 
 
 class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -115,18 +110,13 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         target = irc_module_for(spec.name)
         if not is_api_module(target):
-            raise self._unsupported(spec.name)
+            raise unsupported_api(spec.name, kind=UnsupportedModule)
         try:
             return importlib.import_module(target)
         except ModuleNotFoundError as e:
             if e.name and (target == e.name or target.startswith(e.name + ".")):
-                raise self._unsupported(spec.name) from None
+                raise unsupported_api(spec.name, kind=UnsupportedModule) from None
             raise
-
-    @staticmethod
-    def _unsupported(name: str) -> UnsupportedModule:
-        return UnsupportedModule(f"not supported by irc yet: {name}", where=user_frame(),
-                                 hint=UNSUPPORTED_HINT)
 
     def exec_module(self, module):
         pass  # the irc module is already executed
@@ -182,13 +172,11 @@ def unsupported_api_name(exc: BaseException) -> Optional[UserError]:
     if type(exc) is ImportError:
         found = _CANNOT_IMPORT.match(str(exc))
         if found and found[2] == exc.name and is_api_module(exc.name):
-            return UnsupportedImport(f"not supported by irc yet: {api_name(exc.name)}.{found[1]}",
-                                     where=where, hint=UNSUPPORTED_HINT)
+            return unsupported_api(f"{api_name(exc.name)}.{found[1]}", where, UnsupportedImport)
     if type(exc) is AttributeError and isinstance(getattr(exc, "obj", None), types.ModuleType):
         module = exc.obj.__name__
         if is_api_module(module) and exc.name:
-            return UnsupportedAttribute(f"not supported by irc yet: {api_name(module)}.{exc.name}",
-                                        where=where, hint=UNSUPPORTED_HINT)
+            return unsupported_api(f"{api_name(module)}.{exc.name}", where)
     return None
 
 

@@ -107,20 +107,23 @@ def api_name(module: str) -> str:
     return module
 
 
-def unsupported_name(module: str, name: str, where: Optional[str] = None) -> UnsupportedAttribute:
-    """The error for ``mindspore.X.name`` that irc lacks, located at the user's line."""
-    return UnsupportedAttribute(f"not supported by irc yet: {api_name(module)}.{name}",
-                                where=where or user_frame(), hint=UNSUPPORTED_HINT)
+def unsupported_api(name: str, where: Optional[str] = None,
+                    kind: type = UnsupportedAttribute) -> UnsupportedError:
+    """The error for a MindSpore API irc lacks (``name`` as MindSpore spells
+    it), located at the user's line; ``kind`` is the builtin Python raises in
+    its place (AttributeError, ImportError, ModuleNotFoundError)."""
+    return kind(f"not supported by irc yet: {name}", where=where or user_frame(),
+                hint=UNSUPPORTED_HINT)
 
 
 def missing_names(module: str):
     """A module-level ``__getattr__`` (PEP 562) for an API module: a name it
-    lacks is :func:`unsupported_name` (an AttributeError, so ``hasattr`` is
+    lacks is :func:`unsupported_api` (an AttributeError, so ``hasattr`` is
     False); private and dunder names stay plain AttributeErrors."""
     def __getattr__(name: str):
         if name.startswith("_"):
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        raise unsupported_name(module, name)
+        raise unsupported_api(f"{api_name(module)}.{name}")
     return __getattr__
 
 

@@ -19,17 +19,12 @@ __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "
 _NARROW = {np.dtype(np.int64): np.int32, np.dtype(np.float64): np.float32}
 
 
-def _np_dtype(dtype) -> np.dtype:
-    try:
-        return mstype.from_ir(mstype.to_ir(dtype)).numpy
-    except TypeError as e:
-        raise UserTypeError(str(e), where=user_frame()) from None
+def _narrow(values: np.ndarray) -> np.ndarray:
+    return values.astype(_NARROW.get(values.dtype, values.dtype), copy=False)
 
 
 def _tensor(values: np.ndarray, dtype=None) -> Tensor:
-    if dtype is not None:
-        return Tensor(values.astype(_np_dtype(dtype)))
-    return Tensor(values.astype(_NARROW.get(values.dtype, values.dtype)))
+    return Tensor(values if dtype is None else values.astype(mstype.numpy_dtype(dtype)))
 
 
 def _shape(shape) -> tuple:
@@ -45,6 +40,8 @@ def _shape(shape) -> tuple:
 
 
 def _values(obj) -> np.ndarray:
+    """The values of an array argument: a Tensor's in its dtype, Python's
+    numbers and lists in MindSpore's 32-bit defaults."""
     if isinstance(obj, Tensor):
         return obj.asnumpy()
     if not isinstance(obj, (int, float, bool, list, tuple, np.ndarray, np.number)):
@@ -53,7 +50,7 @@ def _values(obj) -> np.ndarray:
     values = np.asarray(obj)
     if values.dtype.kind not in "biuf":
         raise UserTypeError(f"an array holds numbers, got {values.dtype}", where=user_frame())
-    return values
+    return _narrow(values)
 
 
 def array(obj, dtype=None, copy=True, ndmin=0) -> Tensor:
@@ -68,11 +65,11 @@ def asarray(a, dtype=None) -> Tensor:
 
 
 def zeros(shape, dtype=mstype.float32) -> Tensor:
-    return Tensor(np.zeros(_shape(shape), _np_dtype(dtype)))
+    return Tensor(np.zeros(_shape(shape), mstype.numpy_dtype(dtype)))
 
 
 def ones(shape, dtype=mstype.float32) -> Tensor:
-    return Tensor(np.ones(_shape(shape), _np_dtype(dtype)))
+    return Tensor(np.ones(_shape(shape), mstype.numpy_dtype(dtype)))
 
 
 def empty(shape, dtype=mstype.float32) -> Tensor:
@@ -84,20 +81,24 @@ def full(shape, fill_value, dtype=None) -> Tensor:
     return _tensor(np.full(_shape(shape), _values(fill_value)), dtype)
 
 
+def _like_dtype(values: np.ndarray, dtype) -> np.dtype:
+    """``dtype``, or by default the dtype of the array a ``*_like`` copies."""
+    return values.dtype if dtype is None else mstype.numpy_dtype(dtype)
+
+
 def zeros_like(a, dtype=None) -> Tensor:
     values = _values(a)
-    return Tensor(np.zeros(values.shape, values.dtype if dtype is None else _np_dtype(dtype)))
+    return Tensor(np.zeros(values.shape, _like_dtype(values, dtype)))
 
 
 def ones_like(a, dtype=None) -> Tensor:
     values = _values(a)
-    return Tensor(np.ones(values.shape, values.dtype if dtype is None else _np_dtype(dtype)))
+    return Tensor(np.ones(values.shape, _like_dtype(values, dtype)))
 
 
 def full_like(a, fill_value, dtype=None) -> Tensor:
     values = _values(a)
-    target = values.dtype if dtype is None else _np_dtype(dtype)
-    return Tensor(np.full(values.shape, _values(fill_value)).astype(target))
+    return Tensor(np.full(values.shape, _values(fill_value)).astype(_like_dtype(values, dtype)))
 
 
 def arange(start, stop=None, step=None, dtype=None) -> Tensor:
@@ -107,7 +108,7 @@ def arange(start, stop=None, step=None, dtype=None) -> Tensor:
                                 where=user_frame())
     if step == 0:
         raise UserValueError("arange: step cannot be zero", where=user_frame())
-    return _tensor(np.arange(start, stop, 1 if step is None else step), dtype)
+    return _tensor(_narrow(np.arange(start, stop, 1 if step is None else step)), dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -120,7 +121,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=mstype.float32) -> Tensor:  # noqa: N803 -- numpy's names
-    return Tensor(np.eye(N, M, k, dtype=_np_dtype(dtype)))
+    return Tensor(np.eye(N, M, k, dtype=mstype.numpy_dtype(dtype)))
 
 
 def identity(n, dtype=mstype.float32) -> Tensor:

@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 from .diagnostics import UserError
 
@@ -116,13 +117,30 @@ def _prune_empty_dirs(root: Path) -> None:
                 pass
 
 
-def write_file_atomically(path: str | os.PathLike, data: str | bytes) -> None:
-    """Write a whole file or nothing: a temporary file beside it, then a rename."""
+def _umask() -> int:
+    mask = os.umask(0)   # the only way to read it is to set it
+    os.umask(mask)
+    return mask
+
+
+def write_file_atomically(path: str | os.PathLike,
+                          data: str | bytes | Callable[[BinaryIO], None]) -> None:
+    """Write a whole file or nothing: a temporary file beside it, then a
+    rename.  ``data`` may be a function that writes the bytes to a binary
+    file (a large file, written as it is made)."""
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.resolve().parent)
     except OSError as e:
         raise UserError(f"cannot write {path}: {e.strerror}") from None
-    with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp makes 0600; a file follows the umask
+        with os.fdopen(fd, "w" if isinstance(data, str) else "wb") as f:
+            if callable(data):
+                data(f)
+            else:
+                f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.remove(tmp)     # no half-written file left beside the real one
+        raise

@@ -37,6 +37,8 @@ HOST_ROWS = 60         # host functions listed by cumulative time
 # Control flow: a Loop's kernel time includes its body's kernels, which are
 # recorded too, so the tables leave the container out (no time counted twice).
 CONTAINERS = ("Loop", "If", "Scan")
+# the columns of the per-operator table (op_statistic.csv, op_analyse)
+OP_STATISTIC = ["op_type", "calls", "total_us", "mean_us", "share_percent"]
 _active: Optional["Profiler"] = None   # the running Profiler, if any
 
 
@@ -145,11 +147,9 @@ class Profiler:
         indent = 1 if pretty else None
         with open(os.path.join(self.directory, "trace_view.json"), "w") as f:
             json.dump(events, f, indent=indent)
-        _write_csv(os.path.join(self.directory, "op_statistic.csv"),
-                   ["op_type", "calls", "total_us", "mean_us", "share_percent"],
+        _write_csv(os.path.join(self.directory, "op_statistic.csv"), OP_STATISTIC,
                    _statistic(kernels, "op_type"))
-        _write_csv(os.path.join(self.directory, "op_detail.csv"),
-                   ["node", "op_type", "calls", "total_us", "mean_us", "share_percent"],
+        _write_csv(os.path.join(self.directory, "op_detail.csv"), ["node", *OP_STATISTIC],
                    _statistic(kernels, "node"))
         _write_csv(os.path.join(self.directory, "host_statistic.csv"),
                    ["function", "calls", "total_s", "cumulative_s"], self._host_rows())
@@ -161,8 +161,7 @@ class Profiler:
         """The kernel statistics of one operator type (ONNX's name), as JSON text."""
         _, kernels = self._events()
         rows = [r for r in _statistic(kernels, "op_type") if r[0] == op_name]
-        keys = ["op_type", "calls", "total_us", "mean_us", "share_percent"]
-        return json.dumps([dict(zip(keys, r)) for r in rows])
+        return json.dumps([dict(zip(OP_STATISTIC, r)) for r in rows])
 
     def _events(self) -> tuple[list, list]:
         """The Chrome-trace events on one timeline (microseconds from start()),

@@ -70,3 +70,24 @@ def test_irc_compile_shows_the_tutorials_jitted_step(tmp_path, monkeypatch, caps
     assert "train.SGDUpdate" in after[0].read_text()
     assert "Accuracy:" in capsys.readouterr().out
     assert (tmp_path / "model.ckpt").exists()
+
+
+def test_a_jitted_function_reads_large_constants_and_grad_operation_forms():
+    """A constant too large to inline is a parameter of the step; GradOperation's
+    get_all / get_by_list give MindSpore's structures."""
+    import numpy as np
+    import irc
+    from irc import nn, ops
+    w = irc.Tensor(np.arange(20, dtype=np.float32))
+    f = irc.jit(lambda x: (x * w).sum())
+    assert float(f(irc.Tensor(np.ones(20, np.float32))).asnumpy()) == 190.0
+    net = nn.Dense(3, 1)
+    x = irc.Tensor(np.ones((2, 3), np.float32))
+    both = ops.GradOperation(get_all=True, get_by_list=True)(lambda a: net(a).sum(),
+                                                             net.trainable_params())(x)
+    (dx,), (dw, db) = both
+    assert dx.shape == (2, 3) and dw.shape == (1, 3) and db.shape == (1,)
+    assert np.allclose(dx.asnumpy(), np.broadcast_to(net.weight.asnumpy(), (2, 3)))
+    assert np.allclose(dw.asnumpy(), 2.0) and np.allclose(db.asnumpy(), 2.0)
+    first = ops.GradOperation()(lambda a: (a * a).sum())(x)
+    assert np.allclose(first.asnumpy(), 2.0)

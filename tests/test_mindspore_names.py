@@ -184,6 +184,12 @@ def test_numpy_array_creation_has_mindspores_dtypes():
     assert mnp.zeros((2,)).dtype == irc.float32 and mnp.full((2,), 3.5).dtype == irc.float32
     assert mnp.ones(2, dtype="int32").asnumpy().tolist() == [1, 1]
     assert mnp.linspace(0, 1, 5).asnumpy().tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    # a Tensor keeps its dtype, Python's lists are 32-bit (MindSpore 2.10 alike)
+    f64 = irc.Tensor(np.array([1.0]))
+    assert mnp.array(f64).dtype == irc.float64 and mnp.ones_like(f64).dtype == irc.float64
+    assert mnp.ones_like([1.0]).dtype == irc.float32 and mnp.zeros_like([1, 2]).dtype == irc.int32
+    assert mnp.full_like([1, 2], 2.5).asnumpy().tolist() == [2, 2]
+    assert mnp.full_like([1, 2], 2.5).dtype == irc.int32
 
 
 # -----------------------------------------------------------------------------
@@ -192,6 +198,8 @@ def test_numpy_array_creation_has_mindspores_dtypes():
 FORMS = {
     "import_module": ("import mindspore.foo", ModuleNotFoundError, "mindspore.foo"),
     "import_internal": ("import mindspore.passes", ModuleNotFoundError, "mindspore.passes"),
+    "import_own_module": ("import mindspore.importhook", ModuleNotFoundError,
+                          "mindspore.importhook"),
     "from_top": ("from mindspore import foo", ImportError, "mindspore.foo"),
     "from_nn": ("from mindspore.nn import Foo", ImportError, "mindspore.nn.Foo"),
     "from_plain_module": ("from mindspore.dataset.vision.c_transforms import Foo", ImportError,
@@ -327,6 +335,8 @@ EXCEPTIONS = {
     "flatten_start_after_end": (lambda: irc.ops.flatten(irc.Tensor(np.ones((2, 3, 4), F32)),
                                                         start_dim=2, end_dim=1), ValueError),
     "initializer_foo": (lambda: irc.common.initializer.initializer("foo", (2, 2)), ValueError),
+    "initializer_dtype_foo": (lambda: irc.common.initializer.initializer("zeros", (2,), "foo"),
+                              TypeError),
     "set_seed_negative": (lambda: irc.set_seed(-1), ValueError),
     "set_seed_float": (lambda: irc.set_seed(1.5), TypeError),
     "device_target_tpu": (lambda: irc.set_context(device_target="TPU"), ValueError),

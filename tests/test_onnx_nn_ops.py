@@ -87,6 +87,8 @@ CASES = {
         (lambda r: [_f32(r, 4, 3, 5, 5), _pos(r, 3), _f32(r, 3), _f32(r, 3), _pos(r, 3)],
          {"training_mode": 1, "momentum": 0.8, "epsilon": 1e-3}),
         (lambda r: [_f32(r, 6, 4), _pos(r, 4), _f32(r, 4), _f32(r, 4), _pos(r, 4)], {}),
+        (lambda r: [_f32(r, 6, 4), _pos(r, 4), _f32(r, 4), _f32(r, 4), _pos(r, 4)],
+         {"training_mode": 1}),
     ],
     "nn.Dropout": [(lambda r: [_f32(r, 4, 3, 5), r.random((4, 15)).astype(np.float32)],
                     {"ratio": 0.3})],

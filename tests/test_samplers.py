@@ -215,6 +215,7 @@ def test_pk_sampler_on_mnist_labels():
     (dict(shard_id=0), RuntimeError, "shard_id is specified but num_shards is not"),
     (dict(num_shards=2, shard_id=2), ValueError, r"interval of \[0, 1\]"),
     (dict(sampler="abc"), TypeError, "Unsupported sampler object"),
+    (dict(sampler=3.5), TypeError, r"Unsupported sampler object of type \(<class 'float'>\)"),
 ])
 def test_file_source_argument_errors(folder, kwargs, error, message):
     with pytest.raises(error, match=message):

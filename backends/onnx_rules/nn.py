@@ -162,12 +162,9 @@ def _batchnorm_onnx(emit, inputs, attrs, draws):
 
 def _batch_moments(emit, x: str) -> tuple[str, str, str]:
     """Per-channel (axis 1) mean and biased variance of x, [C] each, and the
-    number of values per channel (int64)."""
+    number of values per channel (int64: the batch size is known at run time)."""
     shape = emit.op("Shape", [x])
-    rank = emit.op("Size", [shape])
-    all_axes = emit.op("Range", [emit.const(np.int64(0)), rank, emit.const(np.int64(1))])
-    axes = emit.op("Compress", [all_axes, emit.op("Not", [emit.op("Equal", [
-        all_axes, emit.const(np.int64(1))])])], axis=0)
+    axes = _onnx_axes(emit, [a for a in range(emit.in_types[0].rank) if a != 1])
     mean = emit.op("ReduceMean", [x, axes], keepdims=1)
     centred = emit.op("Sub", [x, mean])
     var = emit.op("ReduceMean", [emit.op("Mul", [centred, centred]), axes], keepdims=0)

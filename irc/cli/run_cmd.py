@@ -55,7 +55,6 @@ def main(args) -> int:
 
 def check_output_dir(out: Path) -> None:
     """-o must name a folder irc can write (or create): refused before the run."""
-    from ..diagnostics import UserError
     if out.exists() and not out.is_dir():
         raise UserError(f"-o {out}: this is a file, not a folder",
                         hint="give a folder for run.json (it is created if missing)")
@@ -112,7 +111,7 @@ def run_ranks(args, script_args: list[str]) -> int:
         how = how or "was stopped"
         raise UserError(f"rank {rank} of {world} {how}; it said:\n    " +
                         "\n    ".join(said[-3:] or ["(nothing)"]) +
-                        (f"\n  the other rank(s) were stopped" if world > 1 else ""),
+                        ("\n  the other rank(s) were stopped" if world > 1 else ""),
                         hint=f"see {display_path(str(log))} (launcher: "
                              f"{display_path(str(out / 'launcher.log'))})")
     ranks = [json.loads((out / f"rank{r}" / "run.json").read_text()) for r in range(world)]
@@ -138,13 +137,12 @@ def run_launched_rank(args, script_args: list[str]) -> int:
     """One rank started by :func:`run_ranks`: its rank from the launcher's
     environment, its output in OUT/rankR and OUT/rankR.log, its exit status
     written for the launcher; on an error it stops the other ranks."""
-    from irc.backends.ranks import STATUS_FILE
+    from irc.backends.ranks import STATUS_FILE, gpu_count
     from ..communication import launched_rank
     launched = launched_rank()
     if launched is None:
         raise UserError("--launched is for the ranks irc run --world-size starts")
-    rank, world = launched
-    from irc.backends.ranks import gpu_count
+    rank, _world = launched
     gpus = gpu_count()
     if gpus and "CUDA_VISIBLE_DEVICES" not in os.environ:   # one GPU per rank where there are some
         os.environ["CUDA_VISIBLE_DEVICES"] = str(rank % gpus)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import missing_names
+from ..diagnostics import UserTypeError, missing_names, user_frame
 from ..ir.types import MINDSPORE_NAMES, to_numpy_dtype
 
 
@@ -57,7 +57,13 @@ def to_ir(dtype) -> str:
     try:
         return from_numpy_dtype(dtype)
     except (TypeError, ValueError):
-        raise TypeError(f"not a dtype: {dtype!r} (use e.g. mindspore.int32 or 'float32')") from None
+        raise UserTypeError(f"not a dtype: {dtype!r} (use e.g. mindspore.int32 or 'float32')",
+                            where=user_frame()) from None
+
+
+def numpy_dtype(dtype) -> np.dtype:
+    """The numpy dtype of a MindSpore dtype given in any spelling :func:`to_ir` takes."""
+    return from_ir(to_ir(dtype)).numpy
 
 
 def from_ir(ir: str) -> Type:

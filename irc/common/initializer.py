@@ -208,7 +208,7 @@ def initializer(init, shape=None, dtype=mstype.float32):
     """A Tensor of ``shape`` filled by ``init`` (a name, an Initializer, a
     number, or a Tensor/array whose shape must equal ``shape``)."""
     from .tensor import Tensor
-    np_dtype = mstype.from_ir(mstype.to_ir(dtype)).numpy
+    np_dtype = mstype.numpy_dtype(dtype)
     if isinstance(init, (Tensor, np.ndarray)):
         array = np.asarray(init)
         if shape is not None and tuple(array.shape) != _shape(shape):

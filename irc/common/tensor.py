@@ -39,11 +39,7 @@ def _numpy_of(data, dtype=None) -> np.ndarray:
         raise UserTypeError(f"a Tensor holds numbers, got {type(data).__name__} of {array.dtype}",
                             where=user_frame())
     if dtype is not None:
-        try:
-            ir = mstype.to_ir(dtype)
-        except TypeError as e:
-            raise UserTypeError(str(e), where=user_frame()) from None
-        array = array.astype(mstype.from_ir(ir).numpy)
+        array = array.astype(mstype.numpy_dtype(dtype))
     return array
 
 

@@ -15,7 +15,8 @@ from ..diagnostics import (
     UserRuntimeError, UserTypeError, UserValueError, missing_names, user_frame,
 )
 
-_state = {"initialized": False, "rank": 0, "size": 1}
+# this process's place once init ran (GlobalComm.INITED says whether it has)
+_state = {"rank": 0, "size": 1}
 
 HCCL_WORLD_COMM_GROUP = "hccl_world_group"
 NCCL_WORLD_COMM_GROUP = "nccl_world_group"
@@ -23,6 +24,7 @@ MCCL_WORLD_COMM_GROUP = "mccl_world_group"
 # MindSpore's backend names, with their world group and the device each serves.
 _BACKENDS = {"hccl": (HCCL_WORLD_COMM_GROUP, "Ascend"), "nccl": (NCCL_WORLD_COMM_GROUP, "GPU"),
              "mccl": (MCCL_WORLD_COMM_GROUP, "CPU")}
+DEFAULT_BACKEND = "hccl"   # what GlobalComm names before init, as MindSpore's
 
 
 class GlobalComm:
@@ -31,8 +33,8 @@ class GlobalComm:
     Ascend, mccl for the CPU) and its world group.  irc's collectives run on
     MPI or torch.distributed whichever backend is named."""
 
-    BACKEND = "hccl"
-    WORLD_COMM_GROUP = HCCL_WORLD_COMM_GROUP
+    BACKEND = DEFAULT_BACKEND
+    WORLD_COMM_GROUP = _BACKENDS[DEFAULT_BACKEND][0]
     INITED = False
     CHECK_ENVS = True
 
@@ -75,9 +77,13 @@ def init(backend_name: str | None = None, *, rank: int | None = None, group_size
         raise UserValueError(f"rank {me} is outside the world of {size} rank(s) "
                              f"(valid: 0..{size - 1})",
                              where=user_frame(), hint="check RANK_ID and RANK_SIZE")
-    _state.update(initialized=True, rank=me, size=size)
+    _state.update(rank=me, size=size)
+    _set_backend(backend, inited=True)
+
+
+def _set_backend(backend: str, inited: bool) -> None:
     GlobalComm.BACKEND, GlobalComm.WORLD_COMM_GROUP = backend, _BACKENDS[backend][0]
-    GlobalComm.INITED = True
+    GlobalComm.INITED = inited
 
 
 def _backend(name) -> str:
@@ -95,7 +101,7 @@ def _backend(name) -> str:
 
 
 def _ensure_init() -> None:
-    if not _state["initialized"]:
+    if not GlobalComm.INITED:
         init()
 
 
@@ -121,15 +127,14 @@ def writes_checkpoints() -> bool:
     if parallel.get_auto_parallel_context("parallel_mode") == "stand_alone":
         return True
     launched = launched_rank()
-    rank = _state["rank"] if _state["initialized"] else (launched[0] if launched else 0)
+    rank = _state["rank"] if GlobalComm.INITED else (launched[0] if launched else 0)
     return rank == 0
 
 
 @register_process_state
 def release() -> None:
-    _state.update(initialized=False, rank=0, size=1)
-    GlobalComm.BACKEND, GlobalComm.WORLD_COMM_GROUP = "hccl", HCCL_WORLD_COMM_GROUP
-    GlobalComm.INITED = False
+    _state.update(rank=0, size=1)
+    _set_backend(DEFAULT_BACKEND, inited=False)
 
 
 __getattr__ = missing_names(__name__)

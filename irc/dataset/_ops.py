@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..diagnostics import UserError, user_frame
+from ..diagnostics import UserError, UserTypeError, UserValueError, user_frame
 from ..dialects import load_all
 from ..ir import registry
 from ..ir.types import TensorType
@@ -24,16 +24,9 @@ from ..ir.types import TensorType
 load_all()   # a transform object describes a registered op
 
 
-class OpValueError(UserError, ValueError):
-    """A bad parameter or input of a data transform (a ValueError)."""
-
-
-class OpTypeError(UserError, TypeError):
-    """A parameter or input of the wrong type (a TypeError)."""
-
-
 def arg_error(kind, message: str, where: str | None = None) -> UserError:
-    cls = OpTypeError if issubclass(kind, TypeError) else OpValueError
+    """A bad argument, located at the user's line: a TypeError or a ValueError."""
+    cls = UserTypeError if issubclass(kind, TypeError) else UserValueError
     return cls(message, where=where if where is not None else user_frame())
 
 
@@ -41,10 +34,9 @@ class TensorOperation:
     """One data transform: ``op_name``, ``attrs``, ``source``; callable eagerly."""
 
     op_name: str = ""
-    #: eager calls accept a 2-D (HW) image and treat it as HWC with C = 1
+    #: eager calls accept a 2-D (HW) image: run as HWC with C = 1, the
+    #: channel axis of 3-D outputs dropped again
     accepts_hw: bool = False
-    #: with a 2-D input, drop the channel axis of 3-D outputs again
-    squeeze_hw: bool = True
 
     def __init__(self, **attrs: Any):
         self.source: str | None = user_frame()
@@ -100,7 +92,7 @@ class TensorOperation:
             if not msg.startswith(name):
                 msg = f"{name}: {msg}"
             raise arg_error(type(e), msg) from None
-        if promoted and self.squeeze_hw:
+        if promoted:
             outs = [o[..., 0] if o.ndim == 3 and o.shape[-1] == 1 else o for o in outs]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -162,7 +154,8 @@ def _is_number(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
-def _is_int(v) -> bool:
+def is_int(v) -> bool:
+    """An int (numpy's too), not a bool."""
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
@@ -181,7 +174,7 @@ def check_number(op: str, name: str, v, lo=None, hi=None, *, lo_open=False) -> f
 
 
 def check_int(op: str, name: str, v, lo=None, hi=None) -> int:
-    if not _is_int(v):
+    if not is_int(v):
         raise arg_error(TypeError, f"{op}: {name} must be an int, got {v!r}")
     v = int(v)
     if lo is not None and v < lo:
@@ -227,7 +220,7 @@ def check_prob(op: str, prob) -> float:
 
 def check_size_hw(op: str, size, name: str = "size") -> list[int]:
     """An int (square) or (height, width) of positive ints -> [h, w]."""
-    if _is_int(size):
+    if is_int(size):
         s = check_int(op, name, size, 1)
         return [s, s]
     vals = check_seq(op, name, size, (1, 2))
@@ -237,7 +230,7 @@ def check_size_hw(op: str, size, name: str = "size") -> list[int]:
 
 def check_padding(op: str, padding, name: str = "padding") -> list[int]:
     """int, (lr, tb) or (left, top, right, bottom) of non-negative ints -> [l, t, r, b]."""
-    if _is_int(padding):
+    if is_int(padding):
         p = check_int(op, name, padding, 0)
         return [p, p, p, p]
     vals = check_seq(op, name, padding, (2, 4))
@@ -247,7 +240,7 @@ def check_padding(op: str, padding, name: str = "padding") -> list[int]:
 
 def check_fill(op: str, fill_value, name: str = "fill_value"):
     """An int in [0, 255] or an (r, g, b) triple of them."""
-    if _is_int(fill_value):
+    if is_int(fill_value):
         return check_int(op, name, fill_value, 0, 255)
     vals = check_seq(op, name, fill_value, (3,))
     return [check_int(op, f"{name}[{i}]", v, 0, 255) for i, v in enumerate(vals)]

@@ -26,8 +26,9 @@ import numpy as np
 from ..capture import current as _current_capture
 from ..diagnostics import (UnsupportedError, UserError, UserRuntimeError, UserTypeError,
                            UserValueError, user_frame)
+from ..dialects.samplers import SOURCE_ARGS, sampler_of
 from . import samplers
-from ._ops import flatten_ops
+from ._ops import flatten_ops, is_int
 
 MAP = "map"
 
@@ -44,7 +45,7 @@ def _bad(kind, message: str):
 def _int(what: str, v, lo: Optional[int] = None, allow_none: bool = False):
     if v is None and allow_none:
         return None
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+    if not is_int(v):
         raise _bad(TypeError, f"{what} must be an int, got {v!r}")
     v = int(v)
     if lo is not None and v < lo:
@@ -288,7 +289,7 @@ class Dataset:
         if not isinstance(sizes, (list, tuple)) or not sizes:
             raise _bad(TypeError, f"split: sizes must be a non-empty list, got {sizes!r}")
         total = self.get_dataset_size()
-        if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in sizes):
+        if all(is_int(x) for x in sizes):
             counts = [int(x) for x in sizes]
             if any(n <= 0 for n in counts) or builtins.sum(counts) != total:
                 raise _bad(ValueError, f"split: sizes {counts} must be positive and add up to "
@@ -537,7 +538,6 @@ class MappableDataset(Dataset):
         shuffle / num_samples / num_shards / shard_id stand for."""
         if self._sampler is not None:
             return self._sampler
-        from ..dialects.samplers import sampler_of
         return samplers.from_ir(sampler_of(self._params))
 
     def _accepts(self, sampler) -> None:
@@ -571,7 +571,7 @@ class MappableDataset(Dataset):
 
     def _use(self, sampler) -> None:
         self._sampler = sampler
-        self._params.update({"shuffle": None, "num_samples": None, "num_shards": None, "shard_id": None})
+        self._params.update(dict.fromkeys(SOURCE_ARGS))
         self._size = None
 
     def is_shuffled(self) -> bool:
@@ -613,7 +613,7 @@ def _class_indexing(op: str, class_indexing) -> Optional[list]:
         if not isinstance(name, str):
             raise UserTypeError(f"{op}: class_indexing's keys must be folder names (str), got {name!r}",
                                 where=user_frame())
-        if not isinstance(label, (int, np.integer)) or isinstance(label, bool):
+        if not is_int(label):
             raise UserTypeError(f"{op}: class_indexing[{name!r}] must be an int label, got {label!r}",
                                 where=user_frame())
     return [[name, int(label)] for name, label in class_indexing.items()] or None

@@ -21,17 +21,15 @@ from typing import Optional
 
 import numpy as np
 
-from ..diagnostics import UserError, UserRuntimeError, UserTypeError, UserValueError, user_frame
+from ..diagnostics import (UnsupportedError, UserNotImplementedError, UserRuntimeError, UserTypeError,
+                           UserValueError, user_frame)
 from ..dialects import samplers as rules
+from ._ops import is_int
 
 __all__ = ["BuiltinSampler", "DistributedSampler", "PKSampler", "RandomSampler", "SequentialSampler",
            "Shuffle", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler"]
 
 INT64_MAX = 2 ** 63 - 1
-
-
-class SamplerNotImplementedError(UserError, NotImplementedError):
-    """A sampler option MindSpore itself does not implement (NotImplementedError)."""
 
 
 class Shuffle(str, Enum):
@@ -50,12 +48,8 @@ class Shuffle(str, Enum):
 # argument checks: MindSpore's messages and exception types
 # =============================================================================
 
-def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
 def _check_int(name: str, v) -> int:
-    if not _is_int(v):
+    if not is_int(v):
         raise UserTypeError(f"{name} must be integer but was: {v}.", where=user_frame())
     return int(v)
 
@@ -79,7 +73,7 @@ def _check_num_samples(num_samples) -> Optional[int]:
 def _indices(indices, num_samples: Optional[int]) -> list[int]:
     """SubsetSampler's indices: any iterable but a string, or one int;
     MindSpore keeps only the first ``num_samples`` of them."""
-    if _is_int(indices):
+    if is_int(indices):
         ids = [indices]
     elif isinstance(indices, str) or not hasattr(indices, "__iter__"):
         raise UserTypeError(f"Unsupported sampler object of type ({type(indices)})", where=user_frame())
@@ -88,7 +82,7 @@ def _indices(indices, num_samples: Optional[int]) -> list[int]:
     else:
         ids = [i for i, _ in zip(indices, range(num_samples))]
     for i, item in enumerate(ids):
-        if not _is_int(item):
+        if not is_int(item):
             raise UserTypeError(f"SubsetSampler: Type of indices element must be int, but got "
                                 f"list[{i}]: {item}, type: {type(item)}.", where=user_frame())
     return [int(i) for i in ids]
@@ -99,6 +93,16 @@ def _not_supported_mode(shuffle) -> UserRuntimeError:
     return UserRuntimeError(f"The shuffle mode: Shuffle.{mode} is not supported with current dataset.",
                             where=user_frame(),
                             hint="file datasets shuffle with Shuffle.GLOBAL (True) or not at all (False)")
+
+
+def _ir_value(value):
+    """An attribute as the IR holds it: lists, and a shuffle mode as whether
+    it shuffles globally (the only mode a sampler in the IR has)."""
+    if isinstance(value, Shuffle):
+        return value == Shuffle.GLOBAL
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return list(value)
+    return value
 
 
 # =============================================================================
@@ -151,7 +155,13 @@ class BuiltinSampler:
 
     # -- the IR --------------------------------------------------------------------
     def parameters(self) -> dict:
-        raise NotImplementedError
+        """The arguments the IR keeps: the parameters the dialect lists for
+        this kind (irc/dialects/samplers.py), read from the attributes."""
+        if self.kind not in rules.KINDS:
+            raise UnsupportedError(f"not supported by irc yet: a user-defined sampler "
+                                   f"({type(self).__name__})", where=user_frame(),
+                                   hint="use a built-in sampler, or give the indices as a list")
+        return {name: _ir_value(getattr(self, name)) for name in rules.KINDS[self.kind].params}
 
     def to_ir(self) -> dict:
         """The ``sampler`` attribute of the source op (child included)."""
@@ -173,9 +183,6 @@ class SequentialSampler(BuiltinSampler):
         super().__init__(_check_num_samples(num_samples))
         self.start_index = start_index
 
-    def parameters(self) -> dict:
-        return {"start_index": self.start_index, "num_samples": self.num_samples}
-
 
 class RandomSampler(BuiltinSampler):
     """Rows in a random order (``replacement``: drawn independently)."""
@@ -188,9 +195,6 @@ class RandomSampler(BuiltinSampler):
             raise UserTypeError(f"shuffle must be valid shuffle mode but was: {shuffle}.", where=user_frame())
         super().__init__(num_samples)
         self.replacement, self.shuffle = replacement, Shuffle(shuffle)
-
-    def parameters(self) -> dict:
-        return {"replacement": self.replacement, "num_samples": self.num_samples}
 
     def to_ir(self) -> dict:
         if self.shuffle != Shuffle.GLOBAL:
@@ -223,11 +227,6 @@ class DistributedSampler(BuiltinSampler):
             shuffle = Shuffle.GLOBAL if shuffle else Shuffle.FALSE
         self.shuffle = Shuffle(shuffle)
 
-    def parameters(self) -> dict:
-        return {"num_shards": self.num_shards, "shard_id": self.shard_id,
-                "shuffle": self.shuffle == Shuffle.GLOBAL, "num_samples": self.num_samples,
-                "offset": self.offset}
-
     def to_ir(self) -> dict:
         if self.shuffle not in (Shuffle.GLOBAL, Shuffle.FALSE):
             raise _not_supported_mode(self.shuffle)
@@ -259,18 +258,14 @@ class PKSampler(BuiltinSampler):
     def __init__(self, num_val, num_class=None, shuffle=False, class_column="label", num_samples=None):
         num_val = _check_int("num_val", num_val)
         if num_class is not None:
-            raise SamplerNotImplementedError("Not supported to specify num_class for PKSampler.",
-                                             where=user_frame())
+            raise UserNotImplementedError("Not supported to specify num_class for PKSampler.",
+                                          where=user_frame())
         shuffle = _check_bool("shuffle", shuffle)
         if not isinstance(class_column, str):
             raise UserTypeError(f"class_column must be a str value but was: {class_column}.",
                                 where=user_frame())
         super().__init__(_check_num_samples(num_samples))
         self.num_val, self.shuffle, self.class_column = num_val, shuffle, class_column
-
-    def parameters(self) -> dict:
-        return {"num_val": self.num_val, "shuffle": self.shuffle, "class_column": self.class_column,
-                "num_samples": self.num_samples}
 
     def is_shuffled(self) -> bool:
         if self.child_sampler is not None:
@@ -286,9 +281,6 @@ class SubsetSampler(BuiltinSampler):
         num_samples = _check_num_samples(num_samples)
         self.indices = _indices(indices, num_samples)
         super().__init__(num_samples)
-
-    def parameters(self) -> dict:
-        return {"indices": list(self.indices), "num_samples": self.num_samples}
 
     def get_num_samples(self) -> int:
         n = super().get_num_samples()
@@ -326,10 +318,6 @@ class WeightedRandomSampler(BuiltinSampler):
         super().__init__(num_samples)
         self.weights, self.replacement = [float(w) for w in weights], replacement
 
-    def parameters(self) -> dict:
-        return {"weights": list(self.weights), "num_samples": self.num_samples,
-                "replacement": self.replacement}
-
     def get_shuffle_mode(self) -> Shuffle:
         return Shuffle.GLOBAL
 
@@ -365,15 +353,11 @@ def select_sampler(sampler, num_samples) -> BuiltinSampler:
         return sampler
     if isinstance(sampler, (list, tuple, np.ndarray)):
         return SubsetSampler(sampler, num_samples)
-    if _is_int(sampler):
+    if is_int(sampler):
         return SubsetSampler([sampler])
-    if isinstance(sampler, str):
-        raise UserTypeError(f"Unsupported sampler object of type ({type(sampler)})", where=user_frame())
-    if hasattr(sampler, "__iter__"):
-        from ..diagnostics import UnsupportedError
+    if hasattr(sampler, "__iter__") and not isinstance(sampler, str):
         raise UnsupportedError("not supported by irc yet: a user-defined sampler (an iterable of "
                                "indices or a mindspore.dataset.Sampler subclass)", where=user_frame(),
                                hint="give the indices as a list (a SubsetSampler) or use a built-in "
                                     "sampler")
-    raise UserTypeError("sampler should be either iterable or from mindspore.dataset.samplers.",
-                        where=user_frame())
+    raise UserTypeError(f"Unsupported sampler object of type ({type(sampler)})", where=user_frame())

@@ -36,7 +36,7 @@ import numpy as np
 from ..diagnostics import UserError, UserRuntimeError
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
 from ..ir.traits import HoldsObjects, Pure, RowCount, RowSource
-from ..ir.types import BATCH, UNKNOWN, TensorType, from_numpy_dtype, is_dtype
+from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
 from . import samplers
 
 FAMILY = "dataset"
@@ -266,8 +266,8 @@ class MnistReader(SourceReader):
         return self.class_ids
 
 
-_SOURCE_ATTRS = {"shuffle": None, "num_samples": None, "num_shards": None, "shard_id": None,
-                 "sampler": None}
+# how a source samples: its own arguments or a sampler (see .samplers)
+_SOURCE_ATTRS = {**dict.fromkeys(samplers.SOURCE_ARGS), "sampler": None}
 
 MNIST = define(
     "dataset.MnistDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),

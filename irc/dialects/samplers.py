@@ -34,6 +34,7 @@ import numpy as np
 
 from ..diagnostics import UserRuntimeError
 
+# a source op's own sampling arguments (the first form above)
 SOURCE_ARGS = ("shuffle", "num_samples", "num_shards", "shard_id")
 
 

@@ -237,10 +237,7 @@ class _Lowering:
         map_id = self.next_map
         self.next_map += 1
         map_attrs = {"map": map_id, "offload": p.get("offload"), "workers": p.get("num_parallel_workers")}
-        ops = p["operations"]
-        if not ops:
-            raise UserRuntimeError("map: operations is empty", where=where,
-                                   hint="give one transform or a list")
+        ops = p["operations"]   # never empty: Dataset.map refuses that
         for i, op in enumerate(ops):
             last = i == len(ops) - 1
             if _is_tensor_op(op):

@@ -29,12 +29,7 @@ _missing = missing_names(__name__)
 def __getattr__(name: str):
     if not name.startswith("_"):
         for modname in _EXTENSIONS:
-            try:
-                module = importlib.import_module(modname)
-            except ModuleNotFoundError as e:
-                if e.name == modname:
-                    continue
-                raise
+            module = importlib.import_module(modname)
             if hasattr(module, name):
                 return getattr(module, name)
     return _missing(name)

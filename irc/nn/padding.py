@@ -28,11 +28,7 @@ class Pad(Cell):
         self.mode, self.paddings, self._pairs = mode, paddings, pairs
 
     def construct(self, x):
-        rank = len(F.shape(x))
-        if len(self._pairs) != rank:
-            raise UserValueError(f"Pad: paddings has {len(self._pairs)} pairs, the input has "
-                                 f"rank {rank}", where=user_frame())
-        return F.pad_axes(x, self._pairs, self.mode.lower())
+        return F.pad_axes(x, self._pairs, self.mode.lower(), what="Pad")
 
     def extend_repr(self) -> str:
         return f"paddings={self.paddings}, mode={self.mode}"

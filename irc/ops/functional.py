@@ -351,10 +351,7 @@ def stack(tensors: Sequence, axis: int = 0):
 
 def cast(x, dtype):
     x = _as_tensor(x)
-    try:
-        to = mstype.to_ir(dtype)
-    except TypeError as e:
-        raise _type_error(str(e)) from None
+    to = mstype.to_ir(dtype)
     if type_of(x).dtype == to:
         return x
     return _one("nn.Cast", [x], {"to": to})
@@ -631,10 +628,8 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002 -- MindSpore's name
     if tuple(out_hw) == (1, 1):
         return mean(x, (-2, -1), True)
     if builtins.all(i % o == 0 for i, o in zip(in_hw, out_hw)) and t.rank == 4:
-        kernel = [i // o for i, o in zip(in_hw, out_hw)]
-        return _one("nn.AveragePool", [x], {"kernel_shape": kernel, "strides": kernel,
-                                            "pads": [0, 0, 0, 0], "ceil_mode": 0,
-                                            "count_include_pad": 0})
+        kernel = tuple(i // o for i, o in zip(in_hw, out_hw))
+        return pool2d("nn.AveragePool", x, kernel, kernel, what="adaptive_avg_pool2d")
     # Rectangular bins: averaging rows then columns is averaging the rectangle.
     for axis, (i, o) in zip((t.rank - 2, t.rank - 1), zip(in_hw, out_hw)):
         if i != o:
@@ -688,14 +683,18 @@ def pad(input_x, padding, mode: str = "constant", value=None):
     return pad_axes(x, pairs, mode, 0.0 if value is None else value)
 
 
-def pad_axes(x, pairs, mode: str, value=0.0):
-    """Pad axis k by pairs[k] = (before, after); mode constant, reflect or symmetric."""
+def pad_axes(x, pairs, mode: str, value=0.0, what: str = "pad"):
+    """Pad axis k by pairs[k] = (before, after), a pair for every axis; mode
+    constant, reflect or symmetric."""
     x = _as_tensor(x)
+    rank = type_of(x).rank
+    if len(pairs) != rank:
+        raise _error(f"{what}: paddings has {len(pairs)} pairs, the input has rank {rank}")
     pads = [p[0] for p in pairs] + [p[1] for p in pairs]
     try:
         value = float(value)
     except (TypeError, ValueError):
-        raise _type_error(f"pad: the fill value must be a number, got {value!r}") from None
+        raise _type_error(f"{what}: the fill value must be a number, got {value!r}") from None
     return _one("nn.Pad", [x], {"pads": pads, "mode": mode, "value": value})
 
 
@@ -775,7 +774,7 @@ def _filled(shape, dtype, value):
         raise _error("the shape of a new tensor must be known at compile time",
                      hint="the batch size N is known only at run time: build the tensor from "
                           "an input instead (x * 0 has x's shape)")
-    return Tensor(np.full(dims, value, dtype=mstype.from_ir(mstype.to_ir(dtype)).numpy))
+    return Tensor(np.full(dims, value, dtype=mstype.numpy_dtype(dtype)))
 
 
 def ones(shape, dtype=None):

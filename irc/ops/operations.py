@@ -276,14 +276,6 @@ def padding_pairs(paddings, what: str) -> list[tuple[int, int]]:
     return pairs
 
 
-def _pairs_for(x, pairs, what: str) -> list[tuple[int, int]]:
-    rank = len(F.shape(x))
-    if len(pairs) != rank:
-        raise UserValueError(f"{what}: paddings has {len(pairs)} pairs, the input has rank "
-                             f"{rank}", where=user_frame())
-    return pairs
-
-
 class Pad(Primitive):
     """``Pad(paddings)(x)``: zero padding, a (before, after) pair per axis."""
 
@@ -292,7 +284,7 @@ class Pad(Primitive):
         self.paddings = padding_pairs(paddings, "Pad")
 
     def __call__(self, x):
-        return F.pad_axes(x, _pairs_for(x, self.paddings, "Pad"), "constant")
+        return F.pad_axes(x, self.paddings, "constant", what="Pad")
 
 
 class MirrorPad(Primitive):
@@ -317,8 +309,8 @@ class MirrorPad(Primitive):
         if table.ndim != 2 or table.shape[1] != 2 or table.dtype.kind not in "iu":
             raise UserValueError(f"MirrorPad: paddings must be an int tensor of shape (n, 2), "
                                  f"got {table.dtype} {list(table.shape)}", where=user_frame())
-        pairs = _pairs_for(x, [tuple(int(v) for v in row) for row in table], "MirrorPad")
-        return F.pad_axes(x, pairs, self.mode.lower())
+        pairs = [tuple(int(v) for v in row) for row in table]
+        return F.pad_axes(x, pairs, self.mode.lower(), what="MirrorPad")
 
 
 __getattr__ = missing_names(__name__)

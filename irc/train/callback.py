@@ -247,13 +247,10 @@ def _append_dict_of(append_info) -> dict:
     if len(dicts) > 1:
         raise UserTypeError("CheckpointConfig: append_info may hold one dict only",
                             where=user_frame())
-    from ..common.tensor import Tensor
-    for key, value in (dicts[0] if dicts else {}).items():
-        if not isinstance(key, str) or not isinstance(value, (int, float, bool, str, Tensor)):
-            raise UserTypeError(f"CheckpointConfig: append_info's dict must map str to int, float, "
-                                f"bool, str or Tensor, got {key!r}: {type(value).__name__}",
-                                where=user_frame())
-        out[key] = value
+    if dicts:
+        from .serialization import check_appended
+        check_appended(dicts[0], "CheckpointConfig: append_info's dict")
+        out.update(dicts[0])
     return out
 
 

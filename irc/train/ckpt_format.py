@@ -35,17 +35,18 @@ from typing import BinaryIO, Iterable, Union
 
 import numpy as np
 
+from ..common import dtype as mstype
+from ..ir.types import MINDSPORE_NAMES
+
 __all__ = ["TENSOR_TYPES", "FormatError", "file_descriptor", "tensor_type_of", "write", "read",
            "has_footer", "is_safetensors"]
 
-# MindSpore's tensor_type strings (str(mindspore dtype)) and the numpy dtype
-# of their bytes.  BFloat16 is read (widened to float32, exactly); Int4 and
-# map tensors are refused.
-TENSOR_TYPES: dict[str, np.dtype] = {name: np.dtype(t).newbyteorder("<") for name, t in (
-    ("Bool", np.bool_), ("Int8", np.int8), ("UInt8", np.uint8), ("Int16", np.int16),
-    ("UInt16", np.uint16), ("Int32", np.int32), ("UInt32", np.uint32), ("Int64", np.int64),
-    ("UInt64", np.uint64), ("Float16", np.float16), ("Float32", np.float32),
-    ("Float64", np.float64))}
+# MindSpore's tensor_type strings are its dtypes' printed names
+# (str(mstype.float32) == "Float32"), each with the numpy dtype of its bytes.
+# BFloat16 is read (widened to float32, exactly); Int4 and map tensors are
+# refused.
+TENSOR_TYPES: dict[str, np.dtype] = {
+    str(t): t.numpy.newbyteorder("<") for t in (getattr(mstype, name) for name in MINDSPORE_NAMES)}
 _TYPE_OF_KIND = {(t.kind, t.itemsize): name for name, t in TENSOR_TYPES.items()}
 STRING_TYPE = "str"
 BFLOAT16_TYPE = "BFloat16"

@@ -129,12 +129,14 @@ class CompiledFunction:
 
     def __init__(self, module, traced: TracedFunction, name: str):
         from irc.backends.trainer import DeviceState, program_for
-        self.module, self.name = module, name
+        self.name = name
         self.out_structure, self.guards, self.rates = \
             traced.out_structure, traced.guards, traced.rates
         self.program = program_for(module, STEP)
         self.parameters: dict[str, Parameter] = dict(module.objects.get(PARAMETERS, {}))
-        self.state = DeviceState(self.program, {n: p.asnumpy() for n, p in self.parameters.items()})
+        # the traced weights: the parameters' values now, and the large
+        # constants the function read (kept as parameters, not inline)
+        self.state = DeviceState(self.program, module.weights)
         self.loaded = {n: p._version for n, p in self.parameters.items()}
         self.homes = {n: _DeviceValue(self.state, n) for n in self.parameters}
         self.outputs = [f"{OUTPUT}{i}" for i in range(traced.n_outputs)]
@@ -161,7 +163,7 @@ class CompiledFunction:
         """Parameters changed since this program last saw them (by Python, or
         by another compiled function) are uploaded again."""
         for name, p in self.parameters.items():
-            if self.loaded[name] != p._version and p._home is not self.homes[name]:
+            if self.loaded[name] != p._version:
                 self.state.load({name: p.asnumpy()})
                 self.loaded[name] = p._version
 
@@ -183,10 +185,16 @@ def jit(function: Optional[Callable] = None, *args, **kwargs):
 # gradients
 # =============================================================================
 
+# GradOperation(get_all=True): every input, as a tuple
+ALL_INPUTS = "all"
+
+
 def _positions(grad_position, n_args: int) -> tuple[list[int], bool]:
     """The argument indices to differentiate and whether the result is a tuple."""
     if grad_position is None:
         return [], False
+    if grad_position == ALL_INPUTS:
+        return list(range(n_args)), True
     if isinstance(grad_position, bool) or not isinstance(grad_position, (int, tuple, list)):
         raise UserTypeError(f"grad_position must be an int, a tuple of ints or None, got "
                             f"{type(grad_position).__name__}", where=user_frame())
@@ -229,10 +237,9 @@ class _Differentiated:
     (value and gradients in one device call)."""
 
     def __init__(self, fn, *, positions, weights, has_aux: bool, with_value: bool,
-                 sens_param: bool = False, style: str = "grad"):
+                 sens_param: bool = False):
         self.fn, self.positions, self.weights = fn, positions, weights
-        self.has_aux, self.with_value, self.sens_param, self.style = \
-            has_aux, with_value, sens_param, style
+        self.has_aux, self.with_value, self.sens_param = has_aux, with_value, sens_param
         self._compiled = JitFunction(self._traced, getattr(fn, "__qualname__", None) or
                                      type(fn).__name__)
 
@@ -259,7 +266,7 @@ class _Differentiated:
             for extra in outs[1:]:
                 target = ops.add(_scalar_target(target), _scalar_target(extra))
         target = _scalar_target(target, sens)
-        positions, many_positions = self._positions(len(args))
+        positions, many_positions = _positions(self.positions, len(args))
         weights, many_weights = _weights(self.weights)
         wrt = [args[p] for p in positions] + weights
         for p in positions:
@@ -283,14 +290,6 @@ class _Differentiated:
         if self.has_aux:
             return gradients, tuple(outs[1:])
         return gradients
-
-    def _positions(self, n_args: int):
-        if self.style == "GradOperation":
-            get_all, get_by_list = self.positions
-            if get_all:
-                return list(range(n_args)), True
-            return ([], False) if get_by_list else ([0], False)
-        return _positions(self.positions, n_args)
 
 
 def value_and_grad(fn, grad_position=0, weights=None, has_aux: bool = False,
@@ -331,10 +330,13 @@ class GradOperation:
         if self.get_by_list and weights is None:
             raise UserValueError("GradOperation(get_by_list=True) needs weights",
                                  where=user_frame())
-        return _Differentiated(fn, positions=(self.get_all, self.get_by_list),
+        if self.get_all:
+            positions = ALL_INPUTS
+        else:
+            positions = None if self.get_by_list else 0
+        return _Differentiated(fn, positions=positions,
                                weights=weights if self.get_by_list else None, has_aux=False,
-                               with_value=False, sens_param=self.sens_param,
-                               style="GradOperation")
+                               with_value=False, sens_param=self.sens_param)
 
 
 ms_function = jit   # MindSpore 1.x name

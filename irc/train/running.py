@@ -115,17 +115,16 @@ class _Training:
         """Continue from the newest readable checkpoint of an unfinished
         identical run; a damaged one (a kill mid-write, a truncated copy) is
         passed over with a warning, so every rank falls back alike."""
-        from .serialization import _read
+        from .serialization import read_training_checkpoint
         want = self.fingerprint()
         for cb in checkpoints:
             for path in reversed(cb.files()):
                 try:
-                    tensors, meta = _read(path, require_crc=True)
+                    tensors, meta = read_training_checkpoint(path)
                 except UserError as e:
                     print(f"irc: warning: skipping a damaged checkpoint: {e.message}",
                           file=sys.stderr, flush=True)
                     continue
-                meta = {k: _json(v) for k, v in meta.items()}
                 if meta.get("irc.job") != want or meta.get("irc.finished"):
                     continue
                 run.state.load(tensors)
@@ -159,14 +158,6 @@ class _Training:
             else:
                 self.model._opt_state[name] = value
         self.model._global_step = self.global_step
-
-
-def _json(v):
-    import json
-    try:
-        return json.loads(v)
-    except (TypeError, ValueError):
-        return v
 
 
 class _Hooks:

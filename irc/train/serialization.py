@@ -20,7 +20,7 @@ import io
 import json
 import os
 import sys
-from typing import Any, BinaryIO, Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
@@ -28,14 +28,14 @@ from ..common.tensor import Parameter, Tensor
 from ..diagnostics import (
     UnsupportedError, UserRuntimeError, UserTypeError, UserValueError, user_frame,
 )
+from ..output import write_file_atomically
 from . import capture_io, ckpt_format
-from .ckpt_format import FormatError
+from .ckpt_format import Entry, FormatError
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "checkpoint_metadata"]
 
 FORMATS = ("ckpt", "safetensors")
 METADATA_TAG = "irc.metadata"
-Entry = Union[np.ndarray, str]          # a checkpoint holds tensors and strings
 
 # The dtypes MindSpore's load_param_into_net converts between when not strict.
 _FLOATS = {np.dtype(t) for t in (np.float16, np.float32, np.float64)}
@@ -127,14 +127,19 @@ def _appended(append_dict) -> dict[str, Entry]:
     if not isinstance(append_dict, dict):
         raise UserTypeError(f"save_checkpoint: append_dict must be a dict, got "
                             f"{type(append_dict).__name__}", where=user_frame())
-    out: dict[str, Entry] = {}
-    for key, value in append_dict.items():
+    check_appended(append_dict, "save_checkpoint: append_dict")
+    return {key: value if isinstance(value, str) else Tensor(value).asnumpy()
+            for key, value in append_dict.items()}
+
+
+def check_appended(values: dict, what: str) -> None:
+    """MindSpore's rule for the values saved beside the parameters
+    (``append_dict``, ``CheckpointConfig``'s ``append_info``): str keys;
+    int, float, bool, str or Tensor values."""
+    for key, value in values.items():
         if not isinstance(key, str) or not isinstance(value, (int, float, bool, str, Tensor)):
-            raise UserTypeError(f"save_checkpoint: append_dict must map str to int, float, bool, "
-                                f"str or Tensor, got {key!r}: {type(value).__name__}",
-                                where=user_frame())
-        out[key] = value if isinstance(value, str) else Tensor(value).asnumpy()
-    return out
+            raise UserTypeError(f"{what} must map str to int, float, bool, str or Tensor, got "
+                                f"{key!r}: {type(value).__name__}", where=user_frame())
 
 
 def _metadata_strings(metadata: Optional[dict]) -> dict[str, str]:
@@ -163,20 +168,6 @@ def _safetensors_bytes(entries: dict[str, Entry], metadata: dict[str, str],
     if crc_check:
         meta["crc_num"] = str(_safetensors_crc(tensors))
     return save(tensors, metadata=meta if tensors else None)
-
-
-def _write_atomically(path: str, write: Callable[[BinaryIO], None]) -> None:
-    """A crash mid-write never leaves a half checkpoint under ``path``."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save: bool = True, async_save=False,
@@ -209,13 +200,14 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save: bool = True, asyn
         if not isinstance(v, str) and v.dtype.kind not in "biuf":
             raise UserTypeError(f"save_checkpoint: {k!r} holds {v.dtype}, not numbers",
                                 where=user_frame())
+    # written whole or not at all: a crash mid-write never leaves a half checkpoint
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     if format == "safetensors":
-        data = _safetensors_bytes(entries, meta, crc_check)
-        _write_atomically(path, lambda f: f.write(data))
+        write_file_atomically(path, _safetensors_bytes(entries, meta, crc_check))
         return path
     if meta:
         entries[METADATA_TAG] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
-    _write_atomically(path, lambda f: ckpt_format.write(f, entries, crc_check))
+    write_file_atomically(path, lambda f: ckpt_format.write(f, entries, crc_check))
     return path
 
 
@@ -296,16 +288,28 @@ def _read(source, crc_check: bool = False, require_crc: bool = False
     return _parse(*_content(source), crc_check=crc_check, require_crc=require_crc)
 
 
-def checkpoint_metadata(path) -> dict[str, Any]:
-    """irc's metadata stored with a checkpoint (values JSON-decoded when they parse)."""
-    _, meta = _read(os.fspath(path))
+def _decoded(meta: dict[str, str]) -> dict[str, Any]:
+    """irc's metadata with its values JSON-decoded (those that parse)."""
     out = {}
     for k, v in meta.items():
         try:
             out[k] = json.loads(v)
-        except ValueError:
+        except (TypeError, ValueError):
             out[k] = v
     return out
+
+
+def checkpoint_metadata(path) -> dict[str, Any]:
+    """irc's metadata stored with a checkpoint."""
+    return _decoded(_read(os.fspath(path))[1])
+
+
+def read_training_checkpoint(path: str) -> tuple[dict[str, Entry], dict[str, Any]]:
+    """A training checkpoint irc wrote, to resume from: its entries and its
+    metadata.  It must end with its CRC footer, so a copy cut short is
+    refused as damaged (a located UserError)."""
+    tensors, meta = _read(path, require_crc=True)
+    return tensors, _decoded(meta)
 
 
 def _prefixes(prefix, argument: str) -> tuple[str, ...]:
