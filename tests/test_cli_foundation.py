@@ -152,20 +152,6 @@ def test_output_dir_keeps_users_files_and_replaces_only_its_own(tmp_path):
     assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]   # no temp folder left
 
 
-def test_run_refuses_a_bad_output_folder_before_running(tmp_path, capsys):
-    """irc run -o FILE fails at once: the script (and its training) never runs."""
-    from irc.cli import main
-    marker = tmp_path / "ran"
-    script = tmp_path / "s.py"
-    script.write_text(f"open({str(marker)!r}, 'w').write('yes')\n")
-    a_file = tmp_path / "out.txt"
-    a_file.write_text("mine")
-    assert main(["run", str(script), "-o", str(a_file)]) == 1
-    err = capsys.readouterr().err
-    assert "this is a file, not a folder" in err and "Traceback" not in err
-    assert not marker.exists() and a_file.read_text() == "mine"
-
-
 def test_opt_lists_passes_without_an_input(capsys):
     from irc.cli import main
     assert main(["opt", "--list-passes"]) == 0

@@ -18,6 +18,7 @@ def add_parser(sub):
     p.add_script("script", help="the user's training or inference script")
     p.add_argument("-o", "--output", default="out", metavar="DIR",
                    help="output folder (default: out); only irc's own files in it are replaced")
+    add_force_option(p)
     add_pipeline_options(p)
     p.add_argument("--remarks", action="store_true",
                    help="print every optimisation remark (default: a one-line summary)")
@@ -26,6 +27,11 @@ def add_parser(sub):
                    help="compile once per rank 0..N-1 (distributed training, seed 004); "
                         "each rank's stages go to DIR/rankR/")
     return p
+
+
+def add_force_option(p) -> None:
+    p.add_argument("--force", action="store_true",
+                   help="replace files in the output that irc did not write (refused otherwise)")
 
 
 def add_pipeline_options(p) -> None:
@@ -194,7 +200,7 @@ def main(args) -> int:
     pipeline_of(args, names)   # flag mistakes are refused before the script runs
     started = time.perf_counter()
     world = getattr(args, "world_size", None)
-    out = OutputDir(args.output)
+    out = OutputDir(args.output, force=args.force)
     out.partial = False
     results = []
     try:
@@ -205,13 +211,14 @@ def main(args) -> int:
         else:
             results.append(compile_script(args, out, names))
     except BaseException:
-        if out.partial and out.files:
-            # Keep the complete dumps written before the failure.
-            dest = out.commit()
-            print(f"irc: the stages before the failure are in {display_path(str(dest))}/",
+        # Keep the complete dumps written before the failure, never over a
+        # previous good output.
+        dest = out.commit_failed() if out.partial else out.abort()
+        if dest is not None:
+            kept = (f"; {display_path(str(out.dest))}/ still holds the previous output"
+                    if dest != out.dest else "")
+            print(f"irc: the stages before the failure are in {display_path(str(dest))}/{kept}",
                   file=sys.stderr)
-        else:
-            out.abort()
         raise
     if world:
         out.write_text("index.html", ranks_index(args.script, world))

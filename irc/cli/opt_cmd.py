@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..ir.text import parse_file, print_module
 from ..ir.verifier import verify
-from ..output import write_file_atomically
-from .compile_cmd import add_pipeline_options, pass_names, run_pipeline
+from ..output import refuse_overwrite, write_file_atomically
+from .compile_cmd import add_force_option, add_pipeline_options, pass_names, run_pipeline
 
 
 def add_parser(sub):
@@ -16,8 +17,32 @@ def add_parser(sub):
     p.add_argument("input", nargs="?", help="an .ir file (as irc compile writes)")
     p.add_argument("-o", "--output", metavar="OUT.ir", help="write here instead of stdout")
     p.add_argument("--list-passes", action="store_true", help="list the known passes and exit")
+    add_force_option(p)
     add_pipeline_options(p)
     return p
+
+
+def check_flags(args) -> None:
+    """Pipeline flags that would be ignored without -p are refused."""
+    from ..diagnostics import UserError
+    if args.passes is not None:
+        return
+    given = [flag for flag, value in (("--stop-after", args.stop_after),
+                                      ("--print-ir-after", args.print_ir_after),
+                                      ("--timing", args.timing)) if value]
+    if given:
+        raise UserError(f"{given[0]} needs -p: with no -p, irc opt runs no passes",
+                        hint="name the passes, e.g. irc opt IN.ir -p offload-legality,"
+                             "tail-extraction " + given[0] + " ... (irc opt --list-passes)")
+
+
+def is_irc_text(path: Path) -> bool:
+    """An IR file irc printed (its first line is irc's header)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(7) == b"# irc: "
+    except OSError:
+        return False
 
 
 def main(args) -> int:
@@ -30,6 +55,9 @@ def main(args) -> int:
         print("irc opt: error: the following arguments are required: input\n"
               "  hint: irc opt IN.ir -p PASS (irc opt --list-passes lists the passes)", file=sys.stderr)
         return 2
+    check_flags(args)
+    if args.output:
+        refuse_overwrite(Path(args.output), force=args.force, ours=is_irc_text, suffix=".ir")
     try:
         module = parse_file(args.input)
     except FileNotFoundError:

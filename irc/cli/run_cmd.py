@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from ..diagnostics import UserError, display_path
-from .compile_cmd import positive_int
+from .compile_cmd import add_force_option, positive_int
 
 
 def add_parser(sub):
@@ -25,6 +25,7 @@ def add_parser(sub):
                                    "bundle written by irc compile; DIR/run.json gets the summary.")
     p.add_script("target", help="a script, or an OUT/bundle folder from irc compile")
     p.add_argument("-o", "--output", metavar="DIR", help="write DIR/run.json (and rank folders)")
+    add_force_option(p)
     p.add_argument("--world-size", type=positive_int, metavar="N",
                    help="run N ranks as processes on this machine (seed 004)")
     p.add_argument("--unroll", type=positive_int, metavar="U",
@@ -39,7 +40,7 @@ def main(args) -> int:
     target = Path(args.target)
     script_args = args.script_args
     if args.output:
-        check_output_dir(Path(args.output))   # before any training, not after it
+        check_output_dir(Path(args.output), args.force)   # before any training, not after it
     if args.launched:
         return run_launched_rank(args, script_args)
     if target.is_dir():
@@ -53,15 +54,21 @@ def main(args) -> int:
     return run_script_job(args, script_args)
 
 
-def check_output_dir(out: Path) -> None:
-    """-o must name a folder irc can write (or create): refused before the run."""
-    if out.exists() and not out.is_dir():
-        raise UserError(f"-o {out}: this is a file, not a folder",
-                        hint="give a folder for run.json (it is created if missing)")
-    existing = next((p for p in [out, *out.resolve().parents] if p.exists()), None)
-    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
-        raise UserError(f"-o {out}: {existing} is not writable",
-                        hint="give a folder you can write to")
+def check_output_dir(out: Path, force: bool = False) -> None:
+    """-o must name a folder irc can write (or create), whose run.json, if
+    any, irc wrote: refused before the run, not after it."""
+    from ..output import check_output_folder, refuse_overwrite
+    check_output_folder(out)
+    refuse_overwrite(out / "run.json", force=force, ours=_is_run_summary, suffix=".json")
+
+
+def _is_run_summary(path: Path) -> bool:
+    """A run.json irc wrote (a run's or a multi-rank launch's summary)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and ("device_calls" in data or "world_size" in data)
 
 
 def run_script_job(args, script_args: list[str]) -> int:

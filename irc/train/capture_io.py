@@ -74,3 +74,23 @@ def _writes(job: Job, path: str) -> bool:
                and cb.directory == os.path.dirname(path)
                and 1 <= epoch <= job.kwargs["epoch"] and int(name.group("step")) >= 1
                for cb in job.kwargs["callbacks"])
+
+
+class NotRun(float):
+    """A metric ``Model.eval`` returns under ``irc compile``, where the
+    evaluation is recorded, not run: it prints as ``not run (compile)``
+    (``{'accuracy': not run (compile)}``), not as a fake number, and is NaN
+    for a script that computes with it."""
+
+    TEXT = "not run (compile)"
+
+    def __new__(cls):
+        return super().__new__(cls, "nan")
+
+    def __repr__(self) -> str:
+        return self.TEXT
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:   # f"{acc:.2%}" too
+        return self.TEXT

@@ -119,7 +119,8 @@ class Model:
         if cap is not None:
             cap.jobs.append(job)
             if not cap.executes:
-                return {name: float("nan") for name in self._metric_fns}
+                from .capture_io import NotRun
+                return {name: NotRun() for name in self._metric_fns}
         return evaluation.evaluate(self, job)
 
     # -- predict ----------------------------------------------------------------------------
