@@ -85,37 +85,45 @@ def _follow_umask(path: Path, mode: int) -> None:
     os.chmod(path, mode & ~umask())
 
 
-def refuse_overwrite(path: Path, *, force: bool, ours: Callable[[Path], bool], suffix: str,
-                     option: str = "-o") -> None:
-    """Refuse to replace ``path`` unless irc wrote it (``ours``) or ``--force``;
-    ``suffix`` is the kind of file expected there (".onnx")."""
-    if force or not (path.exists() or path.is_symlink()):
-        return
-    if path.is_dir() and not path.is_symlink():
-        raise UserError(f"{option} {path}: this is a folder, not a file",
-                        hint=f"name the {suffix} file to write, e.g. {option} {path / ('out' + suffix)}")
-    if not ours(path):
-        raise UserError(f"{option} {path}: the file exists and irc did not write it",
-                        hint="choose another name, or add --force to replace it")
-
-
-def check_output_folder(out: Path, *, option: str = "-o") -> None:
-    """``out`` must be a folder irc can create or write: checked before any
-    work (nothing is created yet) by writing a probe file into its nearest
-    existing ancestor."""
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{option} {out}: this is a file, not a folder",
-                        hint="give a folder (it is created if missing)")
-    existing = next(p for p in [out.absolute(), *out.absolute().parents] if p.exists())
-    if not existing.is_dir():
-        raise UserError(f"{option} {out}: {existing} is a file, so no folder can be made under it",
-                        hint="give a folder you can write to")
+def check_output_file(path: Path, *, force: bool, ours: Callable[[Path], bool], suffix: str,
+                      option: str = "-o") -> None:
+    """Before any work: ``path`` can be written (its folder exists or can be
+    made, and is writable) and replacing it loses nothing: it is absent, or
+    irc wrote it (``ours``), or ``--force``.  ``suffix`` names the kind of
+    file expected there (".onnx"), for the hints."""
+    check_output_folder(path.parent, option=option, shown=path)
     try:
+        if path.is_dir() and not path.is_symlink():
+            raise UserError(f"{option} {path}: this is a folder, not a file",
+                            hint=f"name the {suffix} file to write, e.g. "
+                                 f"{option} {path / ('out' + suffix)}")
+        if not force and (path.exists() or path.is_symlink()) and not ours(path):
+            raise UserError(f"{option} {path}: the file exists and irc did not write it",
+                            hint="choose another name, or add --force to replace it")
+    except OSError as e:
+        raise UserError(f"{option} {path}: cannot write there: {e.strerror.lower()}",
+                        hint="give a place you can write to") from None
+
+
+def check_output_folder(out: Path, *, option: str = "-o", shown: Path | None = None) -> None:
+    """``out`` must be a folder irc can create or write: checked before any
+    work (nothing is created yet) by writing a probe file into it or its
+    nearest existing ancestor.  ``shown`` is what the user named (a file in
+    ``out``), for the messages."""
+    shown = out if shown is None else shown
+    try:
+        if out.exists() and not out.is_dir():
+            raise UserError(f"{option} {shown}: this is a file, not a folder",
+                            hint="give a folder (it is created if missing)")
+        existing = next(p for p in [out.absolute(), *out.absolute().parents] if p.exists())
+        if not existing.is_dir():
+            raise UserError(f"{option} {shown}: {existing} is a file, so no folder can be made "
+                            f"under it", hint="give a folder you can write to")
         fd, probe = tempfile.mkstemp(prefix=_temp_prefix("probe", "tmp"), dir=existing)
         os.close(fd)
         os.remove(probe)
     except OSError as e:
-        raise UserError(f"{option} {out}: cannot write in {existing}: {e.strerror}",
+        raise UserError(f"{option} {shown}: cannot write there: {e.strerror.lower()}",
                         hint="give a folder you can write to") from None
 
 
@@ -268,6 +276,7 @@ def write_file_atomically(path: str | os.PathLike,
     file (a large file, written as it is made)."""
     path = Path(path)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path.name, "tmp"), dir=path.resolve().parent)
     except OSError as e:
         raise UserError(f"cannot write {path}: {e.strerror}",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..ir.text import parse_file, print_module
 from ..ir.verifier import verify
-from ..output import refuse_overwrite, write_file_atomically
+from ..output import check_output_file, write_file_atomically
 from .compile_cmd import add_force_option, add_pipeline_options, pass_names, run_pipeline
 
 
@@ -57,7 +57,7 @@ def main(args) -> int:
         return 2
     check_flags(args)
     if args.output:
-        refuse_overwrite(Path(args.output), force=args.force, ours=is_irc_text, suffix=".ir")
+        check_output_file(Path(args.output), force=args.force, ours=is_irc_text, suffix=".ir")
     try:
         module = parse_file(args.input)
     except FileNotFoundError:

@@ -57,9 +57,9 @@ def main(args) -> int:
 def check_output_dir(out: Path, force: bool = False) -> None:
     """-o must name a folder irc can write (or create), whose run.json, if
     any, irc wrote: refused before the run, not after it."""
-    from ..output import check_output_folder, refuse_overwrite
+    from ..output import check_output_file, check_output_folder
     check_output_folder(out)
-    refuse_overwrite(out / "run.json", force=force, ours=_is_run_summary, suffix=".json")
+    check_output_file(out / "run.json", force=force, ours=_is_run_summary, suffix=".json")
 
 
 def _is_run_summary(path: Path) -> bool:
@@ -176,26 +176,48 @@ def run_launched_rank(args, script_args: list[str]) -> int:
 
 
 def run_bundle(path: Path, args) -> int:
+    """``irc run BUNDLE``: the bundle checked whole (irc.backends.bundle), then
+    its training, the trained weights written to DIR/weights.ckpt, and its
+    recorded evaluations; a bundle with no job runs its pipeline once."""
     from irc.backends.bundle import load_bundle
+    from ..train.bundle_job import WEIGHTS_CHECKPOINT, plan_bundle_job, run_bundle_job
     module, info = load_bundle(path)
-    if info.get("needs_script"):
-        raise UserError(f"{path}: the pipeline calls Python functions "
+    where = display_path(str(path / "job.json"))
+    if info["needs_script"]:
+        raise UserError(f"{display_path(str(path))}: the pipeline calls Python functions "
                         f"({', '.join(info['python_objects'])}), which a bundle does not carry",
-                        hint=f"run the script instead: irc run {info.get('source') or 'SCRIPT.py'}")
-    job = info.get("job")
+                        where=where, hint="run the script instead: irc run SCRIPT.py")
+    plan = plan_bundle_job(module, info, where)   # every argument checked before anything runs
+    out = Path(args.output) if args.output else None
+    if out is not None and plan.training is not None:
+        from ..output import refuse_overwrite
+        refuse_overwrite(out / WEIGHTS_CHECKPOINT, force=getattr(args, "force", False),
+                         ours=_is_bundle_weights, suffix=".ckpt")
     started = time.perf_counter()
-    if job is None or job["kind"] != "train":
+    if plan.training is None and not plan.evaluations:
         summary = _run_pipeline_bundle(module)
     else:
-        from ..train.bundle_job import run_bundle_job
-        summary = run_bundle_job(module, info)
+        summary = run_bundle_job(module, info, weights_to=out, where=where)
     summary["wall_s"] = round(time.perf_counter() - started, 4)
-    if args.output:
-        out = Path(args.output)
+    said = [f"{summary['steps']} step(s), {summary['device_calls']} device call(s)"]
+    said += [f"{k} {v:.4f}" for k, v in summary.get("metrics", {}).items()]
+    if out is not None:
+        from ..output import write_file_atomically
         out.mkdir(parents=True, exist_ok=True)
-        (out / "run.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"irc: ran bundle {display_path(str(path))}: {json.dumps(summary)}", file=sys.stderr)
+        write_file_atomically(out / "run.json", json.dumps(summary, indent=1) + "\n")
+        if "weights" in summary:
+            said.append(f"weights -> {display_path(str(out / summary['weights']))}")
+        said.append(f"-> {display_path(str(out / 'run.json'))}")
+    elif plan.training is not None:
+        said.append("trained weights not kept (give -o DIR to write DIR/weights.ckpt)")
+    print(f"irc: ran bundle {display_path(str(path))}: {', '.join(said)}", file=sys.stderr)
     return 0
+
+
+def _is_bundle_weights(path: Path) -> bool:
+    """A weights.ckpt a bundle run wrote: the run.json beside it names it."""
+    summary = path.parent / "run.json"
+    return _is_run_summary(summary) and json.loads(summary.read_text()).get("weights") == path.name
 
 
 def _run_pipeline_bundle(module) -> dict:
@@ -204,6 +226,9 @@ def _run_pipeline_bundle(module) -> dict:
     import numpy as np
     from irc.backends.host_engine import HostEngine
     from irc.backends.offload_runner import OffloadEngine
+    if "host" not in module.graphs:
+        raise UserError("the bundle has no job and no pipeline (@host) to run",
+                        hint="compile a script that builds a dataset or calls Model.train/eval")
     engine = (OffloadEngine(module, "host", "device") if "device" in module.graphs
               else HostEngine(module, "host"))
     start = time.perf_counter()
