@@ -66,6 +66,20 @@ def test_colour_by_family_ids_labels_and_tooltips():
     assert re.search(r'"N-host-return" -> "N-device-image" \[.*GetNext image', src)
 
 
+def test_getnext_joins_each_pipeline_to_its_own_graph_only():
+    """Train and eval pipelines each feed their own device graph; a Loop body
+    takes its batches from the Loop, not from a pipeline (issue 15: 36 of 56
+    GetNext edges of lenet_sink went to the wrong graph)."""
+    m = lenet_capture()
+    for name in ("eval.host", "eval.device", "device.body"):
+        g = m.graph(name.replace("eval.", "").replace(".body", "")).copy()
+        g.name = name
+        m.graphs[name] = g
+    src = draw_module(m).top.source
+    edges = re.findall(r'"N-([\w.]+)-return" -> "N-([\w.]+)-\w+" \[label="GetNext', src)
+    assert sorted(edges) == [("eval.host", "eval.device")] * 2 + [("host", "device")] * 2
+
+
 def test_highlights_what_the_pass_moved():
     m0 = lenet_capture()
     m1 = lenet_offloaded(m0)

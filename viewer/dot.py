@@ -22,7 +22,7 @@ from typing import Optional
 
 import graphviz
 
-from irc.ir.graph import DEVICE, Graph, GraphRef, Module, Node, Value
+from irc.ir.graph import DEVICE, Graph, GraphRef, Module, Node, Value, sibling_graph
 from irc.ir.registry import IO, lookup
 from irc.ir.text import format_attr
 
@@ -485,17 +485,17 @@ class _Builder:
         """Dashed edges between graphs: the host's columns into the device's
         inputs (GetNext), and an op to the loop body it runs."""
         module = self.module
-        returns = [(g, n) for g in module.graphs.values() if g.placement != DEVICE
-                   for n in g.find("return")]
-        for dg in module.graphs.values():
-            if dg.placement != DEVICE:
+        for hg in module.graphs.values():
+            if hg.placement == DEVICE:
                 continue
-            for inp in dg.find("input"):
-                if inp.attrs.get("draws_for") is not None:
-                    continue  # random draws are made by the host engine, not a column
-                for hg, ret in returns:
-                    names = ret.attrs.get("names") or []
-                    if inp.column is not None and inp.column in names:
+            for ret in hg.find("return"):
+                names = ret.attrs.get("names") or []
+                for dg in _consumers(module, hg):
+                    for inp in dg.find("input"):
+                        if inp.attrs.get("draws_for") is not None:
+                            continue  # random draws are made by the host engine, not a column
+                        if inp.column is None or inp.column not in names:
+                            continue
                         a, b = elements.get((hg.name, ret.name)), elements.get((dg.name, inp.name))
                         if a and b:
                             dot.edge(a, b, style="dashed", color="#1f6fd1", constraint="true",
@@ -551,6 +551,15 @@ def _results(n: Node) -> str:
         return ""
     shown = ", ".join("%" + r for r in n.results[:3])
     return shown + (f" +{len(n.results) - 3}" if len(n.results) > 3 else "")
+
+
+def _consumers(module, host: Graph) -> list[Graph]:
+    """The device graphs that read pipeline ``host``'s batches (GetNext): its
+    siblings (``@host`` -> ``@device``, ``@eval.host`` -> ``@eval.device``,
+    before graph-sink ``@offload`` and ``@network``), never a Loop body,
+    which takes its batches from the Loop."""
+    names = {sibling_graph(host.name, role) for role in ("device", "offload", "network")}
+    return [g for g in module.graphs.values() if g.name in names and g.placement == DEVICE]
 
 
 def _first_element(graph: Graph, elements: dict) -> Optional[str]:
