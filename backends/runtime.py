@@ -37,6 +37,7 @@ import contextlib
 import functools
 import glob
 import os
+import re
 import sys
 import tempfile
 import time
@@ -48,7 +49,7 @@ import onnx
 import onnxruntime as ort
 from onnx import helper
 
-from irc.diagnostics import UserError, user_frame
+from irc.diagnostics import UserError, UserRuntimeError, shorten, user_frame
 from irc.ir.types import TensorType, from_numpy_dtype
 
 from .reference import check_feed
@@ -185,7 +186,8 @@ def default_options(threads: Optional[int] = None,
     options.graph_optimization_level = level
     options.intra_op_num_threads = threads or max(1, (os.cpu_count() or 1) // 2)
     options.inter_op_num_threads = 1
-    options.log_severity_level = 3
+    # errors are raised as exceptions (run_failure words them), not logged in red too
+    options.log_severity_level = 4
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
     return options
 
@@ -235,6 +237,72 @@ def inference_session(model: bytes, options: ort.SessionOptions,
         start_ns = session.get_profiling_start_time_ns() or time.time_ns()
         _profiling["sessions"].append((prefix, start_ns, weakref.ref(session)))
     return session
+
+
+# -----------------------------------------------------------------------------
+# onnxruntime's failures, in the user's terms: the node that failed, the IR
+# op and the user's line it was lowered from (the irc.* metadata of
+# onnx_lowering), and what the likely cause is
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_FAILED_NODE = re.compile(r"running (\w+) node\. Name:'([^']*)'")
+# ORT's C++ source location and function before its message ("/ort/x.cc:150 void f(...) [with ...] ")
+_CXX_PREFIX = re.compile(r"^\S+\.(?:cc|cpp|h):\d+ .*?\)(?: \[with [^\]]*\])? ")
+_CAUSES = (
+    (re.compile(r"out of range|out of bounds|indices element|index .* is out", re.IGNORECASE),
+     ("an index is outside its range; for a classification loss, a label outside "
+      "[0, number of classes): check the dataset's labels against the size of the "
+      "network's last layer")),
+    (re.compile(r"shape|dimension|broadcast", re.IGNORECASE),
+     ("a tensor's shape differs from the one the graph was compiled for (the data's "
+      "shape, or a reshape that fixes the batch size)")),
+)
+
+
+def node_origins(model: onnx.ModelProto) -> dict[str, dict[str, str]]:
+    """ONNX node name -> its irc.* metadata, for every node (subgraphs too)."""
+    origins: dict[str, dict[str, str]] = {}
+    graphs = [model.graph]
+    while graphs:
+        graph = graphs.pop()
+        for node in graph.node:
+            origins[node.name] = {p.key: p.value for p in node.metadata_props}
+            for a in node.attribute:
+                graphs += [a.g] if a.HasField("g") else list(a.graphs)
+    return origins
+
+
+def run_failure(exc: BaseException, origins: Mapping[str, Mapping[str, str]]) -> UserRuntimeError:
+    """The error for a failed onnxruntime run: located at the user's line of
+    the IR op whose lowering failed, ORT's message without its colours and
+    C++ source location, and a hint at the likely cause.  A RuntimeError,
+    as MindSpore's engine raises."""
+    text = _ANSI.sub("", str(exc)).strip()
+    failed = _FAILED_NODE.findall(text)    # a Loop's, then its body's node: the last is the cause
+    reason = text.rsplit("Status Message:", 1)[-1].strip() if failed else text
+    reason = _CXX_PREFIX.sub("", reason).strip()
+    where, what = user_frame(), "onnxruntime failed"
+    if failed:
+        op_type, name = failed[-1]
+        origin = origins.get(name, {})
+        what = f"onnxruntime failed in {op_type} node {name!r}"
+        if origin.get("irc.node"):
+            scope = f" (Cell {origin['irc.scope']})" if origin.get("irc.scope") else ""
+            what += f", lowered from %{origin['irc.node']} = {origin.get('irc.op', '?')}{scope}"
+        where = origin.get("irc.source") or where
+    hint = next((h for pattern, h in _CAUSES if pattern.search(reason)),
+                "run with --traceback to see where irc called onnxruntime")
+    return UserRuntimeError(f"{what}: {shorten(reason, 600)}", where=where, hint=hint)
+
+
+def run_with_iobinding(session: ort.InferenceSession, binding, origins,
+                       options: ort.RunOptions | None = None) -> None:
+    """``session.run_with_iobinding``, a failure raised as :func:`run_failure`
+    (``origins``: :func:`node_origins` of the session's model)."""
+    try:
+        session.run_with_iobinding(binding, options)
+    except Exception as e:  # onnxruntime's pybind errors share no base but Exception
+        raise run_failure(e, origins) from e
 
 
 # -----------------------------------------------------------------------------
@@ -310,6 +378,7 @@ class Session:
         self.input_types = {vi.name: _input_type(vi) for vi in self.model.graph.input
                             if vi.name not in init_names}
         self.output_names = [o.name for o in self.model.graph.output]
+        self.origins = node_origins(self.model)
 
     @property
     def input_names(self) -> list[str]:
@@ -347,7 +416,7 @@ class Session:
                 binding.bind_cpu_input(name, np.ascontiguousarray(value))
         for name in self.output_names:
             binding.bind_output(name, self.device)
-        self.session.run_with_iobinding(binding)
+        run_with_iobinding(self.session, binding, self.origins)
         return [DeviceArray(v) for v in binding.get_outputs()]
 
     def run_numpy(self, feeds: Mapping[str, Feed], *, check: bool = True) -> list[np.ndarray]:

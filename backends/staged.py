@@ -34,6 +34,13 @@ from irc.ir.traits import Collective
 
 from . import collectives
 from .onnx_lowering import lower_graph
+from .runtime import (
+    default_options,
+    inference_session,
+    node_origins,
+    providers_for,
+    run_with_iobinding,
+)
 
 _INTERFACE = ("input", "param", "const")
 
@@ -109,6 +116,7 @@ class Piece:
     session: Optional[ort.InferenceSession] = None
     output_names: list = field(default_factory=list)
     params: list = field(default_factory=list)      # parameter names it binds
+    origins: dict = field(default_factory=dict)     # ONNX node -> irc.* metadata (runtime.node_origins)
 
 
 def cut(graph: Graph) -> tuple[list[Piece], dict[int, list[Node]]]:
@@ -203,7 +211,6 @@ class StagedProgram:
 
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
                  threads: Optional[int] = None):
-        from .runtime import default_options, inference_session, providers_for
         from .trainer import read_interface
         self.graph: Graph = module.graph(graph_name)
         self.comm = collectives.communicator()
@@ -213,6 +220,7 @@ class StagedProgram:
         for piece in pieces:
             piece.session = inference_session(piece.model.SerializeToString(),
                                               default_options(threads), self.providers)
+            piece.origins = node_origins(piece.model)
         self.provider = pieces[0].session.get_providers()[0] if pieces else "CPUExecutionProvider"
         self.device = "cpu"      # values cross pieces and the engine through host memory
         read_interface(self, self.graph)
@@ -286,7 +294,7 @@ class StagedProgram:
             b.bind_ortvalue_input(name, state.values[name])
         for name in piece.output_names:
             b.bind_output(name, "cpu")
-        piece.session.run_with_iobinding(b)
+        run_with_iobinding(piece.session, b, piece.origins)
         self.calls += 1
         for value, out in zip(piece.outputs, b.get_outputs()):
             env[value] = out

@@ -24,14 +24,20 @@ to :class:`TrainRun`:
   pipeline (``@host``) endlessly; the stream position (dataset epoch, batch)
   is part of every checkpoint, so a resumed run sees the same batches and
   draws as an uninterrupted one.
+* **Signals.**  SIGINT or SIGTERM stops training at the next step boundary
+  (the end of the sink in sink mode); a second one aborts at once, even
+  inside a sink's device call (:class:`SignalGuard`).
 """
 from __future__ import annotations
 
+import _thread
 import signal
+import socket
 import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
@@ -101,14 +107,19 @@ def read_interface(program, graph: Graph) -> None:
     program.results = graph_results(graph)
 
 
+# A device call this long can be stopped midway by a second Ctrl-C (SignalGuard)
+LONG_CALL_S = 0.05
+
+
 class Program:
     """One onnxruntime session over one training (or evaluation) graph."""
 
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
                  threads: Optional[int] = None):
-        from .runtime import default_options, inference_session, providers_for
+        from .runtime import default_options, inference_session, node_origins, providers_for
         self.graph: Graph = module.graph(graph_name)
         model = lower_training_graph(module, graph_name)
+        self.origins = node_origins(model)      # for run_failure's message
         self.providers = providers_for(device_target)
         options = default_options(threads)
         self.session = inference_session(model.SerializeToString(), options, self.providers)
@@ -116,6 +127,14 @@ class Program:
         self.device = "cuda" if self.provider == "CUDAExecutionProvider" else "cpu"
         self._interface(model)
         self.calls = 0
+        # Set from another thread, ``terminate`` stops a running call between two
+        # nodes (onnxruntime would log that stop, and any failure, which the
+        # exception carries anyway, in red on stderr).  Passing RunOptions costs
+        # 65 us a call (measured: 18 -> 88 us for a one-node model), 2% of a
+        # LeNet step: only calls that take long (a sink, a big step) get them;
+        # a short call returns before a second Ctrl-C is noticed anyway.
+        self.run_options = ort.RunOptions()
+        self.run_options.log_severity_level = 4
 
     def _interface(self, model: onnx.ModelProto) -> None:
         read_interface(self, self.graph)
@@ -128,6 +147,7 @@ class Program:
         # a loop-sunk graph takes a queue of per-step rates
         self.sunk = lr_t is not None and lr_t.rank == 1
         self.steps_per_call = int(lr_t.shape[0]) if self.sunk else 1
+        self.long_calls = self.sunk
 
     # -- running ----------------------------------------------------------------------
     def upload(self, array: np.ndarray) -> ort.OrtValue:
@@ -147,7 +167,16 @@ class Program:
             b.bind_ortvalue_input(slot.name, state.values[slot.name])
         for i, out in enumerate(self.output_names):
             b.bind_output(out, self.device if i in self.updates else "cpu")
-        self.session.run_with_iobinding(b)
+        options = self.run_options if self.long_calls else None
+        started = time.perf_counter()
+        try:
+            self.session.run_with_iobinding(b, options)
+        except Exception as e:
+            if self.run_options.terminate:     # aborted by a second Ctrl-C (SignalGuard)
+                raise KeyboardInterrupt from None
+            from .runtime import run_failure
+            raise run_failure(e, self.origins) from e
+        self.long_calls = self.long_calls or time.perf_counter() - started > LONG_CALL_S
         self.calls += 1
         outs = b.get_outputs()
         results = {}
@@ -376,6 +405,118 @@ class TrainResult:
     provider: str = ""
 
 
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by a signal: its exit status is 128 + ``signum`` (130
+    for Ctrl-C, 143 for SIGTERM), as a shell reports a process it killed."""
+
+    def __init__(self, signum: int = signal.SIGINT, message: str = ""):
+        super().__init__(message)
+        self.signum = int(signum)
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + self.signum
+
+
+@contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM stops the code run inside as Ctrl-C does (training stops at a
+    step boundary with a checkpoint, ``irc run`` writes run.json), raising
+    :class:`Interrupted` (exit status 143)."""
+    def handler(signum, frame):
+        raise Interrupted(signum)
+    if threading.current_thread() is not threading.main_thread():
+        yield                # only the main thread may install handlers
+        return
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class SignalGuard:
+    """SIGINT and SIGTERM while training.  The first asks the loop to stop
+    at the next step boundary (where it checkpoints); the second aborts at
+    once, even in the middle of a long device call.
+
+    Python runs a signal's handler only when the main thread is back in the
+    interpreter, and runs it once for all the signals that arrived
+    meanwhile, so the main thread blocked in a sink's onnxruntime call would
+    neither see the second Ctrl-C nor tell it from the first.  The C-level
+    handler also writes each signal's number to the wakeup fd: a watcher
+    thread counts them there and, on the second, sets ``terminate`` on the
+    device calls' RunOptions (onnxruntime returns between two nodes) and
+    wakes the main thread's handler, which raises KeyboardInterrupt.  No
+    thread hand-off per device call (``Program.run``: only calls longer than
+    LONG_CALL_S take RunOptions, which cost 65 us a call)."""
+
+    def __init__(self, stopping_at: str, on_abort, *, sigterm: bool = True):
+        self.stopping_at, self.on_abort = stopping_at, on_abort
+        # A rank of a multi-rank job leaves SIGTERM to its default: the
+        # launcher ends the ranks with it, and a rank blocked in a collective
+        # on a dead peer never reaches a step boundary.
+        self.signals = (signal.SIGINT, signal.SIGTERM) if sigterm else (signal.SIGINT,)
+        self.stop = threading.Event()      # first signal: stop at the next step boundary
+        self.abort = threading.Event()     # second: stop now
+        self.signum = 0                    # the signal that stopped (or aborted) the run
+        self.count = 0                     # signals seen (by the watcher)
+        self._handlers: dict = {}
+        self._sockets: tuple | None = None
+
+    def __enter__(self):
+        if threading.current_thread() is not threading.main_thread():
+            return self                    # only the main thread may install handlers
+        reader, writer = socket.socketpair()     # a socket: what Windows' wakeup fd takes too
+        writer.setblocking(False)
+        self._sockets = (reader, writer)
+        self._previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        self._handlers = {s: signal.signal(s, self._handler) for s in self.signals}
+        threading.Thread(target=self._watch, args=(reader,), name="irc-signals",
+                         daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._sockets is None:
+            return
+        for s, previous in self._handlers.items():
+            if previous is not None:       # None: a handler not installed from Python
+                signal.signal(s, previous)
+        signal.set_wakeup_fd(self._previous_fd)
+        self._sockets[1].close()           # the watcher reads end-of-file and returns
+        self._sockets = None
+
+    def _handler(self, signum, frame) -> None:
+        # the watcher counts; stopping here too makes the loop stop at the
+        # boundary right after the signal, not one step later
+        if not self.stop.is_set():
+            self.signum = signum
+            self.stop.set()
+        if self.abort.is_set():
+            raise KeyboardInterrupt
+
+    def _watch(self, reader) -> None:
+        with reader:
+            while data := reader.recv(64):
+                for signum in data:
+                    if signum in self.signals:
+                        self._count(signum)
+
+    def _count(self, signum: int) -> None:
+        self.count += 1
+        if self.count == 1:
+            self.signum = self.signum or signum
+            self.stop.set()
+            name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+            print(f"\nirc: {name}: stopping {self.stopping_at} to write a checkpoint "
+                  f"(Ctrl-C again to abort)", file=sys.stderr, flush=True)
+        elif self.count == 2:
+            self.signum = signum
+            self.abort.set()
+            self.on_abort()
+            _thread.interrupt_main(signal.SIGINT)    # the handler raises in the main thread
+
+
 class TrainRun:
     """Runs a compiled training job: epochs of sinks (or steps), callbacks,
     checkpoints, the NaN check and Ctrl-C."""
@@ -394,7 +535,8 @@ class TrainRun:
             self.program.broadcast_state(self.state)
         self.optimizer, self.seed = optimizer, seed
         self.feeds = FeedMaker(self.program, module, host, seed, optimizer)
-        self.interrupt = threading.Event()
+        self.guard: SignalGuard | None = None
+        self.interrupted_by = 0            # the signal that stopped the last train()
 
     @property
     def step_program(self) -> Program:
@@ -411,7 +553,11 @@ class TrainRun:
 
     # -- sinks ------------------------------------------------------------------------
     def make_sink(self, stream: BatchStream, first_step: int, count: int) -> Sink:
-        batches = [stream.next() for _ in range(count)]
+        batches = []
+        for _ in range(count):
+            if self.guard is not None and self.guard.abort.is_set():
+                raise KeyboardInterrupt      # a second Ctrl-C: the main thread stops too
+            batches.append(stream.next())
         steps = [self.feeds.step(b, first_step + i) for i, b in enumerate(batches)]
         rates = self.feeds.rates(first_step, count)
         images = sum(len(next(iter(b.columns.values()))) for b in batches)
@@ -453,44 +599,61 @@ class TrainRun:
         pool = ThreadPoolExecutor(1, thread_name_prefix="irc-sink")
         global_step = plan.global_step
         start = time.perf_counter()
-        previous = self._install_sigint()
+        self.guard = SignalGuard("at the end of this sink" if plan.sink else "after this step",
+                                 self._terminate_calls,
+                                 sigterm=not isinstance(self.program, StagedProgram))
+        stop = self.guard.stop
         try:
-            pending = pool.submit(self.make_sink, stream, global_step, per_call)
-            hooks.begin(global_step)
-            for epoch in range(plan.first_epoch, plan.epochs):
-                hooks.epoch_begin(epoch + 1)
-                first = plan.first_call if epoch == plan.first_epoch else 0
-                for call in range(first, calls_per_epoch):
-                    sink = pending.result()
-                    last = epoch == plan.epochs - 1 and call == calls_per_epoch - 1
-                    if not last:   # the host prepares the next sink while this one runs
-                        pending = pool.submit(self.make_sink, stream, global_step + per_call,
-                                              per_call)
-                    hooks.step_begin(epoch + 1, global_step + per_call)
-                    t0 = time.perf_counter()
-                    calls = self._device_calls()
-                    losses = self.run_sink(sink)
-                    self._check_losses(losses, sink, epoch, plan, hooks)
-                    global_step += per_call
-                    result.steps += per_call
-                    result.device_calls += self._device_calls() - calls
-                    result.images += sink.images
-                    hooks.step_end(epoch + 1, global_step, losses, sink, time.perf_counter() - t0)
-                    if self.interrupt.is_set() or hooks.stop_requested:
+            with self.guard:
+                pending = pool.submit(self.make_sink, stream, global_step, per_call)
+                hooks.begin(global_step)
+                for epoch in range(plan.first_epoch, plan.epochs):
+                    hooks.epoch_begin(epoch + 1)
+                    first = plan.first_call if epoch == plan.first_epoch else 0
+                    for call in range(first, calls_per_epoch):
+                        sink = pending.result()
+                        last = epoch == plan.epochs - 1 and call == calls_per_epoch - 1
+                        if not last:   # the host prepares the next sink while this one runs
+                            pending = pool.submit(self.make_sink, stream, global_step + per_call,
+                                                  per_call)
+                        hooks.step_begin(epoch + 1, global_step + per_call)
+                        t0 = time.perf_counter()
+                        calls = self._device_calls()
+                        losses = self.run_sink(sink)
+                        self._check_losses(losses, sink, epoch, plan, hooks)
+                        global_step += per_call
+                        result.steps += per_call
+                        result.device_calls += self._device_calls() - calls
+                        result.images += sink.images
+                        hooks.step_end(epoch + 1, global_step, losses, sink,
+                                       time.perf_counter() - t0)
+                        if stop.is_set() or hooks.stop_requested:
+                            break
+                    result.losses.append(float(hooks.last_loss))
+                    if stop.is_set():       # a signal: stop here, mid-epoch or not
+                        result.interrupted = True
                         break
-                result.losses.append(float(hooks.last_loss))
-                hooks.epoch_end(epoch + 1, global_step)
-                if self.interrupt.is_set() or hooks.stop_requested:
-                    result.interrupted = self.interrupt.is_set()
-                    break
-            result.wall_s = time.perf_counter() - start
-            hooks.end(global_step, finished=not result.interrupted)
+                    hooks.epoch_end(epoch + 1, global_step)
+                    if hooks.stop_requested:
+                        break
+                result.wall_s = time.perf_counter() - start
+                hooks.end(global_step, finished=not result.interrupted)
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
-            pool.shutdown(wait=True, cancel_futures=True)
+            aborted = self.guard.abort.is_set()
+            self.interrupted_by = self.guard.signum
+            self._terminate_calls(False)
+            self.guard = None
+            # an abort does not wait for the next sink's batches (make_sink stops on its own)
+            pool.shutdown(wait=not aborted, cancel_futures=True)
             stream.close()
         return result
+
+    def _terminate_calls(self, terminate: bool = True) -> None:
+        """Stop (or allow again) the device calls running or to come."""
+        for program in (self.program, self._step_program):
+            options = getattr(program, "run_options", None)
+            if options is not None:
+                options.terminate = terminate
 
     def _device_calls(self) -> int:
         step = self._step_program
@@ -510,21 +673,6 @@ class TrainRun:
             f"training stopped", where=hooks.source,
             hint=(f"the last good checkpoint is {kept}" if kept else "no checkpoint was written") +
                  "; lower the learning rate, or check the data and the loss's inputs")
-
-    # -- Ctrl-C ---------------------------------------------------------------------------
-    def _install_sigint(self):
-        """First Ctrl-C: finish the current sink, checkpoint, stop; second: abort."""
-        if threading.current_thread() is not threading.main_thread():
-            return None
-
-        def handler(signum, frame):
-            if self.interrupt.is_set():
-                raise KeyboardInterrupt
-            self.interrupt.set()
-            print("\nirc: stopping at the end of this sink (Ctrl-C again to abort)", file=sys.stderr,
-                  flush=True)
-        return signal.signal(signal.SIGINT, handler)
-
 
 class Hooks(Protocol):
     """What the loop reports to (``irc.train.model`` implements it):

@@ -234,7 +234,8 @@ def run_script(script: str, *, mode: str = COMPILE, argv: Optional[list[str]] = 
         if e.code not in (None, 0):
             raise UserError(f"the script exited with status {e.code}",
                             where=display_path(script)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        e.capture = cap     # what ran so far, for irc run's run.json
         raise
     except BaseException as e:  # noqa: BLE001 -- reported as the user's error
         err = _script_error(e, script)

@@ -2,15 +2,45 @@
 optimisation remarks in the style of LLVM's (-Rpass / -Rpass-missed)."""
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import asdict, dataclass
 from typing import Optional
 
+# A diagnostic is read by a person: however large the input that caused it
+# (a 6 MB attribute, ten thousand broken nodes), it is printed in at most
+# this many lines and characters, the middle elided.
+MAX_LINES, MAX_CHARS = 40, 4000
+
+
+def bounded(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -> str:
+    """``text`` cut to ``max_lines`` lines and ``max_chars`` characters by
+    eliding its middle (the head says what failed, the tail gives the hint)."""
+    lines = text.split("\n")
+    if len(lines) > max_lines:
+        keep = max_lines - 1
+        head, tail = lines[:keep - keep // 3], lines[len(lines) - keep // 3:]
+        lines = head + [f"  ... {len(lines) - len(head) - len(tail)} more lines ..."] + tail
+        text = "\n".join(lines)
+    if len(text) > max_chars:
+        marker = " ... {} characters elided ... "
+        keep = max_chars - len(marker) - 8
+        head, tail = text[:keep * 2 // 3], text[len(text) - keep // 3:]
+        text = head + marker.format(len(text) - len(head) - len(tail)) + tail
+    return text
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """One value quoted inside a message (a token, a name): at most ``limit``
+    characters, its end replaced by '...'."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
 
 class UserError(Exception):
     """An error in the user's input: printed as ``FILE:LINE: error: ...`` with
-    a hint, never with a traceback (exit code 1)."""
+    a hint, never with a traceback (exit code 1), and never longer than
+    :data:`MAX_LINES` lines / :data:`MAX_CHARS` characters."""
 
     def __init__(self, message: str, where: Optional[str] = None, hint: Optional[str] = None):
         super().__init__(message)
@@ -18,10 +48,26 @@ class UserError(Exception):
 
     def format(self) -> str:
         head = f"{self.where}: error: {self.message}" if self.where else f"error: {self.message}"
-        return head + (f"\n  hint: {self.hint}" if self.hint else "")
+        return bounded(head + (f"\n  hint: {self.hint}" if self.hint else ""))
 
     def __str__(self) -> str:
         return self.format()
+
+
+def file_error(path, exc: OSError, doing: str = "read") -> UserError:
+    """The UserError for an OSError met reading (or writing) a user's file,
+    located at the file: what the system said, in words, and what to do."""
+    import errno
+    shown = str(path)
+    if isinstance(exc, IsADirectoryError) or exc.errno == errno.EISDIR:
+        what, hint = "it is a folder", "name a file"
+    elif isinstance(exc, FileNotFoundError):
+        what, hint = "no such file", "check the path (relative paths start at the current folder)"
+    elif isinstance(exc, PermissionError):
+        what, hint = "permission denied", f"check the permissions of {shown} and of its folder"
+    else:
+        what, hint = exc.strerror or str(exc), "check the path and the disk"
+    return UserError(f"cannot {doing} the file: {what}", where=shown, hint=hint)
 
 
 # MindSpore raises builtin exceptions (its validators: ValueError and
@@ -176,20 +222,24 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-_NOT_USER: tuple[str, ...] = ()
+@functools.lru_cache(maxsize=None)
+def _not_user_roots() -> tuple[str, ...]:
+    """irc's packages, the standard library, installed packages and their
+    launcher scripts (``.venv/bin/irc`` is not the user's line)."""
+    import sysconfig
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ours = [os.path.join(root, p) for p in ("irc", "passes", "backends", "viewer")]
+    paths = sysconfig.get_paths()
+    libs = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib", "scripts")]
+    return tuple(os.path.realpath(p) + os.sep for p in ours + libs)
 
 
+@functools.lru_cache(maxsize=4096)
 def is_user_code(filename: str) -> bool:
     """Whether a frame's file is the user's: not irc's packages, not the
     standard library or installed packages, not a synthetic ``<...>`` file.
-    Every diagnostic that names "the user's line" asks this one question."""
-    global _NOT_USER
+    Every diagnostic that names "the user's line" asks this one question
+    (cached: it is asked on hot paths, and realpath is a system call)."""
     if filename.startswith("<"):
         return False
-    if not _NOT_USER:
-        import sysconfig
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        ours = [os.path.join(root, p) for p in ("irc", "passes", "backends", "viewer")]
-        libs = [sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")]
-        _NOT_USER = tuple(os.path.realpath(p) + os.sep for p in ours + libs)
-    return not os.path.realpath(filename).startswith(_NOT_USER)
+    return not os.path.realpath(filename).startswith(_not_user_roots())

@@ -21,6 +21,13 @@ The rules are MindSpore's (seeds 000/001, OPS.md "Offload legality"):
   Rescale, Normalize and TypeCast run on rows as well; without a batch they
   stay on the host, with the same results.
 
+Under ``irc export`` (the ``export`` compile option) the question is what
+one inference model can compute rather than what MindSpore offloads: every
+map is a candidate whatever its ``offload`` flag, operators with the
+``Exportable`` trait (exact on the device, not offloaded by MindSpore) move
+as well, and a pipeline that joins datasets or has no batch keeps its maps
+on the host instead of failing.
+
 The decision is written into the IR as the node's placement (``@device``) so
 ``tail-extraction`` (and a reader of the dump) sees it; every map operator
 gets a remark with the rule that decided it.
@@ -30,7 +37,7 @@ from __future__ import annotations
 from irc.diagnostics import UserRuntimeError, UserValueError
 from irc.ir.graph import DEVICE, HOST, Graph, Node, Value
 from irc.ir.registry import MAP, lookup
-from irc.ir.traits import Offloadable
+from irc.ir.traits import Exportable, Offloadable
 from irc.ir.types import BATCH
 
 from .manager import register
@@ -59,9 +66,10 @@ def line_of(node: Node) -> str:
 
 
 class _Decider:
-    def __init__(self, graph: Graph, auto: bool):
+    def __init__(self, graph: Graph, auto: bool, export: bool = False):
         self.graph = graph
         self.auto = auto
+        self.export = export
         self.columns = value_columns(graph)
         self.decisions: dict[str, tuple[bool, str]] = {}   # node -> (offloaded, reason)
         self.refusal = self._pipeline_refusal()
@@ -83,7 +91,7 @@ class _Decider:
     def check_not_joined(self, maps: list[Node]) -> None:
         """MindSpore's error for a device operator requested anywhere in a
         pipeline that concatenates or zips datasets."""
-        if self.refusal is None:
+        if self.refusal is None or self.export:
             return
         for node in maps:
             if self.candidate(node) and lookup(node.op).has_trait(Offloadable):
@@ -99,6 +107,8 @@ class _Decider:
         return ("node", node.name) if mid is None else mid
 
     def candidate(self, node: Node) -> bool:
+        if self.export:
+            return True
         flag = node.attrs.get("offload")
         return bool(flag) if flag is not None else self.auto
 
@@ -119,12 +129,13 @@ class _Decider:
         if self.columns.get(operands[0]) != node.column:
             return (f"the map's output column '{node.column}' differs from its input column "
                     f"'{self.columns.get(operands[0])}' (output_columns is not supported)")
-        opdef = lookup(node.op)
-        if not opdef.has_trait(Offloadable):
+        if not self.movable(node):
             return f"{short(node.op)} is not supported on the device"
         in_type = g.type_of(operands[0])
+        if self.export and self.refusal is not None:
+            return f"the pipeline joins datasets ({short(self.refusal.op)}, {line_of(self.refusal)})"
         if not self.has_batch:
-            if node.op in NEEDS_BATCH:
+            if node.op in NEEDS_BATCH and not self.export:
                 raise UserValueError(f"For {NEEDS_BATCH[node.op]} offload operation, the dimension of "
                                      f"input should be 4, but got {in_type.rank}.",
                                      where=str(node.loc) if node.loc else None,
@@ -136,6 +147,13 @@ class _Decider:
         if len(g.users(value)) > 1:
             return "its result is used by more than one operator"
         return None
+
+    def movable(self, node: Node) -> bool:
+        """Whether the device can run the operator (with these attributes)."""
+        if lookup(node.op).has_trait(Offloadable):
+            return True
+        exportable = lookup(node.op).trait(Exportable) if self.export else None
+        return exportable is not None and exportable.accepts(node.attrs)
 
     def walk_column(self, column: str, value: Value) -> None:
         """From the column's returned value backwards to its source."""
@@ -188,7 +206,7 @@ class _Decider:
 
 @register("offload-legality", "decide which map operators move to the device (seeds 000/001)")
 def run(module, ctx) -> bool:
-    auto = CompileOptions.of(module).auto_offload
+    options = CompileOptions.of(module)
     changed = False
     for graph in module.graphs.values():
         if graph.placement != HOST:
@@ -196,7 +214,7 @@ def run(module, ctx) -> bool:
         maps = [n for n in graph.topo_order() if lookup(n.op).kind == MAP]
         if not maps:
             continue
-        d = _Decider(graph, auto)
+        d = _Decider(graph, options.auto_offload, options.export)
         d.check_not_joined(maps)
         for column, value in returned_columns(graph, d.columns):
             d.walk_column(column, value)

@@ -31,6 +31,9 @@ class CompileOptions:
     # (stand_alone: each rank on its own) and whether gradients are averaged.
     parallel_mode: str = "stand_alone"
     gradients_mean: bool = False
+    # irc export: one inference model, so every map ONNX can express goes
+    # inside it, offload flags aside, and random augmentation is left out.
+    export: bool = False
 
     def __post_init__(self):
         if self.unroll is not None and self.unroll < 1:
@@ -52,6 +55,8 @@ class CompileOptions:
             module.meta["parallel_mode"] = self.parallel_mode
         if self.gradients_mean:
             module.meta["gradients_mean"] = "true"
+        if self.export:
+            module.meta["export"] = "true"
 
     @classmethod
     def of(cls, module: Module) -> "CompileOptions":
@@ -67,7 +72,8 @@ class CompileOptions:
         return cls(auto_offload=meta.get("auto_offload") == "true", unroll=unroll,
                    rank=rank, world_size=world,
                    parallel_mode=meta.get("parallel_mode", "stand_alone"),
-                   gradients_mean=meta.get("gradients_mean") == "true")
+                   gradients_mean=meta.get("gradients_mean") == "true",
+                   export=meta.get("export") == "true")
 
     @property
     def ranks(self) -> int:

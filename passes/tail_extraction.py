@@ -8,6 +8,10 @@ what the network will see.  Random operators get their per-sample draws as an
 extra ``f32[N,k]`` input (role ``draws``; ``draws_for`` names the op), so the device graph
 holds no random state.  ``graph-sink`` later fuses ``@offload`` with the
 network.
+
+Under ``irc export`` random operators are left out instead (a remark names
+each): an inference model gives one answer per image, as a network in
+inference mode leaves out its Dropout.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from irc.ir.registry import MAP, PIPELINE, get as get_op, lookup
 from irc.ir.types import TensorType
 
 from .manager import register
+from .options import CompileOptions
 from .pipeline_columns import returned_columns, skip_pipeline_ops
 
 
@@ -42,12 +47,12 @@ def run(module, ctx) -> bool:
         if graph.placement == DEVICE or not any(
                 n.placement == DEVICE and lookup(n.op).kind == MAP for n in graph.nodes()):
             continue
-        _extract(module, graph)
+        _extract(module, graph, ctx, drop_random=CompileOptions.of(module).export)
         changed = True
     return changed
 
 
-def _extract(module, host: Graph) -> None:
+def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
     columns = returned_columns(host)
     tails = [column_tail(host, v) for _, v in columns]
     moved = {n.name for tail in tails for n in tail}
@@ -93,6 +98,9 @@ def _extract(module, host: Graph) -> None:
             operands = [value]
             opdef = get_op(node.op)
             n_draws = opdef.num_draws(node.attrs)
+            if n_draws and drop_random:
+                _remark_left_out(ctx, node, column)
+                continue
             if n_draws:
                 draws = device.add("input", [], {"index": next_index, "role": DRAWS,
                                                      "draws_for": node.name},
@@ -109,6 +117,13 @@ def _extract(module, host: Graph) -> None:
             value = new.out(0)
         results.append(value)
     device.add("return", results, {"names": [c for c, _ in columns]})
+
+
+def _remark_left_out(ctx, node: Node, column: str) -> None:
+    op = node.op.rsplit(".", 1)[-1]
+    ctx.remark("analysis", op, f"{op} on column '{column}' left out of the exported model: "
+               f"random augmentation", reason="an inference model gives one answer per input",
+               column=column, source=str(node.loc) if node.loc else None)
 
 
 def value_batch(graph: Graph, value: Value):

@@ -14,6 +14,8 @@ import pytest
 from irc.backends import collectives
 from irc.backends.collectives import MPI, SINGLE, TORCH, SingleProcess, launcher
 
+pytestmark = pytest.mark.xdist_group("ranks")   # rank processes: one such test at a time
+
 
 def test_launcher_follows_the_rank_variables():
     assert launcher({}) == SINGLE

@@ -16,7 +16,8 @@ import pytest
 
 from irc.backends.ranks import find_mpirun
 
-pytestmark = pytest.mark.skipif(find_mpirun() is None, reason="the dist extra is not installed")
+pytestmark = [pytest.mark.skipif(find_mpirun() is None, reason="the dist extra is not installed"),
+              pytest.mark.xdist_group("ranks")]   # rank processes: one such test at a time
 pytest.importorskip("mpi4py")
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -170,7 +170,7 @@ def modules(draw):
     return m
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(modules())
 def test_random_modules_round_trip_and_verify(m):
     verify(m)

@@ -164,9 +164,9 @@ def test_op_without_lowering_is_an_error_naming_it():
     module = Module("m")
     g = module.add_graph("device", "device")
     x = g.add("input", [], {"index": 0}, out_types=[TensorType("u8", ("N", 8, 8, 3))], names=["x"])
-    r = g.add("vision.Resize", [x.out()], {"size": [4, 4]}, loc=Loc("pipe.py", 7))
+    r = g.add("vision.CenterCrop", [x.out()], {"size": [4, 4]}, loc=Loc("pipe.py", 7))
     g.add("return", [r.out()])
-    with pytest.raises(LoweringError, match=r"vision.Resize \(pipe.py:7\) has no ONNX lowering"):
+    with pytest.raises(LoweringError, match=r"vision.CenterCrop \(pipe.py:7\) has no ONNX lowering"):
         lower_graph(module)
 
 

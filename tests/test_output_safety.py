@@ -168,3 +168,38 @@ def test_compile_mode_prints_no_fake_metrics(tmp_path, capsys):
     metric = NotRun()
     assert f"{metric:.2%}" == str(metric) == "not run (compile)"
     assert math.isnan(metric * 100)
+
+
+PERMISSION_CASES = """
+import sys
+from irc.cli import main
+for argv in sys.argv[1:]:
+    print("CASE", argv, flush=True)
+    print("EXIT", main(argv.split()), flush=True)
+"""
+
+
+def test_permission_errors_are_located_user_errors(tmp_path, tiny):
+    """Unreadable inputs and unwritable outputs: exit 1 and a message, before
+    any work.  As root, the cases run as 'nobody' (root may write anywhere)."""
+    drop = []
+    if os.geteuid() == 0:
+        drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if subprocess.run([*drop, sys.executable, "-c", "import irc"], capture_output=True,
+                          check=False).returncode != 0:
+            pytest.skip("'nobody' cannot run this Python")
+    tmp_path.chmod(0o755)
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    secret = tmp_path / "secret.ir"
+    secret.write_text("# irc: 0.1.0\n")
+    secret.chmod(0o000)
+    tiny.chmod(0o644)
+    cases = [f"compile {tiny} -o {locked}/out", f"run {tiny} -o {locked}/out",
+             f"opt {secret}", f"opt {tiny} -o {locked}/x.ir"]
+    done = subprocess.run([*drop, sys.executable, "-c", PERMISSION_CASES, *cases],
+                          capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert done.stdout.count("EXIT 1") == len(cases), done.stdout + done.stderr
+    assert done.stderr.count("permission denied") == len(cases), done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert list(locked.iterdir()) == []

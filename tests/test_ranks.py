@@ -8,6 +8,8 @@ import pytest
 
 from irc.cli import main
 
+pytestmark = pytest.mark.xdist_group("ranks")   # rank processes: one such test at a time
+
 SCRIPT = textwrap.dedent("""\
     import os
     import mindspore as ms

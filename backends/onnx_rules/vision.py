@@ -18,11 +18,15 @@ from irc.dialects.vision import (
     NORMALIZE,
     ONE_BELOW,
     RESCALE,
+    RESIZE,
     SHARPNESS,
     VFLIP,
     _color_steps,
     _norm_consts,
     hw_images,
+    linear_table,
+    nearest_table,
+    resize_output_size,
 )
 
 from .table import lowering
@@ -207,3 +211,68 @@ def _flip_onnx(axis: int):   # axis in the HWC image: 1 = W, 0 = H
 
 for _op, _axis in ((HFLIP, 1), (VFLIP, 0)):
     lowering(_op)(_flip_onnx(_axis))
+
+
+# --- Resize -----------------------------------------------------------------------
+# The host kernel's arithmetic (irc/dialects/vision.py, OpenCV's), not ONNX
+# Resize: its float interpolation rounds uint8 differently from OpenCV's
+# 11-bit fixed point.  Each axis is two Gathers of the source taps and their
+# weights, computed at compile time from the static input size; uint8 images
+# go through int32 with OpenCV's shifts (as divisions: every value is >= 0),
+# float images through the same float32 products the host makes.
+
+def _axis_weights(emit, weights: np.ndarray, axis: int, rank: int) -> str:
+    """A weight per output position along ``axis``, shaped to broadcast."""
+    shape = [1] * rank
+    shape[axis] = weights.size
+    return emit.const(weights.reshape(shape))
+
+
+def _taps(emit, x: str, table, axis: int, rank: int, dtype) -> tuple:
+    i0, i1, w0, w1, a0, a1 = table
+    fixed = dtype == np.int32
+    return tuple(emit.op("Mul", [emit.op("Gather", [x, emit.const(i)], axis=axis),
+                                 _axis_weights(emit, (a if fixed else w).astype(dtype), axis, rank)])
+                 for i, w, a in ((i0, w0, a0), (i1, w1, a1)))
+
+
+def _int_div(emit, x: str, d: int) -> str:
+    return emit.op("Div", [x, emit.const(np.int32(d))])
+
+
+def _resize_linear_u8(emit, x: str, h, w, oh, ow, rank) -> str:
+    xi = emit.op("Cast", [x], to=TensorProto.INT32)
+    a, b = _taps(emit, xi, linear_table(w, ow, "x"), 2, rank, np.int32)
+    rows = _int_div(emit, emit.op("Add", [a, b]), 16)                  # >> 4
+    s0, s1 = (_int_div(emit, t, 1 << 16)
+              for t in _taps(emit, rows, linear_table(h, oh, "y"), 1, rank, np.int32))
+    total = emit.op("Add", [emit.op("Add", [s0, s1]), emit.const(np.int32(2))])
+    return emit.op("Cast", [_int_div(emit, total, 4)], to=TensorProto.UINT8)
+
+
+def _resize_linear_float(emit, x: str, dtype, h, w, oh, ow, rank) -> str:
+    rows = emit.op("Add", list(_taps(emit, x, linear_table(w, ow, "x"), 2, rank, dtype)))
+    return emit.op("Add", list(_taps(emit, rows, linear_table(h, oh, "y"), 1, rank, dtype)))
+
+
+@lowering(RESIZE)
+def _resize_onnx(emit, inputs, attrs, draws):
+    t = emit.in_types[0]
+    h, w = t.shape[1], t.shape[2]
+    if not (isinstance(h, int) and isinstance(w, int)):
+        raise TypeError(f"Resize on the device needs a static image size, got {t}")
+    oh, ow = resize_output_size(attrs["size"], h, w)
+    x, rank, mode = inputs[0], t.rank, attrs["interpolation"]
+    if (h, w) == (oh, ow):
+        return [emit.op("Identity", [x])]
+    if mode == "nearest":
+        rows = emit.op("Gather", [x, emit.const(nearest_table(h, oh))], axis=1)
+        return [emit.op("Gather", [rows, emit.const(nearest_table(w, ow))], axis=2)]
+    if mode != "linear":
+        raise ValueError(f"Resize with interpolation {mode!r} has no ONNX lowering")
+    if t.dtype == "u8":
+        return [_resize_linear_u8(emit, x, h, w, oh, ow, rank)]
+    if t.dtype not in ("f32", "f64"):
+        raise TypeError(f"Resize on the device takes u8, f32 or f64 images, got {t}")
+    dtype = np.float64 if t.dtype == "f64" else np.float32
+    return [_resize_linear_float(emit, x, dtype, h, w, oh, ow, rank)]

@@ -11,7 +11,7 @@ import sys
 import traceback
 
 from .. import __version__
-from ..diagnostics import UserError
+from ..diagnostics import UserError, bounded
 from .script_args import CommandParser, split_command_line
 
 EXIT_OK, EXIT_USER, EXIT_USAGE = 0, 1, 2
@@ -68,19 +68,16 @@ def run_guarded(fn, args) -> int:
         print(e.format(), file=sys.stderr)
         return EXIT_USER
     except Exception as e:  # noqa: BLE001
-        from irc.ir.text import ParseError
         from irc.passes import PassFailed
         if args.traceback:
             traceback.print_exc()
-        if isinstance(e, ParseError):
-            print(f"{e.file}:{e.line}:{e.col}: error: {e.message}", file=sys.stderr)
-        elif isinstance(e, PassFailed):
-            print(f"error: {e}", file=sys.stderr)
-            if not args.traceback:
-                print("  hint: run with --traceback to see where the pass failed", file=sys.stderr)
+        if isinstance(e, PassFailed):
+            hint = "" if args.traceback else "\n  hint: run with --traceback to see where the pass failed"
+            print(bounded(f"error: {e}{hint}"), file=sys.stderr)
         else:
-            print(f"irc: internal error: {type(e).__name__}: {e}\n"
-                  f"  hint: this is a bug in irc; run with --traceback and report it",
+            # irc's own bug, not the user's input: still one bounded message
+            print(bounded(f"irc: internal error: {type(e).__name__}: {e}\n"
+                          f"  hint: this is a bug in irc; run with --traceback and report it"),
                   file=sys.stderr)
         return EXIT_USER
 

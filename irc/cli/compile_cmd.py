@@ -150,7 +150,7 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
         raise
     module, records = result.module, result.records
     from irc.backends.bundle import write_bundle
-    onnx_files = write_bundle(out, prefix, module, cap.jobs[0] if cap.jobs else None)
+    onnx_files = write_bundle(out, prefix, module, cap.jobs)
     remarks = [r.to_json() for r in result.remarks]
     out.write_text(prefix + "remarks.json", json.dumps({"remarks": remarks}, indent=1) + "\n")
     out.write_text(prefix + "passes.json", json.dumps({

@@ -58,11 +58,7 @@ def main(args) -> int:
     check_flags(args)
     if args.output:
         check_output_file(Path(args.output), force=args.force, ours=is_irc_text, suffix=".ir")
-    try:
-        module = parse_file(args.input)
-    except FileNotFoundError:
-        from ..diagnostics import UserError
-        raise UserError(f"no such file: {args.input}") from None
+    module = parse_file(args.input)   # unreadable, binary or malformed: a located UserError
     verify(module)
     names = pass_names(args) if args.passes is not None else []
     if names:

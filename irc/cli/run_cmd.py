@@ -9,6 +9,7 @@ the data and that together they cover it (seed 004).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -72,14 +73,33 @@ def _is_run_summary(path: Path) -> bool:
 
 
 def run_script_job(args, script_args: list[str]) -> int:
+    from irc.backends.trainer import sigterm_as_interrupt
     from ..capture import RUN, run_script
+    from ..dataset import config  # noqa: F401 -- imported, it registers its reset (below)
     from ..train.summary import summary_for, write_run_json
+    # run_script resets the registered settings: the script starts from the default
+    # seed like a new process, numpy's generator included (initialisers draw from it)
     env = None
     if args.rank is not None:   # communication.init checks it against the world size
         env = {"RANK_ID": args.rank, "RANK_SIZE": args.world_size or 1}
     started = time.perf_counter()
     options = {"unroll": args.unroll} if args.unroll else {}
-    cap = run_script(args.target, mode=RUN, argv=script_args, env=env, options=options)
+    # SIGTERM as Ctrl-C, except in a rank of a multi-rank job: there it must
+    # end the process (the launcher stops the other ranks with it)
+    on_sigterm = sigterm_as_interrupt() if args.rank is None else contextlib.nullcontext()
+    try:
+        with on_sigterm:
+            cap = run_script(args.target, mode=RUN, argv=script_args, env=env, options=options)
+    except KeyboardInterrupt as e:    # SIGINT or SIGTERM: run.json says what ran so far
+        cap, status = getattr(e, "capture", None), getattr(e, "exit_status", 130)
+        if args.output and cap is not None:
+            summary_for(cap).interrupted = True
+            data = write_run_json(Path(args.output) / "run.json", cap)
+            print(f"irc: interrupted after {data['steps']} step(s) -> "
+                  f"{display_path(str(Path(args.output) / 'run.json'))}", file=sys.stderr)
+        else:
+            print("irc: interrupted", file=sys.stderr)
+        return status
     summary = summary_for(cap)
     if summary.wall_s == 0.0:
         summary.wall_s = time.perf_counter() - started
@@ -180,18 +200,21 @@ def run_bundle(path: Path, args) -> int:
     its training, the trained weights written to DIR/weights.ckpt, and its
     recorded evaluations; a bundle with no job runs its pipeline once."""
     from irc.backends.bundle import load_bundle
-    from ..train.bundle_job import WEIGHTS_CHECKPOINT, plan_bundle_job, run_bundle_job
+    from ..train.bundle_job import (WEIGHTS_CHECKPOINT, plan_bundle_job, recorded_script,
+                                    run_bundle_job)
     module, info = load_bundle(path)
     where = display_path(str(path / "job.json"))
     if info["needs_script"]:
-        raise UserError(f"{display_path(str(path))}: the pipeline calls Python functions "
-                        f"({', '.join(info['python_objects'])}), which a bundle does not carry",
-                        where=where, hint="run the script instead: irc run SCRIPT.py")
+        objects = ", ".join(o if o.isprintable() else ascii(o) for o in info["python_objects"])
+        raise UserError(f"the bundle's pipeline calls Python functions ({objects}), which a "
+                        f"bundle does not carry",
+                        where=display_path(str(path / "pipeline.json")),
+                        hint=f"run the script instead: irc run {recorded_script(info)}")
     plan = plan_bundle_job(module, info, where)   # every argument checked before anything runs
     out = Path(args.output) if args.output else None
     if out is not None and plan.training is not None:
-        from ..output import refuse_overwrite
-        refuse_overwrite(out / WEIGHTS_CHECKPOINT, force=getattr(args, "force", False),
+        from ..output import check_output_file
+        check_output_file(out / WEIGHTS_CHECKPOINT, force=getattr(args, "force", False),
                          ours=_is_bundle_weights, suffix=".ckpt")
     started = time.perf_counter()
     if plan.training is None and not plan.evaluations:
@@ -200,7 +223,8 @@ def run_bundle(path: Path, args) -> int:
         summary = run_bundle_job(module, info, weights_to=out, where=where)
     summary["wall_s"] = round(time.perf_counter() - started, 4)
     said = [f"{summary['steps']} step(s), {summary['device_calls']} device call(s)"]
-    said += [f"{k} {v:.4f}" for k, v in summary.get("metrics", {}).items()]
+    said += [f"{k if k.isprintable() else ascii(k)} {v:.4f}"
+             for k, v in summary.get("metrics", {}).items()]
     if out is not None:
         from ..output import write_file_atomically
         out.mkdir(parents=True, exist_ok=True)
@@ -224,6 +248,7 @@ def _run_pipeline_bundle(module) -> dict:
     """A pipeline-only bundle: one epoch through the host engine and the
     device graph (the offloaded tail), reporting throughput."""
     import numpy as np
+
     from irc.backends.host_engine import HostEngine
     from irc.backends.offload_runner import OffloadEngine
     if "host" not in module.graphs:

@@ -9,7 +9,7 @@ import threading
 import webbrowser
 from pathlib import Path
 
-from ..diagnostics import UserError, display_path
+from ..diagnostics import UserError, bounded, display_path
 
 
 def add_parser(sub):
@@ -126,7 +126,8 @@ def load_module(path: Path):
         verify(module)
     except VerifyError as e:
         # Still draw it: a broken module is exactly what one wants to look at.
-        print(f"{display_path(str(path))}: warning: {e}", file=sys.stderr)
+        print(bounded(f"{e.where or display_path(str(path))}: warning: {e.message}"),
+              file=sys.stderr)
     return module
 
 

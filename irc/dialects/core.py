@@ -68,7 +68,9 @@ RETURN = define("return", kind=IO, family="io", operands=("*values",), results=(
 
 @INPUT.verify
 def _verify_input(graph, node) -> list[str]:
-    role, draws_for = node.attrs["role"], node.attrs["draws_for"]
+    role, draws_for, index = node.attrs["role"], node.attrs["draws_for"], node.attrs["index"]
+    if type(index) is not int or index < 0:    # the graph's interface is ordered by it
+        return [f"input index must be a whole number >= 0, got {index!r}"]
     if role not in INPUT_ROLES:
         return [f"input role {role!r} is not one of {', '.join(INPUT_ROLES)}"]
     if (role == DRAWS) != (draws_for is not None):

@@ -561,6 +561,18 @@ MINIMIZE = _train(
         "backward pass and the updates.")
 
 
+def _sink_problems(attrs: dict) -> list[str]:
+    """The sink settings train.minimize carries and train.config keeps."""
+    return [f"{key} must be a positive integer, got {attrs[key]!r}"
+            for key in ("sink_size", "unroll")
+            if not (isinstance(attrs[key], int) and attrs[key] >= 1)]
+
+
+@MINIMIZE.verify
+def _verify_minimize(graph, node) -> list[str]:
+    return _sink_problems(node.attrs)
+
+
 @MINIMIZE.host_batch
 def _minimize_host(inputs, attrs, draws):
     return []     # a marker: before autodiff the graph computes the forward pass only
@@ -661,8 +673,7 @@ def _verify_config(graph, node) -> list[str]:
     a = node.attrs
     if a["mode"] not in (TRAIN, EVAL):
         return [f"mode must be {TRAIN!r} or {EVAL!r}, got {a['mode']!r}"]
-    problems = [f"{key} must be a positive integer, got {a[key]!r}"
-                for key in ("sink_size", "unroll") if not (isinstance(a[key], int) and a[key] >= 1)]
+    problems = _sink_problems(a)
     if a["learning_rate"] is not None and not isinstance(a["learning_rate"], (int, float)):
         problems.append(f"learning_rate must be a number or none, got {a['learning_rate']!r}")
     if len(graph.find("train.config")) > 1:

@@ -42,7 +42,7 @@ import math
 import numpy as np
 
 from ..ir.registry import MAP, REQUIRED, Dialect
-from ..ir.traits import CommutesWithHWC2CHW, Offloadable, Pure, Random
+from ..ir.traits import CommutesWithHWC2CHW, Exportable, Offloadable, Pure, Random
 from ..ir.types import BATCH, UNKNOWN, TensorType
 
 FAMILY = "vision"
@@ -518,7 +518,11 @@ def _infer_resize(attrs, ins):
     return [_image_type(ins[0], h, w)]
 
 
-RESIZE = define("vision.Resize", kind=MAP, family=FAMILY, operands=("image",), traits=(Pure(),),
+# Not offloaded by MindSpore; irc export computes linear and nearest inside
+# the model, bit-exact (backends/onnx_rules/vision.py).
+_EXACT_ON_DEVICE = Exportable(lambda attrs: attrs.get("interpolation") in ("linear", "nearest"))
+RESIZE = define("vision.Resize", kind=MAP, family=FAMILY, operands=("image",),
+                traits=(Pure(), _EXACT_ON_DEVICE),
                 attrs={"size": REQUIRED, "interpolation": "linear"}, infer=_infer_resize,
                 doc="OpenCV-exact resize: linear = INTER_LINEAR (half-pixel, no antialias), "
                     "nearest = INTER_NEAREST, bicubic = INTER_CUBIC; size int = shorter side")

@@ -99,6 +99,9 @@ class Node:
     prov: list[str] = field(default_factory=list)  # "pass:action" history
     # The graph holding the node (set by Graph.add; not part of its value).
     graph: Optional["Graph"] = field(default=None, compare=False, repr=False)
+    # FILE.ir:LINE of the text the node was parsed from (the verifier's
+    # messages name it); None for a node made in memory.
+    defined_at: Optional[Loc] = field(default=None, compare=False, repr=False)
 
     def __deepcopy__(self, memo):
         clone = _copy.copy(self)
@@ -157,6 +160,7 @@ class Graph:
         self._order = itertools.count()
         self._value_names: set[str] = set()
         self._topo: Optional[list[Node]] = None   # topo_order's cache; None after any change
+        self.defined_at: Optional[Loc] = None     # FILE.ir:LINE of its 'graph' line, if parsed
 
     # -- construction ---------------------------------------------------------
     def unique_name(self, hint: str) -> str:
@@ -347,6 +351,7 @@ class Graph:
 
     def copy(self) -> "Graph":
         g = Graph(self.name, self.placement)
+        g.defined_at = self.defined_at
         g.nx = self.nx.copy()
         for name in g.nx:
             clone = _copy.deepcopy(self.nx.nodes[name]["node"])

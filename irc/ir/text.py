@@ -28,6 +28,7 @@ import math
 import re
 from typing import Any
 
+from ..diagnostics import UserError, file_error, shorten
 from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value
 from .registry import REQUIRED, lookup
 from .types import TensorType, is_dtype
@@ -142,12 +143,24 @@ def node_lines(module: Module) -> dict[tuple[str, str], int]:
 # ----------------------------------------------------------------------------
 # parsing
 
-class ParseError(Exception):
-    """A syntax or reference error at FILE:LINE:COL."""
+TEXT_FORM_HINT = ("irc reads the IR text irc compile writes (OUT/NN_<pass>.ir); "
+                  "ARCHITECTURE.md, 'The IR text form', gives its grammar")
 
-    def __init__(self, file: str, line: int, col: int, message: str):
-        super().__init__(f"{file}:{line}:{col}: {message}")
-        self.file, self.line, self.col, self.message = file, line, col, message
+
+class ParseError(UserError):
+    """A syntax or reference error at FILE:LINE:COL (a user error: exit 1,
+    located, with a hint)."""
+
+    def __init__(self, file: str, line: int, col: int, message: str, hint: str = TEXT_FORM_HINT):
+        super().__init__(message, where=f"{file}:{line}:{col}", hint=hint)
+        self.file, self.line, self.col = file, line, col
+
+
+# Attribute values nest ('[[1, 2], {k = [3]}]'); deeper than this is not a
+# module irc wrote, and parsing it would exhaust Python's stack.
+MAX_NESTING = 64
+# Integers are ONNX's int64 (attributes) or a dimension.
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 _TOKEN = re.compile(r"""
@@ -199,7 +212,8 @@ class _Line:
     def error(self, expected: str) -> ParseError:
         if self.i < len(self.toks):
             kind, text, col = self.toks[self.i]
-            return ParseError(self.file, self.lineno, col, f"expected {expected}, found {text!r}")
+            return ParseError(self.file, self.lineno, col,
+                              f"expected {expected}, found {shorten(text)!r}")
         return ParseError(self.file, self.lineno, len(self.text.rstrip()) + 1,
                           f"expected {expected}, found end of line")
 
@@ -228,14 +242,45 @@ class _Line:
         return self.i >= len(self.toks)
 
 
-def _parse_attr(ln: _Line) -> Any:
+def _parse_int(ln: _Line, tok, low: int = INT64_MIN, what: str = "an integer") -> int:
+    text = tok[TEXT]
+    # a bound on the digits first: int() of a huge literal is slow, then refused
+    if len(text.lstrip("-")) > 19 or not low <= int(text) <= INT64_MAX:
+        raise ParseError(ln.file, ln.lineno, tok[COL],
+                         f"{what} {shorten(text, 24)} is out of range ({low} to {INT64_MAX})")
+    return int(text)
+
+
+def _parse_string(ln: _Line, what: str = "a string") -> str:
+    """A JSON string literal; refused where JSON refuses it, or where it
+    could not be written back as UTF-8 (a lone surrogate such as \\ud800)."""
+    tok = ln.take(kind="string", what=what)
+    try:
+        value = json.loads(tok[TEXT])
+        value.encode("utf-8")
+    except ValueError as e:   # json.JSONDecodeError, UnicodeEncodeError
+        reason = e.msg if isinstance(e, json.JSONDecodeError) else "a lone surrogate (not UTF-8)"
+        pos = e.pos if isinstance(e, json.JSONDecodeError) else 0
+        raise ParseError(ln.file, ln.lineno, tok[COL] + pos,
+                         f"bad string literal: {reason}",
+                         hint="strings are JSON strings: escapes are \\\" \\\\ \\/ \\b \\f \\n "
+                              "\\r \\t \\uXXXX") from None
+    return value
+
+
+def _parse_attr(ln: _Line, depth: int = 0) -> Any:
+    if depth > MAX_NESTING:
+        tok = ln.toks[min(ln.i, len(ln.toks) - 1)]
+        raise ParseError(ln.file, ln.lineno, tok[COL],
+                         f"attribute value nested more than {MAX_NESTING} levels deep")
     if ln.peek(kind="number"):
-        text = ln.take()[TEXT]
+        tok = ln.take()
+        text = tok[TEXT]
         if text == "-inf":
             return float(text)
-        return float(text) if any(c in text for c in ".eE") else int(text)
+        return float(text) if any(c in text for c in ".eE") else _parse_int(ln, tok)
     if ln.peek(kind="string"):
-        return json.loads(ln.take()[TEXT])
+        return _parse_string(ln)
     if ln.peek(kind="symbol"):
         return GraphRef(ln.take()[TEXT][1:])
     if ln.accept("true"):
@@ -252,17 +297,17 @@ def _parse_attr(ln: _Line) -> Any:
         items = []
         if not ln.accept("]"):
             while True:
-                items.append(_parse_attr(ln))
+                items.append(_parse_attr(ln, depth + 1))
                 if ln.accept("]"):
                     break
                 ln.take(",", what="',' or ']'")
         return items
     if ln.peek("{"):
-        return _parse_attrs(ln)
+        return _parse_attrs(ln, depth + 1)
     raise ln.error("an attribute value")
 
 
-def _parse_attrs(ln: _Line) -> dict:
+def _parse_attrs(ln: _Line, depth: int = 0) -> dict:
     ln.take("{")
     out: dict = {}
     if ln.accept("}"):
@@ -272,7 +317,7 @@ def _parse_attrs(ln: _Line) -> dict:
         if key[TEXT] in out:
             raise ParseError(ln.file, ln.lineno, key[COL], f"attribute {key[TEXT]!r} given twice")
         ln.take("=", what="'='")
-        out[key[TEXT]] = _parse_attr(ln)
+        out[key[TEXT]] = _parse_attr(ln, depth)
         if ln.accept("}"):
             return out
         ln.take(",", what="',' or '}'")
@@ -295,7 +340,8 @@ def _parse_type(ln: _Line) -> TensorType:
             if not _DIM.fullmatch(part):
                 raise ParseError(ln.file, ln.lineno, offset,
                                  f"expected a dimension (number, symbol or '?'), found {part!r}")
-            dims.append(int(part) if part.isdigit() else part)
+            dims.append(_parse_int(ln, ("number", part, offset), 0, "dimension")
+                        if part.isdigit() else part)
             offset += len(part) + 1
     return TensorType(dtype, tuple(dims))
 
@@ -355,16 +401,16 @@ def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
                 raise ParseError(ln.file, ln.lineno, tok[COL], "placement must be @host or @device")
             placement = tok[TEXT][1:]
         elif ln.accept("col"):
-            column = json.loads(ln.take(kind="string", what="a column name string")[TEXT])
+            column = _parse_string(ln, "a column name string")
         elif ln.accept("scope"):
-            scope = json.loads(ln.take(kind="string", what="a scope string")[TEXT])
+            scope = _parse_string(ln, "a scope string")
         elif ln.accept("prov"):
-            prov = json.loads(ln.take(kind="string", what="a provenance string")[TEXT]).split(",")
+            prov = _parse_string(ln, "a provenance string").split(",")
         else:
             raise ln.error("'@host', '@device', 'col', 'scope', 'prov' or '# file:line'")
     loc = None
     if ln.comment:
-        m = re.fullmatch(r"(.+):(\d+)", ln.comment)
+        m = re.fullmatch(r"(.+):(\d{1,9})", ln.comment)
         if not m:
             raise ParseError(ln.file, ln.lineno, ln.text.index("#") + 1,
                              "expected '# FILE:LINE' after the node")
@@ -385,8 +431,19 @@ def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
     # Keep the operand types as written: the verifier compares them with the
     # producers' result types.
     node.in_types = in_types
+    node.defined_at = Loc(ln.file, ln.lineno)
     for i, tok in enumerate(results):
         values[tok[TEXT][1:]] = Value(node.name, i)
+
+
+def _lines(text: str) -> list[str]:
+    """The text's lines as editors number them: split at '\n' only (a form
+    feed or U+2028 is a character the tokenizer refuses, not a line break),
+    a CRLF file's '\r' dropped."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 def parse_module(text: str, file: str = "<string>") -> Module:
@@ -395,7 +452,8 @@ def parse_module(text: str, file: str = "<string>") -> Module:
     values: dict[str, Value] = {}
     meta: dict[str, str] = {}
     closed = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    lines = _lines(text)
+    for lineno, raw in enumerate(lines, 1):
         ln = _Line(file, lineno, raw)
         if not ln.toks:
             if module is None and ln.comment is not None:
@@ -424,6 +482,7 @@ def parse_module(text: str, file: str = "<string>") -> Module:
             if sym[TEXT][1:] in module.graphs:
                 raise ParseError(file, lineno, sym[COL], f"graph {sym[TEXT]} is defined twice")
             graph = module.add_graph(sym[TEXT][1:], place[TEXT])
+            graph.defined_at = Loc(file, lineno)
             values = {}
         elif ln.accept("}"):
             graph = None
@@ -436,12 +495,43 @@ def parse_module(text: str, file: str = "<string>") -> Module:
     if module is None:
         raise ParseError(file, 1, 1, "expected 'module @name {', found an empty file")
     if graph is not None or not closed:
-        last = len(text.splitlines())
-        raise ParseError(file, last, 1, "expected '}': the module is not closed")
+        raise ParseError(file, len(lines), 1, "expected '}': the module is not closed",
+                         hint="the file is cut short, or a '}' was deleted")
     return module
 
 
 def parse_file(path) -> Module:
+    """Parse an .ir file; a file that cannot be read, or is not UTF-8 text,
+    is a located UserError like any syntax error."""
     from pathlib import Path
     path = Path(path)
-    return parse_module(path.read_text(), str(path))
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise file_error(path, e) from None
+    return parse_module(decode_text(data, str(path)), str(path))
+
+
+_NOT_TEXT_HINT = "irc reads the IR text irc compile writes (OUT/NN_<pass>.ir), in UTF-8"
+
+
+def decode_text(data: bytes, file: str) -> str:
+    """A file's bytes as UTF-8 text; binary data or another encoding is a
+    ParseError at the first byte that is not UTF-8 text."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ParseError(file, 1, 1, "the file is UTF-16 text, irc reads UTF-8",
+                         hint=f"convert it: iconv -f UTF-16 -t UTF-8 {file} > NEW.ir")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]      # a UTF-8 byte-order mark, as some editors write
+    bad = data.find(b"\0")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = e.start if bad < 0 else min(bad, e.start)
+    else:
+        if bad < 0:
+            return text
+    line = data.count(b"\n", 0, bad) + 1
+    col = bad - (data.rfind(b"\n", 0, bad) + 1) + 1
+    raise ParseError(file, line, col, f"not IR text: byte 0x{data[bad]:02x} is not text in UTF-8 "
+                     f"(a binary file?)", hint=_NOT_TEXT_HINT)

@@ -29,6 +29,14 @@ class Offloadable(OpTrait):
 
 
 @dataclass(frozen=True)
+class Exportable(OpTrait):
+    """A map op MindSpore keeps on the host whose device form is exact:
+    ``irc export`` computes it inside the model (offload-legality under the
+    export option), for the attributes ``accepts`` allows."""
+    accepts: Callable[[dict], bool] = lambda attrs: True
+
+
+@dataclass(frozen=True)
 class Random(OpTrait):
     """The op consumes ``draws(attrs)`` uniform [0, 1) numbers per sample
     (made on the host, so the device can be fed the same ones)."""

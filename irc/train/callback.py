@@ -264,7 +264,9 @@ class ModelCheckpoint(Callback):
     sinks that reach it) and at the end of training, keeping the newest
     ``keep_checkpoint_max``.  Each file records where training stood (global
     step, dataset position), so ``Model.train`` started again with the same
-    arguments resumes from the newest checkpoint of an unfinished run."""
+    arguments resumes from the newest checkpoint of an unfinished run (and
+    saves on the same steps as if never stopped), or loads the final weights
+    of a finished one.  A stop by SIGINT or SIGTERM saves at its step too."""
 
     def __init__(self, prefix: str = "CKP", directory: Optional[str] = None,
                  config: Optional[CheckpointConfig] = None):
@@ -277,6 +279,8 @@ class ModelCheckpoint(Callback):
         self._last_step = 0
         self._last_time = time.monotonic()
         self.latest: Optional[str] = None
+        self.latest_step = 0          # the global step of ``latest``
+        self._latest_finished = False
 
     # -- files ----------------------------------------------------------------------
     def files(self) -> list[str]:
@@ -314,9 +318,19 @@ class ModelCheckpoint(Callback):
     # -- hooks ------------------------------------------------------------------------
     def on_train_begin(self, run_context):
         cb = run_context.original_args()
-        self._last_step = cb.cur_step_num
+        self._last_step = self._schedule_step(cb)
         self._last_time = time.monotonic()
         super().on_train_begin(run_context)
+
+    def _schedule_step(self, cb) -> int:
+        """The step the saving schedule counts from: where the training
+        started, or, for a resumed one, the last step the uninterrupted run
+        saved at before it, so both write the same files."""
+        first = cb.get("job_first_step", cb.cur_step_num)
+        every = self.config.save_checkpoint_steps
+        if not every or cb.cur_step_num <= first:
+            return cb.cur_step_num
+        return first + (cb.cur_step_num - first) // every * every
 
     def due(self, cur_step: int) -> bool:
         c = self.config
@@ -332,7 +346,10 @@ class ModelCheckpoint(Callback):
 
     def end(self, run_context):
         cb = run_context.original_args()
-        if cb.cur_step_num != self._last_step or self.latest is None:
+        # a stop asked before the last epoch must be marked finished, or a rerun goes on
+        stopped_early = cb.get("finished") and not self._latest_finished and \
+            cb.cur_step_num < cb.epoch_num * cb.batch_num
+        if cb.cur_step_num != self._last_step or self.latest is None or stopped_early:
             self._save_now(cb, final=True)
 
     def _save_now(self, cb, final: bool = False) -> None:
@@ -344,5 +361,6 @@ class ModelCheckpoint(Callback):
             if name in append:
                 append[name] += count
         self.save(cb.train_state, cb.cur_epoch_num, step_in_epoch, meta, append)
-        self._last_step = cb.cur_step_num
+        self._latest_finished = meta["irc.finished"]
+        self.latest_step = self._last_step = cb.cur_step_num
         self._last_time = time.monotonic()

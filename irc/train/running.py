@@ -5,11 +5,26 @@ trainer, with callbacks, checkpoints, resume and the progress display.
 job; under ``irc run`` or plain Python it hands the job to :func:`train`,
 which compiles it through the driver (``irc.compiler.compile_job``) and runs
 it with ``irc.backends.trainer``.
+
+Resume.  Every checkpoint irc writes during training records its job (a
+fingerprint: schedule, seed, first step, the network's and optimizer's
+shapes and rates), the global step and the batches of the data stream
+consumed so far.  A training started again finds the newest readable
+checkpoint of the same job (its ModelCheckpoints' files, and the one an
+interruption wrote when there was none: ``NET-interrupted-KEY.ckpt`` in the
+working folder) and continues exactly there: same weights and optimizer
+state, same batches, same random draws, same checkpoint schedule.  A job
+already finished loads its final weights and trains nothing.  SIGINT and
+SIGTERM stop at the next step boundary with a checkpoint (a second one
+aborts, see ``SignalGuard``) and raise :class:`Interrupted`.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
+import signal
 import sys
 import time
 from typing import Optional
@@ -56,11 +71,14 @@ class _Training:
         self.model, self.job = model, job
         self.kw = job.kwargs
         self.global_step = model._global_step
-        self.consumed = 0
-        self.start_consumed = 0
+        self.consumed = 0       # batches of the stream trained on, those a resume skipped included
+
+    @property
+    def total_steps(self) -> int:
+        return self.kw["epoch"] * self.kw["steps_per_epoch"]
 
     def run(self) -> None:
-        from irc.backends.trainer import TrainPlan, TrainRun
+        from irc.backends.trainer import Interrupted, TrainPlan, TrainRun
         from ..dataset import config
         from ..frontend.network import PARAMETERS
         from .summary import summary_for
@@ -77,76 +95,177 @@ class _Training:
         self.run_ = run
         if not self.global_step:   # initial_epoch: the epochs before count as trained
             self.global_step = self.kw["initial_epoch"] * self.kw["steps_per_epoch"]
+        self.first_step = self.global_step
+        self.job_key = self._fingerprint(run)
         plan = TrainPlan(epochs=self.kw["epoch"], steps_per_epoch=self.kw["steps_per_epoch"],
                          sink=self.kw["dataset_sink_mode"], first_epoch=self.kw["initial_epoch"],
                          global_step=self.global_step)
         self.module = module
         checkpoints = [cb for cb in self.kw["callbacks"] if isinstance(cb, ModelCheckpoint)]
-        self._resume(run, plan, checkpoints)
+        parameters = module.objects.get(PARAMETERS, {})
+        if self._resume(run, plan, checkpoints) == "complete":
+            self._write_back(run, parameters)
+            return
         hooks = _Hooks(self, run, plan, options)
         self.compile_s = time.perf_counter() - t0
         try:
             result = run.train(plan, hooks)
+        except KeyboardInterrupt:
+            newest = self._newest_checkpoint(hooks)
+            summary_for().interrupted_at(self.global_step, newest)
+            print(f"irc: training aborted at step {self.global_step}; no checkpoint written now ("
+                  + (f"the newest is {newest})" if newest else "none was written)"),
+                  file=sys.stderr, flush=True)
+            raise Interrupted(run.interrupted_by or signal.SIGINT) from None
         finally:
-            self._write_back(run, module.objects.get(PARAMETERS, {}))
+            self._write_back(run, parameters)
         summary_for().add_training(epochs=plan.epochs - plan.first_epoch, steps=result.steps,
                                    device_calls=result.device_calls, losses=result.losses,
                                    wall_s=result.wall_s, images=result.images,
                                    provider=result.provider,
                                    communication_s=getattr(run.program, "collective_s", 0.0))
         if result.interrupted:
-            path = hooks.last_checkpoint() or self._interrupt_checkpoint(run)
-            print(f"irc: training interrupted at step {self.global_step}; checkpoint: {path}",
-                  file=sys.stderr, flush=True)
-            raise KeyboardInterrupt
+            path = self._checkpoint_now(run, hooks)
+            summary_for().interrupted_at(self.global_step, path)
+            print(f"irc: training interrupted at {self._where(self.global_step)}; checkpoint: "
+                  f"{path}; the same command resumes from it", file=sys.stderr, flush=True)
+            raise Interrupted(run.interrupted_by)
+        self._remove_interrupt_checkpoint()
 
-    # -- resume -------------------------------------------------------------------------
-    def fingerprint(self) -> dict:
+    def _where(self, step: int) -> str:
+        """A global step in words: "step 30 of 184 (epoch 1, step 30 of 46)"."""
+        per_epoch = self.kw["steps_per_epoch"]
+        epoch, in_epoch = (step - 1) // per_epoch + 1, (step - 1) % per_epoch + 1
+        return f"step {step} of {self.total_steps} (epoch {epoch}, step {in_epoch} of {per_epoch})"
+
+    # -- the job a checkpoint belongs to ---------------------------------------------------
+    def _fingerprint(self, run) -> dict:
+        """What makes two trainings the same job, so that one may continue
+        the other: the schedule, the data order's seed, the call's first step
+        (a script's second train() is another job), the network's state
+        (names, shapes, dtypes) and the optimizer's learning rates."""
+        state = sorted((name, list(v.shape()), str(v.data_type()))
+                       for name, v in run.state.values.items())
+        optimizer = self.model._optimizer
+        rates = optimizer.learning_rates(0, max(self.total_steps, 1))
         return {"epochs": self.kw["epoch"], "steps_per_epoch": self.kw["steps_per_epoch"],
                 "sink": self.kw["dataset_sink_mode"], "seed": self.seed,
-                "network": type(self.model.network).__name__}
+                "network": type(self.model.network).__name__, "first_step": self.first_step,
+                "state": _digest(json.dumps(state).encode()),
+                "optimizer": f"{type(optimizer).__name__} {_digest(rates.tobytes())}"}
 
     def resume_metadata(self) -> dict:
-        return {"irc.job": self.fingerprint(), "irc.global_step": self.global_step,
-                "irc.batches_consumed": self.start_consumed + self.consumed,
+        return {"irc.job": self.job_key, "irc.global_step": self.global_step,
+                "irc.batches_consumed": self.consumed,
                 "irc.epochs_done": self.global_step // self.kw["steps_per_epoch"]}
 
-    def _resume(self, run, plan, checkpoints: list) -> None:
-        """Continue from the newest readable checkpoint of an unfinished
-        identical run; a damaged one (a kill mid-write, a truncated copy) is
-        passed over with a warning, so every rank falls back alike."""
-        from .serialization import read_training_checkpoint
-        want = self.fingerprint()
-        for cb in checkpoints:
-            for path in reversed(cb.files()):
-                try:
-                    tensors, meta = read_training_checkpoint(path)
-                except UserError as e:
-                    print(f"irc: warning: skipping a damaged checkpoint: {e.message}",
-                          file=sys.stderr, flush=True)
-                    continue
-                if meta.get("irc.job") != want or meta.get("irc.finished"):
-                    continue
-                run.state.load(tensors)
-                self.global_step = int(meta["irc.global_step"])
-                self.start_consumed = int(meta["irc.batches_consumed"])
-                plan.global_step = self.global_step
-                plan.skip = self.start_consumed
-                plan.first_epoch = self.global_step // plan.steps_per_epoch
-                plan.first_call = self.global_step % plan.steps_per_epoch if not plan.sink else 0
-                print(f"irc: resuming from {path} (step {self.global_step}, epoch "
-                      f"{plan.first_epoch + 1})", file=sys.stderr, flush=True)
-                return
+    def _differences(self, job) -> str:
+        """How another job's fingerprint differs from this one's, in words."""
+        if not isinstance(job, dict):
+            return "it records no training job"
+        names = {"first_step": "first step", "state": "network parameters",
+                 "optimizer": "optimizer or learning rates", "steps_per_epoch": "steps per epoch",
+                 "sink": "dataset_sink_mode"}
+        differ = [k for k, v in self.job_key.items() if job.get(k) != v]
+        if {"epochs", "steps_per_epoch"} & set(differ):
+            differ = [k for k in differ if k != "optimizer"]   # its rates cover other steps
+        return "; ".join(f"{names[k]} differ" if k in ("state", "optimizer") else
+                         f"{names.get(k, k)} {job.get(k)} there, {self.job_key[k]} here"
+                         for k in differ)
 
-    def _interrupt_checkpoint(self, run) -> str:
+    # -- resume ----------------------------------------------------------------------------
+    def _resume(self, run, plan, checkpoints: list) -> str:
+        """Continue from the newest usable checkpoint of this job: the
+        ModelCheckpoints' files and the checkpoint an interruption wrote.  A
+        damaged one (a kill mid-write, a truncated copy) is passed over with a
+        warning, so every rank falls back alike; one of another job stops the
+        search with a note.  Returns "complete" when the job had finished
+        (its weights are loaded), "resumed" or "fresh"."""
+        # a callback that saved in this process holds this process's earlier training
+        found = [self._newest_of_job(reversed(cb.files())) for cb in checkpoints
+                 if cb.latest is None]
+        interrupt = self._interrupt_path()
+        if os.path.isfile(interrupt):
+            found.append(self._newest_of_job([interrupt]))
+        found = [f for f in found if f is not None]
+        if not found:
+            return "fresh"
+        path, tensors, meta = max(found, key=lambda f: int(f[2]["irc.global_step"]))
+        run.state.load(tensors)
+        self.global_step = int(meta["irc.global_step"])
+        if self.global_step >= self.total_steps or meta.get("irc.finished"):
+            print(f"irc: training already complete (step {self.global_step} of "
+                  f"{self.total_steps}; checkpoint {path}): its weights are loaded, nothing is "
+                  f"retrained", file=sys.stderr, flush=True)
+            self._remove_interrupt_checkpoint()
+            return "complete"
+        self.consumed = int(meta["irc.batches_consumed"])
+        plan.global_step = self.global_step
+        plan.skip = self.consumed
+        plan.first_epoch = self.global_step // plan.steps_per_epoch
+        plan.first_call = self.global_step % plan.steps_per_epoch if not plan.sink else 0
+        print(f"irc: resuming from {path} at {self._where(self.global_step)}",
+              file=sys.stderr, flush=True)
+        return "resumed"
+
+    def _newest_of_job(self, paths) -> tuple | None:
+        """(path, tensors, metadata) of the newest readable checkpoint among
+        ``paths`` (newest first) when it belongs to this job, else None."""
+        from .serialization import read_training_checkpoint
+        for path in paths:
+            try:
+                tensors, meta = read_training_checkpoint(path)
+            except UserError as e:
+                print(f"irc: warning: skipping a damaged checkpoint: {e.message}",
+                      file=sys.stderr, flush=True)
+                continue
+            if meta.get("irc.job") == self.job_key and "irc.batches_consumed" in meta:
+                return path, tensors, meta
+            print(f"irc: note: not resuming from {path}: it belongs to another training job "
+                  f"({self._differences(meta.get('irc.job'))})", file=sys.stderr, flush=True)
+            return None
+        return None
+
+    # -- the checkpoint of an interruption ---------------------------------------------------
+    def _interrupt_path(self) -> str:
+        """Where an interruption without a ModelCheckpoint saves, for the next
+        run of the same job (script, arguments that shape the job) to find:
+        ``NET-interrupted-KEY.ckpt`` in the working folder, like
+        ModelCheckpoint's default."""
+        script = self.job.source and os.path.abspath(self.job.source.rpartition(":")[0])
+        key = _digest(json.dumps([script, self.job_key], sort_keys=True).encode())
+        return os.path.join(os.getcwd(),
+                            f"{type(self.model.network).__name__}-interrupted-{key}.ckpt")
+
+    def _checkpoint_now(self, run, hooks) -> str:
+        """The checkpoint of the step training stopped at: the one a
+        ModelCheckpoint wrote there (its end hook saves), else the
+        interruption's own."""
         from ..communication import writes_checkpoints
         from .serialization import save_checkpoint
-        name = f"{type(self.model.network).__name__}-interrupted-{self.global_step}.ckpt"
-        if not writes_checkpoints():
-            return os.path.join(os.getcwd(), name)
-        return save_checkpoint(_TrainState(run, self), os.path.join(os.getcwd(), name),
-                               crc_check=True,
-                               metadata={**self.resume_metadata(), "irc.finished": False})
+        written = hooks.last_checkpoint()
+        if written is not None and hooks.last_checkpoint_step() == self.global_step:
+            return written
+        path = self._interrupt_path()
+        if writes_checkpoints():
+            save_checkpoint(_TrainState(run, self), path, crc_check=True,
+                            metadata={**self.resume_metadata(), "irc.finished": False})
+        return path
+
+    def _remove_interrupt_checkpoint(self) -> None:
+        """The job finished: its interruption's checkpoint is spent."""
+        from ..communication import writes_checkpoints
+        if writes_checkpoints():
+            try:
+                os.remove(self._interrupt_path())
+            except FileNotFoundError:
+                pass
+
+    def _newest_checkpoint(self, hooks) -> str | None:
+        written = hooks.last_checkpoint()
+        if written is None and os.path.isfile(self._interrupt_path()):
+            written = self._interrupt_path()
+        return written
 
     def _write_back(self, run, parameters: dict) -> None:
         """Trained values into the user's Parameters; optimiser state kept in the Model."""
@@ -158,6 +277,10 @@ class _Training:
             else:
                 self.model._opt_state[name] = value
         self.model._global_step = self.global_step
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:12]
 
 
 class _Hooks:
@@ -177,7 +300,7 @@ class _Hooks:
             network=model.network, optimizer=model._optimizer, loss_fn=model._loss_fn,
             train_dataset=training.job.dataset, dataset_sink_mode=plan.sink, mode="train",
             train_state=_TrainState(run, training), resume_metadata=training.resume_metadata,
-            source=self.source, finished=False)
+            source=self.source, finished=False, job_first_step=training.first_step)
         self.manager = CallbackManager(training.kw["callbacks"], "train", self.cb)
         total = (plan.epochs - plan.first_epoch) * plan.steps_per_epoch
         cap = current()
@@ -230,3 +353,7 @@ class _Hooks:
     def last_checkpoint(self) -> Optional[str]:
         paths = [cb.latest for cb in self.checkpoints if cb.latest]
         return paths[-1] if paths else None
+
+    def last_checkpoint_step(self) -> int | None:
+        steps = [cb.latest_step for cb in self.checkpoints if cb.latest]
+        return steps[-1] if steps else None

@@ -5,10 +5,11 @@ active capture (or a process-wide one when the script runs on its own):
 
     epochs, steps, device_calls, losses (one per sink: the loss LossMonitor
     prints), test_accuracy (the last evaluation's accuracy), wall_s (time in
-    training), steps_per_s, images_per_s, provider
+    training), steps_per_s, images_per_s, provider; after an interruption
+    (SIGINT, SIGTERM) also interrupted (true), stopped_at_step, checkpoint
 
 ``irc run SCRIPT -o DIR`` writes it with :func:`write_run_json` after the
-script has run.  :class:`Progress` draws a one-line bar on a terminal and
+script has run, or was interrupted.  :class:`Progress` draws a one-line bar on a terminal and
 plain lines otherwise, on stderr (stdout stays the script's own output).
 """
 from __future__ import annotations
@@ -39,6 +40,13 @@ class RunSummary:
     # compiled functions (mindspore.jit; functional training): name ->
     # {"compiles", "calls", "device_s"}
     functions: dict = field(default_factory=dict)
+    # a run a signal stopped (written only then): the global step and its checkpoint
+    interrupted: bool = False
+    stopped_at_step: int | None = None
+    checkpoint: str | None = None
+
+    def interrupted_at(self, step: int, checkpoint: str | None) -> None:
+        self.interrupted, self.stopped_at_step, self.checkpoint = True, step, checkpoint
 
     def add_function_call(self, name: str, seconds: float, compiled: bool = False) -> None:
         entry = self.functions.setdefault(name, {"compiles": 0, "calls": 0, "device_s": 0.0})
@@ -69,6 +77,9 @@ class RunSummary:
 
     def to_json(self) -> dict:
         d = asdict(self)
+        if not self.interrupted:
+            for key in ("interrupted", "stopped_at_step", "checkpoint"):
+                del d[key]
         d["wall_s"] = round(d["wall_s"], 4)
         d["communication_s"] = round(d["communication_s"], 4)
         d["steps_per_s"] = round(d["steps_per_s"], 2)
@@ -93,8 +104,8 @@ def summary_for(capture=None) -> RunSummary:
 
 
 def write_run_json(path, capture=None, extra: Optional[dict] = None) -> dict:
-    """Write ``run.json`` for a finished ``irc run`` (with ``extra`` entries);
-    returns what it wrote."""
+    """Write ``run.json`` for an ``irc run`` that finished or was interrupted
+    (with ``extra`` entries); returns what it wrote."""
     data = {**summary_for(capture).to_json(), **(extra or {})}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
