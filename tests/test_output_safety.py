@@ -203,3 +203,18 @@ def test_permission_errors_are_located_user_errors(tmp_path, tiny):
     assert done.stderr.count("permission denied") == len(cases), done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert list(locked.iterdir()) == []
+
+
+def test_view_draws_over_its_own_pictures_only(tmp_path, tiny, capsys):
+    out = tmp_path / "out"
+    assert irc(["compile", tiny, "-o", out, "--no-render"], capsys)[0] == 0
+    ir = out / "00_capture.ir"
+    page = tmp_path / "page.html"
+    assert irc(["view", ir, "-o", page, "--no-open"], capsys)[0] == 0
+    assert irc(["view", ir, "-o", page, "--no-open"], capsys)[0] == 0     # irc's own: replaced
+    mine = tmp_path / "mine.svg"
+    mine.write_text("<svg/>")
+    code, _, err = irc(["view", ir, "-o", mine, "--no-open"], capsys)
+    assert code == 1 and "irc did not write it" in err and mine.read_text() == "<svg/>"
+    assert not (tmp_path / "mine.html").exists()
+    assert irc(["view", ir, "-o", mine, "--no-open", "--force"], capsys)[0] == 0

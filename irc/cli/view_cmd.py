@@ -10,6 +10,7 @@ import webbrowser
 from pathlib import Path
 
 from ..diagnostics import UserError, bounded, display_path
+from ..output import check_output_file, check_output_folder
 
 
 def add_parser(sub):
@@ -21,6 +22,8 @@ def add_parser(sub):
     p.add_argument("-o", "--output", metavar="PATH",
                    help="where to write a single file's picture (a folder, or NAME.svg / NAME.html), "
                         "or the report of a compile folder that has no index.html (a folder)")
+    p.add_argument("--force", action="store_true",
+                   help="replace files at -o that irc did not write (refused otherwise)")
     p.add_argument("--serve", action="store_true",
                    help="serve the folder on 127.0.0.1 (a free port) instead of opening the file")
     p.add_argument("--port", type=int, default=0, help="port for --serve (default: any free one)")
@@ -40,10 +43,11 @@ def main(args) -> int:
     if target.is_dir():
         page = target / "index.html"
         if not page.is_file():
-            page = _report_elsewhere(target, args.output)
+            page = _report_elsewhere(target, args.output, force=args.force)
         folder = page.parent
     elif target.suffix in (".ir", ".onnx"):
-        page = draw_file(target, args.output, threshold=args.threshold, timeout=args.timeout)
+        page = draw_file(target, args.output, threshold=args.threshold, timeout=args.timeout,
+                         force=args.force)
         folder = page.parent
     elif not target.exists():
         raise UserError(f"no such file or folder: {args.target}")
@@ -70,10 +74,15 @@ def main(args) -> int:
     return 0
 
 
-def _report_elsewhere(folder: Path, output) -> Path:
+def _report_elsewhere(folder: Path, output, *, force: bool = False) -> Path:
     """Draw the report of a compile folder that has none, without writing into it."""
     from irc.viewer.report import report_from_folder
-    dest = Path(output) if output else Path(tempfile.mkdtemp(prefix="irc-view-"))
+    if output:
+        dest = Path(output)
+        check_output_folder(dest)
+        check_output_file(dest / "index.html", force=force, ours=drawn_by_irc, suffix=".html")
+    else:
+        dest = Path(tempfile.mkdtemp(prefix="irc-view-"))
     try:
         report_from_folder(folder, dest)
     except FileNotFoundError:
@@ -85,12 +94,18 @@ def _report_elsewhere(folder: Path, output) -> Path:
     return dest / "index.html"
 
 
-def draw_file(path: Path, output, *, threshold=None, timeout=None) -> Path:
+def draw_file(path: Path, output, *, threshold=None, timeout=None, force=False) -> Path:
     """Draw one .ir or .onnx file; returns the HTML page written."""
     from irc.viewer.report import Stage, write_report
     from ..ir.text import print_module
-    module = load_module(path)
     html_path, svg_name = _outputs(path, output)
+    if output is not None:   # checked before any work; a temporary folder needs no check
+        written = [html_path, html_path.parent / svg_name]
+        if path.suffix == ".onnx":
+            written.append(html_path.parent / (svg_name[:-len(".svg")] + ".ir"))
+        for file in written:
+            check_output_file(file, force=force, ours=drawn_by_irc, suffix=file.suffix)
+    module = load_module(path)
     kwargs = {}
     if threshold is not None:
         kwargs["threshold"] = threshold
@@ -111,6 +126,19 @@ def draw_file(path: Path, output, *, threshold=None, timeout=None) -> Path:
     print(f"irc: drew {display_path(str(path))} -> {display_path(str(picture))}, "
           f"{display_path(str(html_path))}", file=sys.stderr)
     return html_path
+
+
+def drawn_by_irc(path: Path) -> bool:
+    """A page, picture or IR text irc wrote: the page carries irc's generator
+    tag, the IR irc's header; a picture is irc's when its page is."""
+    try:
+        if path.suffix == ".svg":
+            return drawn_by_irc(path.with_suffix(".html"))
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return head.startswith(b"# irc: ") or b'<meta name="generator" content="irc">' in head
 
 
 def load_module(path: Path):
