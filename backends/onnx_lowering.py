@@ -167,17 +167,22 @@ class _Lowering:
         operands = self.graph.operands(node)
         names = node.attrs.get("names") or [self.graph.value_name(v) for v in operands]
         used: set[str] = set()
+        renamed: dict[str, str] = {}     # applied once at the end: one pass over the nodes
         for value, want in zip(operands, names):
-            src = self.names[value]
-            out = self._output_name(src, str(want), used)
+            src = renamed.get(self.names[value], self.names[value])
+            out = self._output_name(src, str(want), used, renamed)
             used.add(out)
             self.outputs.append(value_info(out, self.graph.type_of(value)))
+        self._apply_renames(renamed)
 
-    def _output_name(self, src: str, want: str, used: set[str]) -> str:
+    def _output_name(self, src: str, want: str, used: set[str], renamed: dict[str, str]) -> str:
         """Rename the producing node's output to ``want`` when that is safe,
         else copy it with an Identity (outputs that are inputs, repeats...)."""
         if src in self.produced and src not in used and want not in self.reserved:
-            self._rename(src, want)
+            renamed[src] = want
+            self.produced.discard(src)
+            self.produced.add(want)
+            self.reserved.add(want)
             return want
         out = want
         i = 1
@@ -188,18 +193,17 @@ class _Lowering:
         self.emit.nodes.append(node)
         return out
 
-    def _rename(self, old: str, new: str) -> None:
+    def _apply_renames(self, renamed: dict[str, str]) -> None:
+        if not renamed:
+            return
         for n in self.emit.nodes:
             for field in (n.input, n.output):
                 for i, name in enumerate(field):
-                    if name == old:
-                        field[i] = new
+                    if name in renamed:
+                        field[i] = renamed[name]
         for value, name in self.names.items():
-            if name == old:
-                self.names[value] = new
-        self.produced.discard(old)
-        self.produced.add(new)
-        self.reserved.add(new)
+            if name in renamed:
+                self.names[value] = renamed[name]
 
     # -- ops ------------------------------------------------------------------------
     def _lower_op(self, node: Node) -> None:
