@@ -8,10 +8,11 @@ after the parameter (``conv1.weight``), or graph inputs when the caller asks
 named by its ``names`` attribute.  A MAP op (an offloaded data op) with a
 second operand gets that operand as its ``draws``.
 
-Each ONNX node's name starts with the IR node's name, its doc_string is the
-user's FILE:LINE, and its ``metadata_props`` carry ``irc.node``, ``irc.op``,
-``irc.scope`` and ``irc.source`` so a profile or an error in onnxruntime
-points back at the IR and the script.
+Each ONNX node's name is the IR node's Cell scope as a ``/`` path and the
+ONNX op (``/layer3/0/conv1/Conv``), unique in the model and its subgraphs;
+its doc_string is the user's FILE:LINE, and its ``metadata_props`` carry
+``irc.node``, ``irc.op``, ``irc.scope`` and ``irc.source`` so a profile or
+an error in onnxruntime points back at the IR and the script.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from irc.ir.graph import Module, Node, Value
 from irc.ir.registry import MAP, get as get_op
 from irc.ir.types import UNKNOWN, TensorType, to_numpy_dtype
 
-from .onnx_emitter import IR_VERSION, OPSET, Emitter
+from .onnx_emitter import IR_VERSION, OPSET, Emitter, NodeNames
 from .onnx_rules import rule_for
 
 ParamsAsInputs = Union[bool, Collection[str]]
@@ -40,14 +41,15 @@ class _Emitter(Emitter):
     Rules of ops that hold a graph (``train.Loop``'s body) lower it with
     :meth:`lower_subgraph`."""
 
-    def __init__(self, reserved: set[str], module: Module):
-        super().__init__()
+    def __init__(self, reserved: set[str], module: Module, node_names: NodeNames):
+        super().__init__(node_names=node_names)
         self.reserved = reserved
         self.module = module
 
     def lower_subgraph(self, graph_name: str) -> onnx.GraphProto:
-        """A graph of the module as an ONNX graph, its parameters as inputs."""
-        return lower_graph(self.module, graph_name, params_as_inputs=True, check=False).graph
+        """A graph of the module as an ONNX graph, its parameters as inputs
+        (node names unique across both graphs)."""
+        return _lowered(self.module, graph_name, True, None, self.node_names).graph
 
     def fresh(self, hint: str = "t") -> str:
         while True:
@@ -77,21 +79,27 @@ def lower_graph(module: Module, graph_name: str = "device", *,
     of parameter names makes just those inputs.  ``check`` runs
     ``onnx.checker.check_model(full_check=True)`` on the result.
     """
-    graph = module.graph(graph_name)
-    lowering = _Lowering(module, graph, params_as_inputs)
-    model = lowering.run(model_name or f"{module.name}.{graph_name}")
-    align_scalar_constants(model)
+    model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames())
     if check:
         onnx.checker.check_model(model, full_check=True)
     return model
 
 
+def _lowered(module: Module, graph_name: str, params_as_inputs: ParamsAsInputs,
+             model_name: Optional[str], node_names: NodeNames) -> onnx.ModelProto:
+    lowering = _Lowering(module, module.graph(graph_name), params_as_inputs, node_names)
+    model = lowering.run(model_name or f"{module.name}.{graph_name}")
+    align_scalar_constants(model)
+    return model
+
+
 class _Lowering:
-    def __init__(self, module: Module, graph, params_as_inputs: ParamsAsInputs):
+    def __init__(self, module: Module, graph, params_as_inputs: ParamsAsInputs,
+                 node_names: NodeNames):
         self.module, self.graph = module, graph
         self.params_as_inputs = params_as_inputs
         self.reserved: set[str] = set()
-        self.emit = _Emitter(self.reserved, module)
+        self.emit = _Emitter(self.reserved, module, node_names)
         self.names: dict[Value, str] = {}          # IR value -> ONNX value name
         self.inputs: list[tuple[int, onnx.ValueInfoProto]] = []
         self.param_inputs: list[onnx.ValueInfoProto] = []
@@ -189,7 +197,7 @@ class _Lowering:
         while out in self.reserved or out in used:
             out, i = f"{want}.{i}", i + 1
         self.reserved.add(out)
-        node = helper.make_node("Identity", [src], [out], name=f"return/{out}")
+        node = helper.make_node("Identity", [src], [out], name=self.emit.node_name("Identity"))
         self.emit.nodes.append(node)
         return out
 
@@ -218,13 +226,13 @@ class _Lowering:
         if opdef.kind == MAP and len(operands) == 2:
             operands, draws = operands[:1], operands[1]
         first = len(self.emit.nodes)
-        self.emit.ir_node = node.name
+        self.emit.scope = node.scope or ""
         self.emit.source = str(node.loc) if node.loc else ""
         self.emit.in_types = [self.graph.type_of(v) for v in self.graph.operands(node)]
         try:
             outs = rule(self.emit, operands, node.attrs, draws)
         finally:
-            self.emit.ir_node = self.emit.source = ""
+            self.emit.scope = self.emit.source = ""
             self.emit.in_types = []
         if len(outs) != len(node.results):
             raise LoweringError(f"{node.op}: lowering gave {len(outs)} values for "

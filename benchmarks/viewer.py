@@ -1,9 +1,12 @@
-"""Viewer timings (issue 7).
+"""Viewer timings (issues 7 and 15).
 
 Targets on the 2-core reference machine:
   * drawing every stage of a LeNet-sized compile (report included)  < 3 s
   * embedded renderer start-up (fresh process, compiled-module cache warm) < 1 s
   * a ResNet-50-sized training graph's collapsed view                < 10 s
+  * (--compiles, real `irc compile` runs) GELU-LeNet within 2x of ReLU-LeNet;
+    samples/resnet50_train.py with pictures < 20 s, and what the pictures
+    add over --no-render
 
 The LeNet compile and the ResNet-50 training graph are synthetic (built
 through the IR API with the registry's real ops) until the frontend and the
@@ -14,6 +17,10 @@ every op in its Cell scope.
 
     python benchmarks/viewer.py                  # the three targets
     python benchmarks/viewer.py --threshold-sweep  # layout time vs node count
+    python benchmarks/viewer.py --compiles [--runs 3] [--viewer-from DIR]
+        # wall seconds of real compiles (median of --runs); --viewer-from
+        # runs them with the viewer package in DIR instead (say, the viewer
+        # of an older commit: git archive REV viewer | tar -x -C /tmp/old)
 """
 from __future__ import annotations
 
@@ -29,8 +36,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:] = [ROOT] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
 
+from irc.dialects import load_all  # noqa: E402
 from irc.ir.graph import DEVICE, HOST, Loc, Module  # noqa: E402
 from irc.ir.types import TensorType  # noqa: E402
+
+load_all()   # the ops the benchmark's graphs use
 
 SRC = "train.py"
 
@@ -304,12 +314,83 @@ def threshold_sweep(configs=((1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0), (1, 1, 1,
             print(f"{len(g):>6} {g.num_edges():>6}   failed: {e.reason}   {blocks}")
 
 
+# Runs irc with ``irc.viewer`` loaded from another folder (for before/after timings).
+_IRC_WITH_VIEWER = """
+import importlib.util, sys
+folder = sys.argv.pop(1)
+import irc
+spec = importlib.util.spec_from_file_location("irc.viewer", folder + "/__init__.py",
+                                              submodule_search_locations=[folder])
+module = importlib.util.module_from_spec(spec)
+sys.modules["irc.viewer"] = irc.viewer = module
+spec.loader.exec_module(module)
+from irc.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def compile_seconds(script: str, out: str, *options: str, viewer: str | None = None) -> float:
+    """Wall seconds of one ``irc compile`` in a fresh process."""
+    irc = ([sys.executable, "-c", _IRC_WITH_VIEWER, viewer] if viewer
+           else [sys.executable, "-m", "irc"])
+    t = time.perf_counter()
+    subprocess.run(irc + ["compile", script, "-o", out, "--force", *options], cwd=ROOT,
+                   check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def gelu_lenet(folder: str, approximate: bool = True) -> str:
+    """samples/lenet_sink.py with nn.ReLU() replaced by nn.GELU() (issue 15's case)."""
+    text = open(os.path.join(ROOT, "samples", "lenet_sink.py")).read()
+    gelu = "nn.GELU()" if approximate else "nn.GELU(approximate=False)"
+    assert "nn.ReLU()" in text
+    path = os.path.join(folder, f"lenet_gelu{'' if approximate else '_erf'}.py")
+    with open(path, "w") as f:
+        f.write(text.replace("nn.ReLU()", gelu))
+    data = os.path.join(folder, "data")
+    if not os.path.exists(data):
+        os.symlink(os.path.join(ROOT, "samples", "data"), data)
+    return path
+
+
+def bench_compiles(runs: int = 3, viewer: str | None = None) -> None:
+    """Medians of ``runs`` real compiles, the cases of one round run back to
+    back so that a busy machine slows them alike."""
+    import statistics
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = {"ReLU LeNet (lenet_sink)": ("samples/lenet_sink.py",),
+                 "GELU LeNet (tanh)": (gelu_lenet(tmp),),
+                 "GELU LeNet (erf)": (gelu_lenet(tmp, approximate=False),),
+                 "ResNet-50 training": ("samples/resnet50_train.py",),
+                 "ResNet-50 training --no-render": ("samples/resnet50_train.py", "--no-render")}
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(runs):
+            for name, (script, *options) in cases.items():
+                out = os.path.join(tmp, "out")
+                times[name].append(compile_seconds(script, out, *options, viewer=viewer))
+    median = {name: statistics.median(t) for name, t in times.items()}
+    print(f"irc compile, median of {runs} (wall s){' with the viewer of ' + viewer if viewer else ''}:")
+    for name, seconds in median.items():
+        print(f"  {name:<32} {seconds:6.2f}   ({', '.join(f'{t:.2f}' for t in times[name])})")
+    relu = median["ReLU LeNet (lenet_sink)"]
+    print(f"  GELU / ReLU: {median['GELU LeNet (tanh)'] / relu:.2f}x (tanh), "
+          f"{median['GELU LeNet (erf)'] / relu:.2f}x (erf)   (target < 2x)")
+    pictures = median["ResNet-50 training"] - median["ResNet-50 training --no-render"]
+    print(f"  ResNet-50 pictures add {pictures:.2f} s over --no-render (target: whole compile < 20 s)")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threshold-sweep", action="store_true", help="layout time vs node count")
+    p.add_argument("--compiles", action="store_true", help="time real irc compile runs")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--viewer-from", metavar="DIR", help="with --compiles: the viewer package in DIR")
     args = p.parse_args(argv)
     if args.threshold_sweep:
         threshold_sweep()
+        return 0
+    if args.compiles:
+        bench_compiles(args.runs, args.viewer_from)
         return 0
     cold, warm = bench_startup()
     print(f"renderer start-up (fresh process): {warm:.2f} s with the module cache, "

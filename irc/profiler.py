@@ -11,7 +11,8 @@ on the thread that started the Profiler.  ``analyse()`` (or ``stop()`` then
   session's events on one timeline, a process lane per session;
 * ``op_statistic.csv``: kernel time per operator type (calls, total, mean,
   share; control flow's bodies counted, not the Loop around them);
-* ``op_detail.csv``: kernel time per graph node (the IR node's name);
+* ``op_detail.csv``: kernel time per graph node (the ONNX node's name: its Cell scope
+  and op, ``/layer3/0/conv1/Conv``);
 * ``host_statistic.csv``: the host functions by cumulative time;
 * ``profiler_metadata.json``: what ``add_metadata`` recorded, and the settings;
 * ``onnxruntime/``: onnxruntime's own trace files.

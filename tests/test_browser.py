@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from irc.ir.text import node_lines
-from test_viewer_support import lenet_stages, scoped_network
+from test_viewer_support import lenet_stages, resnet_training, scoped_network
 from irc.viewer.report import write_report
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
@@ -213,6 +213,13 @@ def test_report_in_browser(browser, tmp_path):
     assert wd.js("return Array.prototype.map.call(document.querySelectorAll('#graph g.irc-rem'),"
                  " function (e) { return e.id; })") == ["N-device-image.1"]
     assert wd.js("return document.querySelector('#onnx a').getAttribute('href')") == "bundle/model.onnx"
+    # the ONNX link shows what the model holds and how to draw it, not a download
+    wd.click("#onnx a")
+    sheet = wd.js("return document.getElementById('onnx-sheet').hidden ? '' : "
+                  "document.getElementById('onnx-body').textContent")
+    assert "x: float[1,4]" in sheet and "Relu" in sheet
+    assert f"irc view {out / 'bundle' / 'model.onnx'}" in sheet
+    wd.click("#onnx-close")
 
     png = wd.screenshot()
     shot = tmp_path / "report.png"
@@ -235,6 +242,17 @@ def test_collapsed_scope_opens_in_browser(browser, tmp_path):
     wd.click('#graph g.node[id="S-device-layer1"]')
     assert wd.js("return window.irc.state.views[0]") == "device/layer1"
     assert wd.js("return document.querySelectorAll('#graph svg g.node').length") > 3
+    # the box's view opens on its nodes (not on the old scroll position), and
+    # the details panel says what the box holds
+    assert wd.js(_NODES_ON_SCREEN) >= 3
+    assert "nn.Relu" in wd.js("return document.getElementById('details-body').textContent")
+    # fit shows the whole picture whatever its size; the wheel zooms at the cursor
+    wd.click("#zoom-fit")
+    cam = wd.js("return window.irc.camera()")
+    assert cam["s"] == pytest.approx(cam["fit"]) and cam["x"] <= 0 and cam["y"] <= 0
+    assert cam["x"] + cam["room"][0] / cam["s"] >= cam["w"] and cam["y"] + cam["room"][1] / cam["s"] >= cam["h"]
+    fixed = wd.js(_WHEEL_AT, 200, 150)
+    assert fixed[1] > fixed[0] and fixed[2] == pytest.approx(fixed[3], abs=0.5), fixed
     # an IR line of a node deep inside opens the view that draws it
     line = node_lines(module)[("device", "r20_3")]
     wd.js(f"document.getElementById('L{line}').scrollIntoView()")
@@ -243,6 +261,168 @@ def test_collapsed_scope_opens_in_browser(browser, tmp_path):
                  " function (e) { return e.id; })") == ["N-device-r20_3"]
     assert wd.js("return window.__ircErrors") == []
     assert wd.console_errors() == []
+
+
+# How many drawn nodes lie inside the graph pane.
+_NODES_ON_SCREEN = """
+var pane = document.getElementById('graph').getBoundingClientRect();
+return Array.prototype.filter.call(document.querySelectorAll('#graph svg g.node'), function (g) {
+  var r = g.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+  return x > pane.left && x < pane.right && y > pane.top && y < pane.bottom;
+}).length"""
+
+# A wheel turn at (x, y) of the pane: [scale before, after, picture x under
+# the cursor before, after] (the point under the cursor stays put).
+_WHEEL_AT = """
+var g = document.getElementById('graph'), r = g.getBoundingClientRect(), x = arguments[0], y = arguments[1];
+var c0 = window.irc.camera();
+g.dispatchEvent(new WheelEvent('wheel', {deltaY: -300, clientX: r.left + x, clientY: r.top + y, bubbles: true, cancelable: true}));
+var c1 = window.irc.camera();
+return [c0.s, c1.s, c0.x + x / c0.s, c1.x + x / c1.s]"""
+
+
+def _lenet_with_a_changed_attribute():
+    """The LeNet stages and a third one whose pass changed pool's strides."""
+    stages = lenet_stages()
+    changed = stages[-1][2].copy()
+    changed.graph("device").find("nn.MaxPool")[0].attrs["strides"] = [3, 3]
+    return stages + [(2, "retile", changed)]
+
+
+def test_details_search_deep_link_and_diff(browser, tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lenet.py").write_text("".join(f"code line {i}\n" for i in range(1, 90)))
+    out = tmp_path / "out"
+    stages = _lenet_with_a_changed_attribute()
+    remarks = [{"pass": "tail-extraction", "kind": "passed", "op": "vision.Normalize",
+                "column": "image", "source": "lenet.py:43", "reason": "supported tail",
+                "message": "Normalize on column image moved to the device"}]
+    write_report(out, stages, remarks=remarks, source_dirs=[tmp_path / "src"], log=None)
+    wd = browser
+    page = (out / "index.html").as_uri()
+
+    # a deep link opens its stage and selects its node
+    wd.get(page + "#stage=1&node=device/conv1")
+    assert _wait(wd, "return !!document.querySelector('#graph svg')")
+    assert wd.js("return window.irc.state.stage") == 1
+    assert wd.js("return Array.prototype.map.call(document.querySelectorAll('#graph g.irc-sel'),"
+                 " function (e) { return e.id; })") == ["N-device-conv1"]
+    assert wd.js("return document.querySelector('#details .d-op').textContent") == "nn.Conv"
+
+    # a click on a node: attributes in full, the source line with its code, remarks, history
+    wd.click('#graph g.node[id="N-device-image.1"]')
+    details = wd.js("return document.getElementById('details-body').textContent")
+    assert "vision.Normalize" in details and "[0.3081]" in details and "[0.1307]" in details
+    assert wd.js("return document.querySelector('#details pre.snippet .hot').textContent") == "43code line 43"
+    assert "code line 41" in details and "Normalize on column image moved" in details
+    assert "00 capture" in details and "01 tail-extraction" in details and "@host" in details
+    assert "#stage=1&node=device%2Fimage.1" in wd.js("return location.hash")
+
+    # search by FILE:LINE finds the node; the results list shows it; Enter selects it
+    wd.type("#search", "lenet.py:44")
+    assert wd.js("return window.irc.hits()") == ["device/image.2"]
+    assert "vision.HWC2CHW" in wd.js("return document.getElementById('search-results').textContent")
+    wd.key("\ue007")  # Enter
+    assert wd.js("return window.irc.state.sel.n") == "image.2"
+    assert wd.js("return window.irc.search('col:label')") == 3   # host input, TypeCast, device input
+    assert wd.js("return window.irc.search('type:f32[N,400]')") == 1
+
+    # the diff says what changed, and shows the two stages' IR side by side
+    changes = wd.js("return window.irc.changes(1, 2)")
+    assert changes == {"device/pool": [["attribute strides", "[2, 2]", "[3, 3]"]]}
+    wd.js("window.irc.showStage(2)")
+    wd.click("#diff-open")
+    body = wd.js("return document.getElementById('diff-body').textContent")
+    assert "changed (1)" in body and "attribute strides: [2, 2] → [3, 3]" in body
+    wd.click("#diff-tab-ir")
+    rows = wd.js("return Array.prototype.map.call(document.querySelectorAll('#diff-body tr.chg'),"
+                 " function (r) { return [r.cells[1].textContent, r.cells[3].textContent]; })")
+    assert len(rows) == 1 and "strides = [2, 2]" in rows[0][0] and "strides = [3, 3]" in rows[0][1]
+    wd.click("#diff-close")
+
+    # the panes are resized by dragging their dividers; a drag on the picture pans it
+    width = wd.js("return document.getElementById('right-pane').getBoundingClientRect().width")
+    _drag(wd, "#split-right", -120, 0)
+    assert wd.js("return document.getElementById('right-pane').getBoundingClientRect().width") == \
+        pytest.approx(width + 120, abs=3)
+    before = wd.js("return window.irc.camera()")
+    _drag(wd, "#graph", 80, 0, at=(5, 5))
+    after = wd.js("return window.irc.camera()")
+    assert after["x"] == pytest.approx(before["x"] - 80 / before["s"], abs=1.5)
+    assert wd.js("return window.__ircErrors") == []
+    assert wd.console_errors() == []
+
+
+def _drag(wd: WebDriver, css: str, dx: int, dy: int, at=None) -> None:
+    """Press the mouse on ``css`` (its centre, or ``at`` from its corner) and move it by (dx, dy)."""
+    element = {ELEMENT: wd.find(css)}
+    x, y = at if at else (0, 0)
+    if at:   # the W3C origin is the element's centre: offset from its top-left corner
+        w, h = wd.js("var r = arguments[0].getBoundingClientRect(); return [r.width, r.height]", element)
+        x, y = int(x - w / 2), int(y - h / 2)
+    wd.s("POST", "/actions", {"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+                                           "actions": [
+        {"type": "pointerMove", "origin": element, "x": x, "y": y},
+        {"type": "pointerDown", "button": 0},
+        {"type": "pointerMove", "origin": "pointer", "x": dx // 2, "y": dy // 2, "duration": 50},
+        {"type": "pointerMove", "origin": "pointer", "x": dx - dx // 2, "y": dy - dy // 2, "duration": 50},
+        {"type": "pointerUp", "button": 0}]}]})
+    wd.s("DELETE", "/actions")
+
+
+def test_onnx_node_details(browser, tmp_path):
+    """A model drawn as ``irc view model.onnx`` draws it: its nodes' ONNX
+    attributes and irc's source metadata in the details panel."""
+    import onnx
+    from onnx import TensorProto, helper
+    from irc.viewer.onnx_import import load_onnx
+    conv = helper.make_node("Conv", ["x", "w"], ["y"], name="layer1/conv", strides=[2, 2], pads=[1, 1, 1, 1])
+    conv.metadata_props.add(key="irc.source", value="net.py:3")
+    graph = helper.make_graph(
+        [conv], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 4])],
+        [helper.make_tensor("w", TensorProto.FLOAT, [4, 3, 3, 3], [0.5] * 108)])
+    path = tmp_path / "model.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    (tmp_path / "net.py").write_text("import irc\n\nx = conv(x)   # the conv\n")
+    write_report(tmp_path / "view", [(0, "model", load_onnx(path))], source_dirs=[tmp_path], log=None)
+    wd = browser
+    wd.get((tmp_path / "view" / "index.html").as_uri())
+    assert _wait(wd, "return !!document.querySelector('#graph svg')")
+    assert wd.js("return window.irc.search('op:conv')") >= 1
+    wd.js("window.irc.selectNode.apply(null, window.irc.hits()[0].split('/'))")
+    details = wd.js("return document.getElementById('details-body').textContent")
+    assert "strides[2, 2]" in details and "pads[1, 1, 1, 1]" in details, details
+    assert wd.js("return document.querySelector('#details pre.snippet .hot').textContent") == "3x = conv(x)   # the conv"
+    assert wd.js("return window.__ircErrors") == []
+
+
+def test_resnet_training_boxes_open_centred(browser, tmp_path):
+    """A ResNet training step (one bottleneck block per layer): a box opens
+    on its nodes, a deep link opens the boxes around its node and centres
+    it, and the breadcrumb names each level once."""
+    out = tmp_path / "resnet"
+    write_report(out, [(9, "loop-sink", resnet_training((1, 1, 1, 1)))], log=None)
+    wd = browser
+    wd.get((out / "index.html").as_uri() + "#stage=9&node=device.body/layer3.0.conv2")
+    assert _wait(wd, "return !!document.querySelector('#graph svg')")
+    view = wd.js("return window.irc.state.views[0]")
+    assert view.startswith("device.body/layer3")
+    selected = wd.js("var e = document.querySelector('#graph g.irc-sel'), p = document.getElementById('graph')"
+                     ".getBoundingClientRect(), r = e.getBoundingClientRect();"
+                     "return [e.id, r.left + r.width / 2 - p.left, r.top + r.height / 2 - p.top, p.width, p.height]")
+    assert selected[0] == "N-device.body-layer3.0.conv2"
+    assert 0.25 * selected[3] < selected[1] < 0.75 * selected[3], selected
+    assert 0.25 * selected[4] < selected[2] < 0.75 * selected[4], selected
+    crumbs = wd.js("return document.getElementById('crumbs').textContent")
+    assert crumbs.count("@device.body") == 1, crumbs
+    # back to the top, then a box opens on its nodes
+    wd.js("window.irc.showView('')")
+    wd.js("document.querySelector('#graph g.node[id=\"S-device.body-layer2\"]')"
+          ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+    assert wd.js("return window.irc.state.views[0]") == "device.body/layer2"
+    assert wd.js(_NODES_ON_SCREEN) >= 3
+    assert wd.js("return window.__ircErrors") == []
 
 
 def _assert_not_blank(png: Path) -> None:

@@ -63,7 +63,7 @@ def test_nodes_point_back_at_ir_and_source():
     assert origin["irc.scope"] == "conv"
     line = Small.construct.__code__.co_firstlineno + 1
     assert origin["irc.source"].endswith(f"test_onnx_lowering.py:{line}")
-    assert conv.name.startswith("conv/") and conv.doc_string == origin["irc.source"]
+    assert conv.name == "/conv/Conv" and conv.doc_string == origin["irc.source"]
     for node in model.graph.node:
         assert onnx_node_origin(node).get("irc.node"), node.name
 

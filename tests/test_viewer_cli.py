@@ -59,11 +59,15 @@ def test_onnx_import(tmp_path):
     assert str(conv.out_types[0]) == "f32[batch,2,4,4]"
     assert main_graph.node("w").attrs["alpha"] == 0.5
     assert main_graph.node("W").op == "param"
-    assert main_graph.node("trip").attrs["value"] == {"dtype": "int64", "shape": [], "values": [3]}
+    trip = main_graph.node("trip")     # a Constant: the IR's own constant, folded when drawn
+    assert trip.op == "const" and trip.attrs == {"value": 3, "dtype": "i64"}
     loop = main_graph.node("out")
     body = m.graph(loop.attrs["body"].name)
     # the body's use of the outer value %w became an input of the body
     assert [n.op for n in body.topo_order()].count("input") == 4
+    # the iteration number and the carried values are drawn folded, as irc's own
+    roles = {n.results[0]: n.attrs["role"] for n in body.find("input")}
+    assert roles == {"i": "iteration", "cond": "data", "acc": "state", "w": "data"}
     assert loop.attrs["onnx_types"] == ["float[?]"]
     # the imported module prints and parses back
     text = print_module(m)
@@ -94,6 +98,8 @@ def test_view_onnx_cli(tmp_path, capsys):
     html = (tmp_path / "pics" / "net.html").read_text()
     assert "Gemm" in html and (tmp_path / "pics" / "net.ir").is_file()
     assert "net.svg" in capsys.readouterr().err
+    # drawn again over its own page, picture and IR text: no --force needed
+    assert main(["view", str(model), "-o", str(tmp_path / "pics" / "net.svg"), "--no-open"]) == 0
 
 
 def test_view_bad_onnx_cli(tmp_path, capsys):

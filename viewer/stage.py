@@ -1,17 +1,21 @@
 """Drawing one stage of a compile: every view of its picture, each in bounded time.
 
-If the whole module does not lay out in time (or is too deep for the
-embedded Graphviz's stack) it is drawn again collapsed by Cell scope, then
-collapsed harder; the note says so.  Views of collapsed boxes are drawn
-within a time budget for the stage; past it they are left undrawn with the
-reason, never waited for.
+Every view is bounded (viewer.dot.THRESHOLD nodes), so each lays out in a
+fraction of a second; they are laid out on a pool of threads, one per core
+(the renderers release the GIL).  If the top view still does not lay out in
+time (or is too deep for the embedded Graphviz's stack) it is drawn again
+collapsed by Cell scope, then collapsed harder; the note says so.  Views of
+boxes are drawn within a time budget for the stage; past it they are left
+undrawn with the reason, never waited for.
 """
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 from irc.ir.graph import Module
 from irc.ir.text import node_lines
@@ -45,12 +49,16 @@ class Drawing:
 def draw_stage(module: Module, prev: Optional[Module] = None, *,
                comparison: Optional[Comparison] = None, threshold: int = THRESHOLD,
                timeout: float = DEFAULT_TIMEOUT, budget: Optional[float] = None,
-               render: bool = True) -> Drawing:
-    """Lay out every view of ``module`` (``render=False``: DOT only)."""
+               render: bool = True, remarks: Iterable[dict] = ()) -> Drawing:
+    """Lay out every view of ``module`` (``render=False``: DOT only).
+    ``remarks``: the compile's remarks up to this stage (offload's refusals
+    are marked at their ops)."""
     started = time.perf_counter()
     comparison = comparison if comparison is not None else compare(prev, module)
     lines = node_lines(module)
-    picture = draw_module(module, comparison=comparison, threshold=threshold, lines=lines)
+    remarks = list(remarks)
+    picture = draw_module(module, comparison=comparison, threshold=threshold, lines=lines,
+                          remarks=remarks)
     if not render:
         return _undrawn(picture, "drawing is off (--no-render)", started)
     try:
@@ -61,19 +69,20 @@ def draw_stage(module: Module, prev: Optional[Module] = None, *,
         return drawing
     deadline = started + (budget if budget is not None else 3 * timeout)
     notes: list[str] = []
-    picture, top = _draw_top(module, comparison, picture, threshold, timeout, lines, renderer, notes)
-    if top.svg is None:
-        notes.append(f"not drawn ({top.error}); the .dot file has the picture's text")
-    views = {"": top}
-    for key, view in picture.views.items():
-        if key == "":
-            continue
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            views[key] = DrawnView(view, error="not drawn: the stage's drawing time was used up "
-                                               "(see the .dot text)")
-            continue
-        views[key] = _draw(renderer, view, min(timeout, left))
+    with ThreadPoolExecutor(max_workers=workers(), thread_name_prefix="irc-draw") as pool:
+        # The scope views (of the first picture: a collapsed retry redraws
+        # them itself) go first, so that the pool is busy while the top lays out.
+        early = {key: pool.submit(_draw_in_time, renderer, view, timeout, deadline)
+                 for key, view in picture.views.items() if key}
+        first = picture
+        picture, top = _draw_top(module, comparison, picture, threshold, timeout, lines,
+                                 renderer, notes, remarks)
+        if top.svg is None:
+            notes.append(f"not drawn ({top.error}); the .dot file has the picture's text")
+        if picture is not first:
+            early = {key: pool.submit(_draw_in_time, renderer, view, timeout, deadline)
+                     for key, view in picture.views.items() if key}
+        views = {"": top} | {key: future.result() for key, future in early.items()}
     skipped = sum(1 for k, v in views.items() if k and v.svg is None)
     if skipped:
         notes.append(f"{skipped} collapsed scope view(s) not drawn")
@@ -82,14 +91,31 @@ def draw_stage(module: Module, prev: Optional[Module] = None, *,
     return drawing
 
 
-def _draw_top(module, comparison, picture, threshold, timeout, lines, renderer, notes):
+def workers() -> int:
+    """Layout threads: one per core this process may use (at most 8)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(8, cores))
+
+
+def _draw_in_time(renderer, view: View, timeout: float, deadline: float) -> DrawnView:
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return DrawnView(view, error="not drawn: the stage's drawing time was used up "
+                                     "(see the .dot text)")
+    return _draw(renderer, view, min(timeout, left))
+
+
+def _draw_top(module, comparison, picture, threshold, timeout, lines, renderer, notes, remarks):
     """The top view, collapsed further each time its layout runs out of time or stack."""
     attempts = [("always", threshold), ("always", max(10, threshold // 4))]
     top = _draw(renderer, picture.top, timeout)
     while top.svg is None and top.error.startswith("too large") and attempts:
         mode, limit = attempts.pop(0)
         retry = draw_module(module, comparison=comparison, threshold=limit, collapse=mode,
-                            lines=lines)
+                            lines=lines, remarks=remarks)
         if retry.top.source == picture.top.source:
             continue  # collapsing this way changes nothing: try harder
         notes.append(f"the full picture ({picture.top.size} nodes) {top.error[len('too large: '):]}: "
@@ -115,12 +141,12 @@ def _undrawn(picture: Picture, reason: str, started: float) -> Drawing:
 
 def render_stage(module: Module, prev_module: Optional[Module], svg_path, *,
                  threshold: int = THRESHOLD, timeout: float = DEFAULT_TIMEOUT,
-                 render: bool = True) -> Drawing:
+                 render: bool = True, remarks: Iterable[dict] = ()) -> Drawing:
     """Draw ``module`` (highlighting what changed since ``prev_module``) into
     ``svg_path``; when no SVG can be made, write the DOT text beside it
     (``.dot``) instead.  Returns the drawing (its notes say what happened)."""
     drawing = draw_stage(module, prev_module, threshold=threshold, timeout=timeout,
-                         render=render)
+                         render=render, remarks=remarks)
     write_top(drawing, Path(svg_path))
     return drawing
 

@@ -292,7 +292,8 @@ def _loop_body(emit, proto: onnx.GraphProto, body, carried: int, invariants: lis
     carried values stay inputs (with a condition input added), invariant
     inputs become references to the outer graph's values, and every other
     name gets a prefix so the subgraph never reuses an outer name (ONNX
-    requires SSA across scopes)."""
+    requires SSA across scopes).  Node names need no prefix: the body was
+    lowered with the Loop's own (``emit.node_names``), so none repeats."""
     prefix = emit.fresh("loop") + "/"
     inputs = list(proto.input)
     rename = {vi.name: prefix + vi.name for vi in inputs[:1 + carried]}
@@ -311,7 +312,6 @@ def _loop_body(emit, proto: onnx.GraphProto, body, carried: int, invariants: lis
     for node in proto.node:
         new = onnx.NodeProto()
         new.CopyFrom(node)
-        new.name = prefix + node.name
         new.input[:] = [fix(n) for n in node.input]
         new.output[:] = [fix(n) for n in node.output]
         nodes.append(new)
@@ -322,7 +322,7 @@ def _loop_body(emit, proto: onnx.GraphProto, body, carried: int, invariants: lis
         t.name = fix(init.name)
         inits.append(t)
     cond_in, cond_out = prefix + "cond_in", prefix + "cond_out"
-    nodes.append(helper.make_node("Identity", [cond_in], [cond_out], name=prefix + "cond"))
+    nodes.append(helper.make_node("Identity", [cond_in], [cond_out], name=emit.node_name("Identity")))
     body_inputs = [_renamed_vi(inputs[0], fix(inputs[0].name)),
                    helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, [])]
     body_inputs += [_renamed_vi(vi, fix(vi.name)) for vi in inputs[1:1 + carried]]
@@ -334,7 +334,7 @@ def _loop_body(emit, proto: onnx.GraphProto, body, carried: int, invariants: lis
         if src in used or src in {v.name for v in body_inputs} or src in invariants:
             # an output must be a fresh value: copy inputs passed straight through
             out = emit.fresh(prefix + "out")
-            nodes.append(helper.make_node("Identity", [src], [out], name=out + "/copy"))
+            nodes.append(helper.make_node("Identity", [src], [out], name=emit.node_name("Identity")))
         used.add(out)
         outputs.append(_renamed_vi(vi, out))
     return helper.make_graph(nodes, prefix.rstrip("/"), body_inputs, outputs, initializer=inits)

@@ -9,6 +9,7 @@ import threading
 import webbrowser
 from pathlib import Path
 
+from .. import __version__
 from ..diagnostics import UserError, bounded, display_path
 from ..output import check_output_file, check_output_folder
 
@@ -106,6 +107,10 @@ def draw_file(path: Path, output, *, threshold=None, timeout=None, force=False) 
         for file in written:
             check_output_file(file, force=force, ours=drawn_by_irc, suffix=file.suffix)
     module = load_module(path)
+    if path.suffix == ".onnx":
+        # irc's header first, as irc compile writes it: the .ir written beside
+        # the picture is then known as irc's, and replaced by the next view.
+        module.meta = {"irc": __version__, **module.meta}
     kwargs = {}
     if threshold is not None:
         kwargs["threshold"] = threshold
