@@ -10,21 +10,24 @@ Two chains, on the shipped sample data, over several epochs:
   HWC2CHW, TypeCast(int32), batch(32).
 
 Beside irc the same work is done by a plain loop over samples with numpy and
-Pillow (the code a user would write by hand), in the same process and run.
-MindSpore's own figure for the LeNet chain is printed as a reference row; it
-was measured earlier on this kind of machine and is not run here.
+Pillow (the code a user would write by hand), in the same process and run,
+and by MindSpore 2.10's engine (same chain, same workers) in a subprocess of
+the same invocation when ``--mindspore-python`` names an interpreter that has
+it (default ``/tmp/msv/bin/python`` when present).  ``--folder DIR`` runs the
+ImageFolder chain on other JPEGs (e.g. ImageNet-sized ones at ``--size 224``).
 
 The last table compares worker threads with worker processes on the
 per-sample part of the ImageFolder chain (decode + crop + resize), the
 measurement behind the engine's choice of threads.
 
-    python benchmarks/pipeline.py [--epochs 20] [--workers 2] [--size 224]
+    python benchmarks/pipeline.py [--epochs 20] [--workers 2] [--size 224] [--folder DIR]
 """
 from __future__ import annotations
 
 import argparse
 import io
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -44,7 +47,7 @@ from irc.dataset.vision import Inter  # noqa: E402
 
 MNIST = os.path.join(ROOT, "samples", "data", "mnist", "train")
 FOLDER = os.path.join(ROOT, "samples", "data", "imagefolder")
-MINDSPORE_LENET = 10_600      # images/s, MindSpore on this kind of machine, measured earlier (not run here)
+MINDSPORE_PYTHON = "/tmp/msv/bin/python"     # an interpreter with MindSpore 2.10, if any
 MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
@@ -69,7 +72,7 @@ def lenet_pipeline(workers: int, offload: bool = False):
 
 
 def folder_pipeline(workers: int, size: int, fused: bool):
-    d = ds.ImageFolder(FOLDER)
+    d = ds.ImageFolder(FOLDER, shuffle=True)
     crop = [vision.RandomCropDecodeResize(size)] if fused else [vision.Decode(), vision.RandomResizedCrop(size)]
     ops = crop + [vision.RandomHorizontalFlip(prob=0.5), vision.Normalize(mean=MEAN, std=STD), vision.HWC2CHW()]
     d = d.map(operations=transforms.TypeCast(irc.int32), input_columns="label", num_parallel_workers=workers)
@@ -86,6 +89,58 @@ def run_irc(dataset, epochs: int) -> tuple[int, float]:
             images += len(image)
     it.stop()
     return images, time.perf_counter() - start
+
+
+# =============================================================================
+# MindSpore's engine on the same chains (a subprocess: its own interpreter)
+# =============================================================================
+
+MINDSPORE_SCRIPT = r"""
+import sys, time
+import mindspore as ms
+import mindspore.dataset as ds
+import mindspore.dataset.transforms as transforms
+import mindspore.dataset.vision as vision
+from mindspore.dataset.vision import Inter
+chain, data, size, workers, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
+ds.config.set_seed(1)
+if chain == "lenet":
+    d = ds.MnistDataset(data)
+    d = d.map(input_columns="label", operations=transforms.TypeCast(ms.int32), num_parallel_workers=workers)
+    for op in (vision.Resize((32, 32), interpolation=Inter.LINEAR), vision.Rescale(1.0 / 255.0, 0.0),
+               vision.Rescale(1 / 0.3081, -1 * 0.1307 / 0.3081), vision.HWC2CHW()):
+        d = d.map(input_columns="image", operations=op, num_parallel_workers=workers)
+    d = d.shuffle(buffer_size=10000).batch(32, drop_remainder=True)
+else:
+    d = ds.ImageFolderDataset(data, num_parallel_workers=workers, shuffle=True)
+    d = d.map(operations=transforms.TypeCast(ms.int32), input_columns="label", num_parallel_workers=workers)
+    d = d.map(operations=[vision.RandomCropDecodeResize(size), vision.RandomHorizontalFlip(prob=0.5),
+                          vision.Normalize(mean=MEAN, std=STD), vision.HWC2CHW()],
+              input_columns="image", num_parallel_workers=workers)
+    d = d.batch(32)
+it = d.create_tuple_iterator(num_epochs=epochs + 1, output_numpy=True)
+for _ in it:      # warm-up epoch
+    pass
+n, start = 0, time.perf_counter()
+for _ in range(epochs):
+    for image, _label in it:
+        n += len(image)
+print(n, time.perf_counter() - start)
+"""
+
+
+def run_mindspore(python: str, chain: str, data: str, size: int, workers: int, epochs: int):
+    """(images, seconds) of MindSpore's engine, or None without MindSpore."""
+    if not python or not os.path.exists(python):
+        return None
+    out = subprocess.run([python, "-c", MINDSPORE_SCRIPT, chain, data, str(size), str(workers), str(epochs)],
+                         capture_output=True, text=True, cwd="/tmp")
+    if out.returncode != 0:
+        print(f"  (MindSpore failed: {out.stderr.strip().splitlines()[-1:]})")
+        return None
+    n, seconds = out.stdout.split()[-2:]
+    return int(n), float(seconds)
 
 
 # =============================================================================
@@ -231,6 +286,24 @@ def rate(n: int, seconds: float) -> str:
     return f"{n / seconds:,.0f} img/s"
 
 
+def folder_vs_mindspore(args) -> list[tuple[str, str]]:
+    """irc's RandomCropDecodeResize chain and MindSpore's, alternated, medians."""
+    ours, theirs = [], []
+    for _ in range(args.repeats):
+        n, t = run_irc(folder_pipeline(args.workers, args.size, True), args.folder_epochs)
+        ours.append(n / t)
+        ms = run_mindspore(args.mindspore_python, "folder", FOLDER, args.size, args.workers, args.folder_epochs)
+        if ms:
+            theirs.append(ms[0] / ms[1])
+    rows = [(f"irc RandomCropDecodeResize, workers={args.workers}, median of {args.repeats}",
+             f"{np.median(ours):,.0f} img/s")]
+    if theirs:
+        rows.append((f"MindSpore 2.10 engine, workers={args.workers}, interleaved, median",
+                     f"{np.median(theirs):,.0f} img/s"))
+        rows.append(("irc / MindSpore", f"{np.median(ours) / np.median(theirs):.2f}x"))
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--epochs", type=int, default=20, help="epochs of the LeNet chain (default 20)")
@@ -238,7 +311,13 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="num_parallel_workers of the maps")
     ap.add_argument("--size", type=int, default=32, help="crop size (the shipped sample uses 32) of the ImageFolder chain")
     ap.add_argument("--no-worker-kinds", action="store_true", help="skip the threads/processes table")
+    ap.add_argument("--folder", default=None, help="an ImageFolder of JPEGs (default: the shipped sample)")
+    ap.add_argument("--mindspore-python", default=MINDSPORE_PYTHON,
+                    help="an interpreter with MindSpore 2.10 ('' to skip MindSpore)")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved irc/MindSpore rounds (medians)")
     args = ap.parse_args(argv)
+    global FOLDER
+    FOLDER = os.path.abspath(args.folder) if args.folder else FOLDER
     config.set_seed(1)
     rng = np.random.default_rng(1)
 
@@ -257,7 +336,9 @@ def main(argv=None) -> int:
     config.set_auto_offload(False)
     n, t = hand_lenet(args.epochs, rng)
     rows.append(("hand loop (numpy + Pillow, per sample)", rate(n, t)))
-    rows.append(("MindSpore (measured earlier, not run here)", f"{MINDSPORE_LENET:,} img/s"))
+    ms = run_mindspore(args.mindspore_python, "lenet", MNIST, 32, args.workers, args.epochs)
+    if ms:
+        rows.append((f"MindSpore 2.10 engine, workers={args.workers} (same run)", rate(*ms)))
     print(table(f"LeNet chain (seed 002): MNIST 28x28 -> 32x32, shuffle 10000, batch 32; "
                 f"{args.epochs} epochs of {lenet_pipeline(1).get_dataset_size() * 32} images", rows))
     print()
@@ -270,9 +351,10 @@ def main(argv=None) -> int:
             rows.append((f"irc {name}, workers={workers}", rate(n, t)))
     n, t = hand_folder(args.folder_epochs, args.size, rng)
     rows.append(("hand loop (Pillow decode/crop/resize, numpy)", rate(n, t)))
+    rows += folder_vs_mindspore(args)
     print(table(f"ImageFolder chain (seed 000): JPEG -> crop {args.size}x{args.size}, flip, normalize, "
                 f"batch 32; {args.folder_epochs} epochs of {len(_folder_files())} images", rows))
-    print("  per sample, irc's host ops (OPS.md semantics: OpenCV INTER_LINEAR in numpy) vs Pillow "
+    print("  per sample, irc's host ops (OPS.md semantics: OpenCV INTER_LINEAR; OpenCV itself when installed) vs Pillow "
           "(antialiased when shrinking):")
     for name, us in op_costs(args.size):
         print(f"    {name:<40} {us:8.0f} us")

@@ -737,3 +737,30 @@ def _line_of(text: str) -> int:
             if text in line and "_line_of" not in line:
                 return i
     raise AssertionError(text)
+
+
+def test_opencv_fast_paths_match_the_numpy_and_pillow_references():
+    # with OpenCV installed, Decode/Resize/Normalize/flips take it: same bits
+    pytest.importorskip("cv2")
+    from irc.dialects import vision as V
+    rng = np.random.default_rng(16)
+    for _ in range(30):
+        h, w, oh, ow = (int(v) for v in rng.integers(1, 90, 4))
+        c = int(rng.choice([1, 3, 4]))
+        x = rng.integers(0, 256, (2, h, w, c), dtype=np.uint8)
+        np.testing.assert_array_equal(V.resize_batch(x, oh, ow), V.resize_batch_reference(x, oh, ow))
+    base = np.clip(rng.normal(128, 60, (61, 83, 3)), 0, 255).astype(np.uint8)
+    for mode, kw in (("RGB", {"subsampling": 2}), ("RGB", {"subsampling": 0}), ("RGB", {"progressive": True}),
+                     ("L", {}), ("CMYK", {})):
+        buf = io.BytesIO()
+        Image.fromarray(base).convert(mode).save(buf, format="JPEG", quality=85, **kw)
+        raw = buf.getvalue()
+        np.testing.assert_array_equal(V.decode(raw), V.decode_pillow(raw))
+    with pytest.raises(ValueError, match="cannot decode"):
+        V.decode(raw[:len(raw) // 2])        # truncated: refused, as Pillow does
+    attrs = {"mean": [1.5, 2.0, 250.0], "std": [0.3, 7.0, 1.0], "is_hwc": True}
+    mean, std = np.float32(attrs["mean"]), np.float32(attrs["std"])
+    (y,) = sample("vision.Normalize", base, attrs)
+    np.testing.assert_array_equal(y, (base.astype(np.float32) - mean) / std)
+    (y,) = sample("vision.RandomHorizontalFlip", base, {"prob": 0.5}, np.zeros(1))
+    np.testing.assert_array_equal(y, base[:, ::-1])
