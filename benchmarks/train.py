@@ -15,7 +15,13 @@ fully unrolled one's (same kernels, no Loop).  ``--e2e`` also trains
 samples/lenet_sink.py end to end (host pipeline included) and reports
 device calls per epoch.
 
+``--resnet`` times a ResNet-18 training step instead (samples/resnet.py's
+zoo-style network, 32x32, batch 32, Momentum 0.9, one call per step) beside
+a PyTorch eager ResNet-18 of the same shape, with the same threads, the two
+taking turns.
+
     python benchmarks/train.py [--steps 100] [--repeat 5] [--threads N] [--e2e]
+    python benchmarks/train.py --resnet [--steps 3] [--repeat 5] [--threads N]
 """
 from __future__ import annotations
 
@@ -152,6 +158,113 @@ def torch_runner(steps: int, threads):
     return run
 
 
+def resnet_batches(steps: int):
+    rng = np.random.default_rng(0)
+    images = rng.normal(size=(steps * BATCH, 3, 32, 32)).astype(np.float32)
+    labels = rng.integers(0, 10, steps * BATCH).astype(np.int32)
+    return images, labels
+
+
+def compile_resnet18(steps: int, threads):
+    """The one-step program of samples/resnet.py's ResNet-18 and its weights."""
+    from irc.capture import mindspore_alias
+    sys.path.insert(0, os.path.join(ROOT, "samples"))
+    with mindspore_alias():
+        import resnet
+    images, labels = resnet_batches(steps)
+    data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(BATCH)
+    np.random.seed(1)
+    net = resnet.resnet18(10)
+    model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                      nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    job = Job("train", model, data, {"epoch": 1, "callbacks": [], "dataset_sink_mode": False,
+                                     "steps_per_epoch": steps}, None)
+    module, _ = compile_job(job)
+    return module, module.weights
+
+
+def resnet_step_runner(prog: Program, weights, steps: int):
+    images, labels = resnet_batches(steps)
+    state = DeviceState(prog, weights)
+    lr = np.array(0.01, np.float32)
+    feeds = [{"image": images[i * BATCH:(i + 1) * BATCH],
+              "label": labels[i * BATCH:(i + 1) * BATCH], "learning_rate": lr} for i in range(steps)]
+
+    def run():
+        for f in feeds:
+            prog.run(f, state)
+    return run
+
+
+def torch_resnet18(torch):
+    """ResNet-18 as samples/resnet.py builds it (7x7/2 stem, 3x3/2 pool, basic blocks)."""
+    tnn = torch.nn
+
+    class Block(tnn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1 = tnn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = tnn.BatchNorm2d(cout)
+            self.conv2 = tnn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = tnn.BatchNorm2d(cout)
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = tnn.Sequential(tnn.Conv2d(cin, cout, 1, stride, bias=False),
+                                           tnn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            y = torch.relu(self.bn1(self.conv1(x)))
+            y = self.bn2(self.conv2(y))
+            return torch.relu(y + (x if self.down is None else self.down(x)))
+    stages = [(64, 64, 1), (64, 128, 2), (128, 256, 2), (256, 512, 2)]
+    layers = [tnn.Conv2d(3, 64, 7, 2, 3, bias=False), tnn.BatchNorm2d(64), tnn.ReLU(),
+              tnn.MaxPool2d(3, 2, 1)]
+    for cin, cout, stride in stages:
+        layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
+    layers += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(512, 10)]
+    return tnn.Sequential(*layers)
+
+
+def torch_resnet_runner(steps: int, threads):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if threads:
+        torch.set_num_threads(threads)
+    torch.manual_seed(1)
+    net = torch_resnet18(torch)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    images, labels = resnet_batches(steps)
+    xs = [torch.from_numpy(images[i * BATCH:(i + 1) * BATCH]) for i in range(steps)]
+    ys = [torch.from_numpy(labels[i * BATCH:(i + 1) * BATCH].astype(np.int64)) for i in range(steps)]
+
+    def run():
+        for x, y in zip(xs, ys):
+            opt.zero_grad()
+            loss_fn(net(x), y).backward()
+            opt.step()
+    return run
+
+
+def resnet_main(steps: int, repeat: int, threads) -> int:
+    module, weights = compile_resnet18(steps, threads)
+    prog = Program(module, "device", threads=threads)
+    runners = {"irc one call per step": resnet_step_runner(prog, weights, steps)}
+    torch_run = torch_resnet_runner(steps, threads)
+    if torch_run is not None:
+        runners["pytorch eager"] = torch_run
+    times = measure(runners, steps, repeat)
+    print(f"ResNet-18, 32x32, batch {BATCH}, CPU, threads={threads or 'default'}, "
+          f"best of {repeat} rounds of {steps} steps")
+    for name, t in times.items():
+        print(f"{name:32} {t * 1e3:9.1f} ms/step")
+    if torch_run is not None:
+        print(f"pytorch eager / irc: {times['pytorch eager'] / times['irc one call per step']:.2f}x")
+    return 0
+
+
 def measure(runners: dict, steps: int, repeat: int) -> dict:
     """Seconds per step of each runner: the best of ``repeat`` rounds, the
     runners taking turns so that load from other processes hits them alike."""
@@ -188,7 +301,10 @@ def main(argv=None) -> int:
     p.add_argument("--unroll", type=int, nargs="*", default=[4],
                    help="unroll factors to time besides 1 and S")
     p.add_argument("--e2e", action="store_true", help="also train samples/lenet_sink.py end to end")
+    p.add_argument("--resnet", action="store_true", help="time ResNet-18 (32x32) instead of LeNet5")
     args = p.parse_args(argv)
+    if args.resnet:
+        return resnet_main(args.steps if args.steps != 100 else 3, args.repeat, args.threads)
     S = args.steps
     runners, calls, sessions = {}, {}, {}
     sunk, step, weights, (compile_s, session_s) = compile_programs(S, 1, args.threads)
