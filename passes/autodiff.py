@@ -149,10 +149,7 @@ class ReverseSweep:
 
     def run(self, sources: list[Value]) -> None:
         """Fill ``grads`` for every value on a path from ``sources`` to the loss."""
-        down: set[str] = set()
-        for v in sources:
-            down.add(v.node)
-            down |= self.graph.descendants(v.node)
+        down = self.graph.reachable_from(v.node for v in sources)
         up = self.graph.ancestors(self.loss.node) | {self.loss.node}
         self._backward(down & up, set(v.node for v in sources))
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from irc.diagnostics import Remark, UserError
-from irc.ir.graph import Module
+from irc.ir.graph import Module, gc_paused
 from irc.ir.verifier import VerifyError, verify
 
 PassFn = Callable[[Module, "PassContext"], bool]
@@ -115,7 +115,8 @@ class PassManager:
             self.ctx.current_pass = info.name
             start = time.perf_counter()
             try:
-                changed = bool(info.fn(module, self.ctx))
+                with gc_paused():
+                    changed = bool(info.fn(module, self.ctx))
             except UserError:
                 raise
             except Exception as e:
@@ -123,7 +124,8 @@ class PassManager:
             seconds = time.perf_counter() - start
             if self.verify_each:
                 try:
-                    verify(module)
+                    with gc_paused():
+                        verify(module)
                 except VerifyError as e:
                     raise PassFailed(info.name, done, str(e), e) from e
             self.records.append(PassRecord(index, info.name, changed, seconds))

@@ -23,13 +23,14 @@ attributes sorted by key, placement only where it differs from the graph's.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from typing import Any
 
 from ..diagnostics import UserError, file_error, shorten
-from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value
+from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value, copy_attr, gc_paused
 from .registry import REQUIRED, lookup
 from .types import TensorType, is_dtype
 
@@ -69,10 +70,16 @@ def format_attrs(attrs: dict) -> str:
     return "{" + ", ".join(f"{k} = {format_attr(attrs[k])}" for k in sorted(attrs)) + "}"
 
 
+@functools.lru_cache(maxsize=4096)
+def _type_text(t: TensorType) -> str:
+    """str(t), once per distinct type (a module spells few)."""
+    return str(t)
+
+
 def format_types(types: list[TensorType], *, bare_single: bool) -> str:
     if bare_single and len(types) == 1:
-        return str(types[0])
-    return "(" + ", ".join(str(t) for t in types) + ")"
+        return _type_text(types[0])
+    return "(" + ", ".join(map(_type_text, types)) + ")"
 
 
 def printed_attrs(node: Node) -> dict:
@@ -163,18 +170,23 @@ MAX_NESTING = 64
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
+# One match per token, the blanks before it included; the group that
+# matched (m.lastindex) names the kind through _KINDS.
 _TOKEN = re.compile(r"""
-    (?P<ws>[ \t]+)
-  | (?P<comment>\#.*)
-  | (?P<value>%[A-Za-z0-9_.]+)
-  | (?P<symbol>@[A-Za-z0-9_.]+)
-  | (?P<string>"(?:[^"\\]|\\.)*")
-  | (?P<type>[a-z][a-z0-9]*\[[^\]\s#]*\]?)
-  | (?P<number>(?:-inf|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z0-9_]))
-  | (?P<arrow>->)
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*)
-  | (?P<punct>[(){}\[\],=:?])
+    [ \t]*(?:
+    (\#.*)
+  | (%[A-Za-z0-9_.]+)
+  | (@[A-Za-z0-9_.]+)
+  | ("(?:[^"\\]|\\.)*")
+  | ([a-z][a-z0-9]*\[[^\]\s#]*\]?)
+  | ((?:-inf|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z0-9_]))
+  | (->)
+  | ([A-Za-z_][A-Za-z0-9_.]*)
+  | ([(){}\[\],=:?])
+  | $)
 """, re.VERBOSE)
+_KINDS = (None, "comment", "value", "symbol", "string", "type", "number", "arrow", "ident", "punct")
+_COMMENT = 1
 
 # Tokens are (kind, text, column) tuples: the parser handles a few hundred
 # thousand of them for a large graph, so they stay as light as possible.
@@ -184,28 +196,31 @@ KIND, TEXT, COL = 0, 1, 2
 class _Line:
     """Tokens of one line with a cursor."""
 
-    __slots__ = ("file", "lineno", "text", "toks", "comment", "i")
+    __slots__ = ("file", "lineno", "text", "toks", "comment", "i", "types")
 
-    def __init__(self, file: str, lineno: int, text: str):
+    def __init__(self, file: str, lineno: int, text: str, types: dict | None = None):
         self.file, self.lineno, self.text = file, lineno, text
+        # type text -> TensorType (and ("attrs", text) -> attributes), per file
+        self.types = {} if types is None else types
         self.comment: str | None = None
         toks = []
         pos = 0
+        end = len(text)
         for m in _TOKEN.finditer(text):
-            start = m.start()
-            if start != pos:
+            if m.start() != pos:
+                break
+            group = m.lastindex
+            if group is None:           # blanks up to the end of the line
+                pos = end
                 break
             pos = m.end()
-            kind = m.lastgroup
-            if kind == "ws":
-                continue
-            if kind == "comment":
-                self.comment = m.group()[1:].strip()
-                pos = len(text)
+            if group == _COMMENT:
+                self.comment = m.group(group)[1:].strip()
                 break
-            toks.append((kind, m.group(), start + 1))
-        if pos != len(text):
-            raise ParseError(file, lineno, pos + 1, f"unexpected character {text[pos]!r}")
+            toks.append((_KINDS[group], m.group(group), m.start(group) + 1))
+        if pos != end:
+            blanks = len(text) - len(text[pos:].lstrip(" \t"))
+            raise ParseError(file, lineno, blanks + 1, f"unexpected character {text[blanks]!r}")
         self.toks = toks
         self.i = 0
 
@@ -327,7 +342,16 @@ _DIM = re.compile(r"\d+|[A-Za-z_][A-Za-z0-9_]*|\?")
 
 
 def _parse_type(ln: _Line) -> TensorType:
-    kind, text, col = ln.take(kind="type", what="a type such as f32[N,3,32,32]")
+    tok = ln.take(kind="type", what="a type such as f32[N,3,32,32]")
+    # A module spells few distinct types: each text is checked once per parse.
+    known = ln.types.get(tok[TEXT])
+    if known is None:
+        known = ln.types[tok[TEXT]] = _check_type(ln, tok)
+    return known
+
+
+def _check_type(ln: _Line, tok) -> TensorType:
+    kind, text, col = tok
     dtype, _, rest = text.partition("[")
     if not is_dtype(dtype):
         raise ParseError(ln.file, ln.lineno, col, f"unknown dtype {dtype!r}")
@@ -425,7 +449,8 @@ def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
     try:
         node = graph.add(op_tok[TEXT], operands, attrs, out_types=out_types,
                          names=[t[TEXT][1:] for t in results], placement=placement,
-                         column=column, loc=loc, scope=scope, prov=prov, exact_names=True)
+                         column=column, loc=loc, scope=scope, prov=prov, exact_names=True,
+                         attrs_normalized=True)
     except ValueError as e:
         raise ParseError(ln.file, ln.lineno, op_tok[COL], str(e)) from None
     # Keep the operand types as written: the verifier compares them with the
@@ -434,6 +459,114 @@ def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
     node.defined_at = Loc(ln.file, ln.lineno)
     for i, tok in enumerate(results):
         values[tok[TEXT][1:]] = Value(node.name, i)
+
+
+# The fast path: a node line exactly as the printer writes it, matched by
+# one expression.  Anything else (other spacing, metadata in another order,
+# any error) goes to the token parser, which owns every message.
+_VALUE = r"%[A-Za-z0-9_.]+"
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_PRINTED_NODE = re.compile(rf"""
+    [ ]{{4}}(?:(?P<results>{_VALUE}(?:,[ ]{_VALUE})*)[ ]=[ ])?
+    (?P<op>[A-Za-z_][A-Za-z0-9_.]*)\((?P<operands>(?:{_VALUE}(?:,[ ]{_VALUE})*)?)\)
+    (?:\ (?P<attrs>\{{.*?\}}))?
+    \ :\ \((?P<ins>[^()]*)\)\ ->\ (?:\((?P<outs>[^()]*)\)|(?P<out>[^\s()]+))
+    (?:\ @(?P<placement>host|device))?
+    (?:\ col\ (?P<col>{_STRING}))?(?:\ scope\ (?P<scope>{_STRING}))?
+    (?:\ prov\ (?P<prov>{_STRING}))?
+    (?:\ \ \#\ (?P<file>\S.*):(?P<line>\d{{1,9}}))?""", re.VERBOSE)
+_TYPE_TOKEN = re.compile(r"[a-z][a-z0-9]*\[[^\]\s#]*\]")
+
+
+class _NotPrinted(Exception):
+    """A line the fast path leaves to the token parser."""
+
+
+def _parse_printed_node(file: str, lineno: int, raw: str, graph, values: dict[str, Value],
+                        types: dict[str, TensorType]) -> bool:
+    """Add the node of a line in the printer's own form; False (nothing
+    changed) for any other line."""
+    m = _PRINTED_NODE.fullmatch(raw)
+    if m is None:
+        return False
+    try:
+        fields = _printed_fields(file, lineno, m, graph, values, types)
+    except (_NotPrinted, ParseError, KeyError):
+        return False
+    op, operands, attrs, in_types, out_types, results, meta = fields
+    try:
+        node = graph.add(op, operands, attrs, out_types=out_types, names=results,
+                         exact_names=True, attrs_normalized=True, **meta)
+    except ValueError as e:
+        raise ParseError(file, lineno, m.start("op") + 1, str(e)) from None
+    node.in_types = in_types
+    node.defined_at = Loc(file, lineno)
+    for i, name in enumerate(results):
+        values[name] = Value(node.name, i)
+    return True
+
+
+def _printed_fields(file, lineno, m, graph, values, types):
+    """What graph.add needs, checked as the token parser checks it
+    (_NotPrinted, ParseError or KeyError where it would refuse)."""
+    opdef = lookup(m["op"])
+    results = _names(m["results"])
+    operands = [values[name] for name in _names(m["operands"])]
+    in_types = _printed_types(m["ins"], types)
+    out_types = [_printed_type(m["out"], types)] if m["out"] else _printed_types(m["outs"], types)
+    if (opdef is None or len(out_types) != len(results) or len(in_types) != len(operands)
+            or len(set(results)) != len(results)
+            or any(r in values or r in graph._value_names for r in results)
+            or (results and results[0] in graph)):
+        raise _NotPrinted
+    attrs = _printed_attrs(file, lineno, m["attrs"], types) if m["attrs"] else {}
+    meta = {"placement": m["placement"] or graph.placement,
+            "column": _printed_string(m["col"]), "scope": _printed_string(m["scope"]),
+            "prov": _printed_string(m["prov"]).split(",") if m["prov"] else [],
+            "loc": Loc(m["file"], int(m["line"])) if m["file"] else None}
+    return m["op"], operands, opdef.normalize_attrs(attrs), in_types, out_types, results, meta
+
+
+def _printed_attrs(file: str, lineno: int, text: str, known: dict) -> dict:
+    """The attributes ``{...}``; a text seen before (ops repeat their
+    attributes) is parsed once and copied."""
+    key = ("attrs", text)
+    parsed = known.get(key)
+    if parsed is None:
+        ln = _Line(file, lineno, text, known)
+        parsed = _parse_attrs(ln)
+        if not ln.at_end() or ln.comment is not None:
+            raise _NotPrinted
+        known[key] = parsed
+    return copy_attr(parsed)
+
+
+def _names(text: str | None) -> list[str]:
+    return [v[1:] for v in text.split(", ")] if text else []
+
+
+def _printed_types(text: str, types: dict[str, TensorType]) -> list[TensorType]:
+    return [_printed_type(t, types) for t in text.split(", ")] if text else []
+
+
+def _printed_type(text: str, types: dict[str, TensorType]) -> TensorType:
+    known = types.get(text)
+    if known is None:
+        if not _TYPE_TOKEN.fullmatch(text):
+            raise _NotPrinted
+        known = types[text] = _check_type(_Line("", 0, ""), ("type", text, 1))
+    return known
+
+
+def _printed_string(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+        value.encode("utf-8")
+    except ValueError:
+        raise _NotPrinted from None
+    return value
 
 
 def _lines(text: str) -> list[str]:
@@ -447,14 +580,22 @@ def _lines(text: str) -> list[str]:
 
 
 def parse_module(text: str, file: str = "<string>") -> Module:
+    with gc_paused():
+        return _parse_module(text, file)
+
+
+def _parse_module(text: str, file: str) -> Module:
     module: Module | None = None
     graph = None
     values: dict[str, Value] = {}
     meta: dict[str, str] = {}
     closed = False
     lines = _lines(text)
+    types: dict[str, TensorType] = {}
     for lineno, raw in enumerate(lines, 1):
-        ln = _Line(file, lineno, raw)
+        if graph is not None and _parse_printed_node(file, lineno, raw, graph, values, types):
+            continue
+        ln = _Line(file, lineno, raw, types)
         if not ln.toks:
             if module is None and ln.comment is not None:
                 key, sep, value = ln.comment.partition(": ")

@@ -104,7 +104,7 @@ def _verify_node(module: Module, graph, node, seen_values: dict[str, str]) -> li
     if len(node.out_types) != len(node.results):
         problems.append(f"{where}: {len(node.results)} results, {len(node.out_types)} types")
     operands = graph.operands(node)
-    indices = sorted(k for _, _, k in graph.nx.in_edges(node.name, keys=True))
+    indices = graph.operand_slots(node)
     if indices != list(range(len(indices))):
         problems.append(f"{where}: operand slots {indices} are not 0..{len(indices) - 1}")
     if not opdef.accepts_operands(len(operands)) and not (
