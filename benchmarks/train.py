@@ -120,6 +120,22 @@ def step_runner(prog: Program, weights, steps: int):
     return run
 
 
+def torch_sgd_steps(torch, net, images, labels, steps: int):
+    """PyTorch eager training, SGD with momentum 0.9 and cross entropy, as irc's
+    job: a function running ``steps`` steps over the prepared batches."""
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    xs = [torch.from_numpy(images[i * BATCH:(i + 1) * BATCH]) for i in range(steps)]
+    ys = [torch.from_numpy(labels[i * BATCH:(i + 1) * BATCH].astype(np.int64)) for i in range(steps)]
+
+    def run():
+        for x, y in zip(xs, ys):
+            opt.zero_grad()
+            loss_fn(net(x), y).backward()
+            opt.step()
+    return run
+
+
 def torch_runner(steps: int, threads):
     try:
         import torch
@@ -144,18 +160,7 @@ def torch_runner(steps: int, threads):
             x = x.reshape(BATCH, -1)
             return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
     net = Net()
-    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    images, labels = batches(steps)
-    xs = [torch.from_numpy(images[i * BATCH:(i + 1) * BATCH]) for i in range(steps)]
-    ys = [torch.from_numpy(labels[i * BATCH:(i + 1) * BATCH].astype(np.int64)) for i in range(steps)]
-
-    def run():
-        for x, y in zip(xs, ys):
-            opt.zero_grad()
-            loss_fn(net(x), y).backward()
-            opt.step()
-    return run
+    return torch_sgd_steps(torch, net, *batches(steps), steps)
 
 
 def resnet_batches(steps: int):
@@ -234,18 +239,7 @@ def torch_resnet_runner(steps: int, threads):
         torch.set_num_threads(threads)
     torch.manual_seed(1)
     net = torch_resnet18(torch)
-    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    images, labels = resnet_batches(steps)
-    xs = [torch.from_numpy(images[i * BATCH:(i + 1) * BATCH]) for i in range(steps)]
-    ys = [torch.from_numpy(labels[i * BATCH:(i + 1) * BATCH].astype(np.int64)) for i in range(steps)]
-
-    def run():
-        for x, y in zip(xs, ys):
-            opt.zero_grad()
-            loss_fn(net(x), y).backward()
-            opt.step()
-    return run
+    return torch_sgd_steps(torch, net, *resnet_batches(steps), steps)
 
 
 def resnet_main(steps: int, repeat: int, threads) -> int:

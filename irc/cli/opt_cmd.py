@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..ir.text import parse_file, print_module
+from ..ir.text import is_printed_by_irc, parse_file, print_module
 from ..ir.verifier import verify
 from ..output import check_output_file, write_file_atomically
 from .compile_cmd import add_force_option, add_pipeline_options, pass_names, run_pipeline
@@ -36,15 +36,6 @@ def check_flags(args) -> None:
                              "tail-extraction " + given[0] + " ... (irc opt --list-passes)")
 
 
-def is_irc_text(path: Path) -> bool:
-    """An IR file irc printed (its first line is irc's header)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(7) == b"# irc: "
-    except OSError:
-        return False
-
-
 def main(args) -> int:
     from irc import passes
     if args.list_passes:
@@ -57,7 +48,7 @@ def main(args) -> int:
         return 2
     check_flags(args)
     if args.output:
-        check_output_file(Path(args.output), force=args.force, ours=is_irc_text, suffix=".ir")
+        check_output_file(Path(args.output), force=args.force, ours=is_printed_by_irc, suffix=".ir")
     module = parse_file(args.input)   # unreadable, binary or malformed: a located UserError
     verify(module)
     names = pass_names(args) if args.passes is not None else []

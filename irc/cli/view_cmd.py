@@ -136,14 +136,16 @@ def draw_file(path: Path, output, *, threshold=None, timeout=None, force=False) 
 def drawn_by_irc(path: Path) -> bool:
     """A page, picture or IR text irc wrote: the page carries irc's generator
     tag, the IR irc's header; a picture is irc's when its page is."""
+    from ..ir.text import is_printed_by_irc
+    if path.suffix == ".svg":
+        return drawn_by_irc(path.with_suffix(".html"))
+    if path.suffix == ".ir":
+        return is_printed_by_irc(path)
     try:
-        if path.suffix == ".svg":
-            return drawn_by_irc(path.with_suffix(".html"))
         with open(path, "rb") as f:
-            head = f.read(4096)
+            return b'<meta name="generator" content="irc">' in f.read(4096)
     except OSError:
         return False
-    return head.startswith(b"# irc: ") or b'<meta name="generator" content="irc">' in head
 
 
 def load_module(path: Path):

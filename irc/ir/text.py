@@ -119,6 +119,18 @@ def format_node(graph, node: Node) -> str:
     return "".join(parts)
 
 
+HEADER = "# irc: "    # the first line of every module irc prints: its version (meta "irc")
+
+
+def is_printed_by_irc(path) -> bool:
+    """Whether the file at ``path`` is IR text irc printed (its header line)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(HEADER)) == HEADER.encode()
+    except OSError:
+        return False
+
+
 def print_module(module: Module) -> str:
     lines = [f"# {k}: {v}" for k, v in module.meta.items()]
     lines.append(f"module @{module.name} {{")
@@ -278,8 +290,8 @@ def _parse_string(ln: _Line, what: str = "a string") -> str:
         pos = e.pos if isinstance(e, json.JSONDecodeError) else 0
         raise ParseError(ln.file, ln.lineno, tok[COL] + pos,
                          f"bad string literal: {reason}",
-                         hint="strings are JSON strings: escapes are \\\" \\\\ \\/ \\b \\f \\n "
-                              "\\r \\t \\uXXXX") from None
+                         hint="strings are JSON strings: the escapes are \\\" \\\\ \\/ \\b \\f \\n "
+                              "\\r \\t and \\u followed by four hex digits (\\u00e9)") from None
     return value
 
 
