@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -119,8 +120,9 @@ def check_coverage(rank_dirs: list[Path]) -> dict:
 
 STATUS_FILE = "exit_status"
 # A rank that stops communicating stops every other rank: MPI aborts the job
-# (prterun ends the other processes); under torch.distributed the launcher
-# ends them this long after the first failure.
+# (prterun ends the other processes); under torch.distributed, or when an MPI
+# job outlives a failed rank, the launcher ends them this long after the
+# first failure.
 GRACE_S = 5.0
 
 
@@ -146,6 +148,8 @@ def launch(script: str, world: int, out: Path, script_args: list[str],
     Returns the launcher's exit code; each rank writes OUT/rankR.log and its
     exit status into OUT/rankR/."""
     command = rank_command(script, world, out, script_args, unroll)
+    for r in range(world):    # a previous run's statuses would read as this run's failures
+        (out / f"rank{r}" / STATUS_FILE).unlink(missing_ok=True)
     env = dict(os.environ)
     for name in ("RANK_ID", "RANK_SIZE", "RANK", "WORLD_SIZE"):
         env.pop(name, None)
@@ -156,7 +160,9 @@ def launch(script: str, world: int, out: Path, script_args: list[str],
             # one node: shared memory between ranks, the runtime's own TCP on loopback
             env.update(OMPI_MCA_oob_tcp_if_include="lo", OMPI_MCA_btl_tcp_if_include="lo")
             cmd = [mpirun, *root, "--oversubscribe", "--bind-to", "none", "-n", str(world), *command]
-            return subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
+            job = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)   # its own group: killed as one
+            return _wait_mpi_job(job, out, world)
         try:
             import torch.distributed  # noqa: F401
         except ImportError:
@@ -164,6 +170,33 @@ def launch(script: str, world: int, out: Path, script_args: list[str],
                             f"nor torch is installed",
                             hint="pip install 'irc-compiler[dist]' (mpi4py and Open MPI)") from None
         return _torch_ranks(command, world, env, log)
+
+
+def _wait_mpi_job(job: subprocess.Popen, out: Path, world: int) -> int:
+    """Wait for mpirun.  A failed rank aborts the MPI job itself; should the
+    job still be running GRACE_S after a rank reported a failure (a rank
+    that failed before MPI started, a peer stuck outside MPI's reach), the
+    whole process group is killed, as the torch launcher does."""
+    failed_at = None
+    while job.poll() is None:
+        if failed_at is None and any(_reported_failure(out / f"rank{r}") for r in range(world)):
+            failed_at = time.monotonic()
+        if failed_at is not None and time.monotonic() - failed_at > GRACE_S:
+            try:
+                os.killpg(job.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            job.wait()
+            return job.returncode or 1
+        time.sleep(0.05)
+    return job.returncode
+
+
+def _reported_failure(rank_dir: Path) -> bool:
+    try:
+        return (rank_dir / STATUS_FILE).read_text().strip() not in ("", "0")
+    except OSError:
+        return False
 
 
 def _torch_ranks(command: list[str], world: int, env: dict, log) -> int:
