@@ -35,6 +35,7 @@ from irc.backends.onnx_lowering import lower_graph  # noqa: E402
 from irc.backends.runtime import Session, default_options  # noqa: E402
 from irc.capture import Capture, Job, mindspore_alias  # noqa: E402
 from irc.frontend import build_module  # noqa: E402
+from irc.passes.options import CompileOptions  # noqa: E402
 
 BATCH = 32
 RESCALE = (1.0 / 255.0, 0.0)
@@ -57,8 +58,8 @@ def compile_lenet(lenet_sink):
     cap.datasets, cap.jobs = [data], [Job("predict", net, data, {}, None)]
     module = build_module(cap.jobs, cap.terminal_datasets(), script=cap.script)
     bare = lower_graph(module, "network")
-    ctx = passes.PassContext(options={"auto_offload": True})
-    passes.PassManager(passes.pipeline(), ctx).run(module)
+    CompileOptions(auto_offload=True).record(module)
+    passes.PassManager(passes.pipeline(), passes.PassContext()).run(module)
     fused = lower_graph(module, "device")
     return fused, bare
 
