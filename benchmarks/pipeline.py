@@ -11,9 +11,13 @@ Two chains, on the shipped sample data, over several epochs:
 
 Beside irc the same work is done by a plain loop over samples with numpy and
 Pillow (the code a user would write by hand), in the same process and run,
-and by MindSpore 2.10's engine (same chain, same workers) in a subprocess of
+by MindSpore 2.10's engine (same chain, same workers) in a subprocess of
 the same invocation when ``--mindspore-python`` names an interpreter that has
-it (default ``/tmp/msv/bin/python`` when present).  ``--folder DIR`` runs the
+it (default ``/tmp/msv/bin/python`` when present), and by a PyTorch
+DataLoader (torchvision.transforms.v2, ``num_workers`` = irc's workers, the
+same batches) when ``--torch-python`` names one with torchvision (default
+``/tmp/tvv/bin/python``).  The last table alternates irc, irc with offload
+and the peers, several rounds, medians.  ``--folder DIR`` runs the
 ImageFolder chain on other JPEGs (e.g. ImageNet-sized ones at ``--size 224``).
 
 The last table compares worker threads with worker processes on the
@@ -48,6 +52,7 @@ from irc.dataset.vision import Inter  # noqa: E402
 MNIST = os.path.join(ROOT, "samples", "data", "mnist", "train")
 FOLDER = os.path.join(ROOT, "samples", "data", "imagefolder")
 MINDSPORE_PYTHON = "/tmp/msv/bin/python"     # an interpreter with MindSpore 2.10, if any
+TORCH_PYTHON = "/tmp/tvv/bin/python"         # one with torch and torchvision, if any
 MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
@@ -71,7 +76,10 @@ def lenet_pipeline(workers: int, offload: bool = False):
     return d.batch(32, drop_remainder=True)
 
 
-def folder_pipeline(workers: int, size: int, fused: bool):
+def folder_pipeline(workers: int, size: int, fused: bool, offload: bool = False):
+    """Seed 000's chain; with offload its Normalize/HWC2CHW tail (and the
+    flip) run as one onnxruntime call per batch."""
+    config.set_auto_offload(offload)
     d = ds.ImageFolder(FOLDER, shuffle=True)
     crop = [vision.RandomCropDecodeResize(size)] if fused else [vision.Decode(), vision.RandomResizedCrop(size)]
     ops = crop + [vision.RandomHorizontalFlip(prob=0.5), vision.Normalize(mean=MEAN, std=STD), vision.HWC2CHW()]
@@ -80,10 +88,15 @@ def folder_pipeline(workers: int, size: int, fused: bool):
     return d.batch(32)
 
 
-def run_irc(dataset, epochs: int) -> tuple[int, float]:
+def run_irc(dataset, epochs: int, warmup: int = 0) -> tuple[int, float]:
+    """(images, seconds) of ``epochs`` epochs after ``warmup`` untimed ones
+    (the peers' measure: their workers start in the first epoch)."""
+    it = dataset.create_tuple_iterator(num_epochs=warmup + epochs, output_numpy=True)
+    for _ in range(warmup):
+        for _row in it:
+            pass
     start = time.perf_counter()
     images = 0
-    it = dataset.create_tuple_iterator(num_epochs=epochs, output_numpy=True)
     for _ in range(epochs):
         for image, _label in it:
             images += len(image)
@@ -132,15 +145,71 @@ print(n, time.perf_counter() - start)
 
 def run_mindspore(python: str, chain: str, data: str, size: int, workers: int, epochs: int):
     """(images, seconds) of MindSpore's engine, or None without MindSpore."""
+    return _run_peer("MindSpore", MINDSPORE_SCRIPT, python, chain, data, size, workers, epochs)
+
+
+def _run_peer(name: str, script: str, python: str, chain: str, data: str, size: int, workers: int,
+              epochs: int):
     if not python or not os.path.exists(python):
         return None
-    out = subprocess.run([python, "-c", MINDSPORE_SCRIPT, chain, data, str(size), str(workers), str(epochs)],
+    out = subprocess.run([python, "-c", script, chain, data, str(size), str(workers), str(epochs)],
                          capture_output=True, text=True, cwd="/tmp")
     if out.returncode != 0:
-        print(f"  (MindSpore failed: {out.stderr.strip().splitlines()[-1:]})")
+        print(f"  ({name} failed: {out.stderr.strip().splitlines()[-1:]})")
         return None
     n, seconds = out.stdout.split()[-2:]
     return int(n), float(seconds)
+
+
+# =============================================================================
+# a PyTorch DataLoader on the same chains (torchvision.transforms.v2)
+# =============================================================================
+
+TORCH_SCRIPT = r"""
+import os, sys, time
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+from torchvision import datasets
+from torchvision.transforms import v2
+chain, data, size, workers, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
+torch.manual_seed(1)
+
+class Mnist(Dataset):
+    def __init__(self, d):
+        raw = lambda name, header: np.fromfile(os.path.join(d, name), dtype=np.uint8)[header:]
+        self.images = torch.from_numpy(raw("train-images-idx3-ubyte", 16).reshape(-1, 1, 28, 28).copy())
+        self.labels = raw("train-labels-idx1-ubyte", 8).astype(np.int32)
+        self.tf = v2.Compose([v2.Resize((32, 32), interpolation=v2.InterpolationMode.BILINEAR, antialias=False),
+                              v2.ToDtype(torch.float32), v2.Normalize([0.1307 * 255], [0.3081 * 255])])
+    def __len__(self):
+        return len(self.labels)
+    def __getitem__(self, i):
+        return self.tf(self.images[i]), self.labels[i]
+
+if chain == "lenet":
+    d = Mnist(data)
+    loader = DataLoader(d, batch_size=32, shuffle=True, drop_last=True, num_workers=workers,
+                        persistent_workers=workers > 0)
+else:
+    tf = v2.Compose([v2.RandomResizedCrop(size), v2.RandomHorizontalFlip(0.5), v2.PILToTensor(),
+                     v2.ToDtype(torch.float32), v2.Normalize(MEAN, STD)])
+    d = datasets.ImageFolder(data, transform=tf)
+    loader = DataLoader(d, batch_size=32, shuffle=True, num_workers=workers, persistent_workers=workers > 0)
+for _ in loader:      # warm-up epoch (starts the workers)
+    pass
+n, start = 0, time.perf_counter()
+for _ in range(epochs):
+    for image, _label in loader:
+        n += len(image)
+print(n, time.perf_counter() - start)
+"""
+
+
+def run_torch(python: str, chain: str, data: str, size: int, workers: int, epochs: int):
+    """(images, seconds) of a torch DataLoader, or None without torchvision."""
+    return _run_peer("torch DataLoader", TORCH_SCRIPT, python, chain, data, size, workers, epochs)
 
 
 # =============================================================================
@@ -286,21 +355,33 @@ def rate(n: int, seconds: float) -> str:
     return f"{n / seconds:,.0f} img/s"
 
 
-def folder_vs_mindspore(args) -> list[tuple[str, str]]:
-    """irc's RandomCropDecodeResize chain and MindSpore's, alternated, medians."""
-    ours, theirs = [], []
+def versus_peers(args, chain: str) -> list[tuple[str, str]]:
+    """irc, irc with offload, MindSpore and a torch DataLoader on one chain,
+    the same workers, alternated for ``--repeats`` rounds: medians and ratios."""
+    if chain == "lenet":
+        data, size, epochs = MNIST, 32, args.epochs
+        build = lambda offload: lenet_pipeline(args.workers, offload)     # noqa: E731
+    else:
+        data, size, epochs = FOLDER, args.size, args.folder_epochs
+        build = lambda offload: folder_pipeline(args.workers, args.size, True, offload)     # noqa: E731
+    runs = {"irc": lambda: run_irc(build(False), epochs, warmup=1),
+            "irc with offload": lambda: run_irc(build(True), epochs, warmup=1),
+            "MindSpore 2.10": lambda: run_mindspore(args.mindspore_python, chain, data, size, args.workers, epochs),
+            "torch DataLoader": lambda: run_torch(args.torch_python, chain, data, size, args.workers, epochs)}
+    rates: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(args.repeats):
-        n, t = run_irc(folder_pipeline(args.workers, args.size, True), args.folder_epochs)
-        ours.append(n / t)
-        ms = run_mindspore(args.mindspore_python, "folder", FOLDER, args.size, args.workers, args.folder_epochs)
-        if ms:
-            theirs.append(ms[0] / ms[1])
-    rows = [(f"irc RandomCropDecodeResize, workers={args.workers}, median of {args.repeats}",
-             f"{np.median(ours):,.0f} img/s")]
-    if theirs:
-        rows.append((f"MindSpore 2.10 engine, workers={args.workers}, interleaved, median",
-                     f"{np.median(theirs):,.0f} img/s"))
-        rows.append(("irc / MindSpore", f"{np.median(ours) / np.median(theirs):.2f}x"))
+        for name, run in runs.items():
+            result = run()
+            if result:
+                rates[name].append(result[0] / result[1])
+    config.set_auto_offload(False)
+    medians = {name: float(np.median(r)) for name, r in rates.items() if r}
+    rows = [(f"{name}, workers={args.workers}, median of {len(rates[name])}", f"{m:,.0f} img/s")
+            for name, m in medians.items()]
+    rows.append(("irc with offload / irc", f"{medians['irc with offload'] / medians['irc']:.2f}x"))
+    for peer in ("MindSpore 2.10", "torch DataLoader"):
+        if peer in medians:
+            rows.append((f"irc / {peer}", f"{medians['irc'] / medians[peer]:.2f}x"))
     return rows
 
 
@@ -314,7 +395,9 @@ def main(argv=None) -> int:
     ap.add_argument("--folder", default=None, help="an ImageFolder of JPEGs (default: the shipped sample)")
     ap.add_argument("--mindspore-python", default=MINDSPORE_PYTHON,
                     help="an interpreter with MindSpore 2.10 ('' to skip MindSpore)")
-    ap.add_argument("--repeats", type=int, default=3, help="interleaved irc/MindSpore rounds (medians)")
+    ap.add_argument("--torch-python", default=TORCH_PYTHON,
+                    help="an interpreter with torch and torchvision ('' to skip the DataLoader)")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved irc/peer rounds (medians)")
     args = ap.parse_args(argv)
     global FOLDER
     FOLDER = os.path.abspath(args.folder) if args.folder else FOLDER
@@ -351,13 +434,17 @@ def main(argv=None) -> int:
             rows.append((f"irc {name}, workers={workers}", rate(n, t)))
     n, t = hand_folder(args.folder_epochs, args.size, rng)
     rows.append(("hand loop (Pillow decode/crop/resize, numpy)", rate(n, t)))
-    rows += folder_vs_mindspore(args)
     print(table(f"ImageFolder chain (seed 000): JPEG -> crop {args.size}x{args.size}, flip, normalize, "
                 f"batch 32; {args.folder_epochs} epochs of {len(_folder_files())} images", rows))
     print("  per sample, irc's host ops (OPS.md semantics: OpenCV INTER_LINEAR; OpenCV itself when installed) vs Pillow "
           "(antialiased when shrinking):")
     for name, us in op_costs(args.size):
         print(f"    {name:<40} {us:8.0f} us")
+
+    for chain, title in (("lenet", "LeNet chain"), ("folder", f"ImageFolder chain at {args.size}")):
+        print()
+        print(table(f"{title}: irc, irc with offload and the peers alternated, "
+                    f"{args.workers} workers, a warm-up epoch each", versus_peers(args, chain)))
 
     if not args.no_worker_kinds:
         print()

@@ -310,3 +310,26 @@ def test_errors_in_workers_do_not_hang():
         rows(d)
     assert time.time() - start < 5
     assert wait_threads(baseline) == baseline
+
+
+def test_image_folder_reads_each_file_once_per_run_within_its_cache_budget(tmp_path, monkeypatch):
+    root = tmp_path / "folder"
+    (root / "cat").mkdir(parents=True)
+    for name in ("a.jpg", "b.jpg"):
+        shutil.copy(os.path.join(FOLDER, "bars", "bars_000.jpg"), root / "cat" / name)
+    opened = []
+    real_open = open
+
+    def counting_open(path, *args, **kwargs):
+        opened.append(os.path.basename(str(path)))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", counting_open)
+    size = os.path.getsize(root / "cat" / "a.jpg")
+    for budget, reads in ((1 << 20, 2), (size, 4), (0, 6)):     # 3 epochs, 2 files
+        monkeypatch.setattr(D.ImageFolderReader, "cache_bytes", budget)
+        opened.clear()
+        it = ds.ImageFolder(str(root), shuffle=False).create_tuple_iterator(num_epochs=3, output_numpy=True)
+        assert [len(list(it)) for _ in range(3)] == [2, 2, 2]
+        it.stop()
+        assert len([f for f in opened if f.endswith(".jpg")]) == reads, budget

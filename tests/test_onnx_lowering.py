@@ -175,3 +175,27 @@ def test_missing_weight_is_an_error():
     del module.weights["fc.bias"]
     with pytest.raises(LoweringError, match="fc.bias"):
         lower_graph(module)
+
+
+@pytest.mark.parametrize("op", ["vision.RandomHorizontalFlip", "vision.RandomVerticalFlip"])
+@pytest.mark.parametrize("dtype, shape", [("u8", (5, 4, 3)), ("f32", (5, 4, 1))])
+def test_random_flips_lower_to_one_reverse_sequence(op, dtype, shape):
+    """Each sample flipped or kept as its draw says, bit for bit as the host
+    does, by a ReverseSequence (no negative-step Slice over the whole batch)."""
+    module = Module("flip")
+    g = module.add_graph("device", "device")
+    img = g.add("input", [], {"index": 0}, out_types=[TensorType(dtype, ("N", *shape))],
+                names=["image"], column="image")
+    draws = g.add("input", [], {"index": 1, "draws_for": "flip"},
+                  out_types=[TensorType("f32", ("N", 1))], names=["flip.draws"])
+    flip = g.add(op, [img.out(), draws.out()], {"prob": 0.5})
+    g.add("return", [flip.out()], {"names": ["image"]})
+    model = lower_graph(module)
+    assert "ReverseSequence" in {n.op_type for n in model.graph.node}
+    assert "Slice" not in {n.op_type for n in model.graph.node if n.input[0] == "image"}
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 256, (6, *shape)).astype("uint8" if dtype == "u8" else "float32")
+    u = np.array([[0.1], [0.9], [0.4], [0.6], [0.0], [0.99]], np.float32)
+    got = _run(model, {"image": image, "flip.draws": u})[0]
+    np.testing.assert_array_equal(got, run_graph(module, "device", [image, u])[0])
+    assert not np.array_equal(got[0], image[0]) and np.array_equal(got[1], image[1])

