@@ -18,13 +18,14 @@ DataLoader (torchvision.transforms.v2, ``num_workers`` = irc's workers, the
 same batches) when ``--torch-python`` names one with torchvision (default
 ``/tmp/tvv/bin/python``).  The last table alternates irc, irc with offload
 and the peers, several rounds, medians.  ``--folder DIR`` runs the
-ImageFolder chain on other JPEGs (e.g. ImageNet-sized ones at ``--size 224``).
+ImageFolder chain on other JPEGs; ``--folder imagenet-like`` on 300 generated
+JPEGs of ImageNet's size (use it with ``--size 224``).
 
 The last table compares worker threads with worker processes on the
 per-sample part of the ImageFolder chain (decode + crop + resize), the
 measurement behind the engine's choice of threads.
 
-    python benchmarks/pipeline.py [--epochs 20] [--workers 2] [--size 224] [--folder DIR]
+    python benchmarks/pipeline.py [--epochs 20] [--workers 2] [--size 224] [--folder DIR|imagenet-like]
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -344,6 +346,29 @@ def _op_costs(size: int) -> list[tuple[str, float]]:
 
 # =============================================================================
 
+def imagenet_like_folder(dest: str, count: int = 300, classes: int = 3, seed: int = 0) -> str:
+    """``count`` JPEGs the size of ImageNet's (300-500 px a side, quality 90,
+    ~50-100 KB: smooth colour fields, edges and sensor-like noise) in
+    ``classes`` class folders under ``dest``; the shipped sample's images
+    are 40-80 px, far cheaper to decode than what users train on."""
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        h, w = (int(v) for v in rng.integers(300, 501, 2))
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        image = np.empty((h, w, 3), np.float32)
+        for c in range(3):
+            fy, fx, phase = rng.uniform(0.002, 0.03, 2).tolist() + [rng.uniform(0, 6.3)]
+            image[..., c] = 128 + 90 * np.sin(fy * yy + fx * xx + phase)
+        cy, cx, r = rng.integers(0, h), rng.integers(0, w), rng.integers(30, 150)
+        image[(yy - cy) ** 2 + (xx - cx) ** 2 < r * r] *= 0.5          # an object's edge
+        image += rng.normal(0, 6, image.shape)
+        folder = os.path.join(dest, f"class{k % classes}")
+        os.makedirs(folder, exist_ok=True)
+        Image.fromarray(np.clip(image, 0, 255).astype(np.uint8)).save(
+            os.path.join(folder, f"{k:04d}.jpg"), quality=90)
+    return dest
+
+
 def table(title: str, rows: list[tuple[str, str]]) -> str:
     width = max(len(r[0]) for r in rows)
     lines = [title, "-" * len(title)]
@@ -392,7 +417,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="num_parallel_workers of the maps")
     ap.add_argument("--size", type=int, default=32, help="crop size (the shipped sample uses 32) of the ImageFolder chain")
     ap.add_argument("--no-worker-kinds", action="store_true", help="skip the threads/processes table")
-    ap.add_argument("--folder", default=None, help="an ImageFolder of JPEGs (default: the shipped sample)")
+    ap.add_argument("--folder", default=None,
+                    help="an ImageFolder of JPEGs (default: the shipped sample); 'imagenet-like': "
+                         "300 generated JPEGs of ImageNet's size, 300-500 px")
     ap.add_argument("--mindspore-python", default=MINDSPORE_PYTHON,
                     help="an interpreter with MindSpore 2.10 ('' to skip MindSpore)")
     ap.add_argument("--torch-python", default=TORCH_PYTHON,
@@ -400,7 +427,10 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="interleaved irc/peer rounds (medians)")
     args = ap.parse_args(argv)
     global FOLDER
-    FOLDER = os.path.abspath(args.folder) if args.folder else FOLDER
+    if args.folder == "imagenet-like":
+        FOLDER = imagenet_like_folder(tempfile.mkdtemp(prefix="irc-imagenet-like-"))
+    elif args.folder:
+        FOLDER = os.path.abspath(args.folder)
     config.set_seed(1)
     rng = np.random.default_rng(1)
 

@@ -15,13 +15,16 @@ fully unrolled one's (same kernels, no Loop).  ``--e2e`` also trains
 samples/lenet_sink.py end to end (host pipeline included) and reports
 device calls per epoch.
 
-``--resnet`` times a ResNet-18 training step instead (samples/resnet.py's
-zoo-style network, 32x32, batch 32, Momentum 0.9, one call per step) beside
-a PyTorch eager ResNet-18 of the same shape, with the same threads, the two
-taking turns.
+``--resnet 18|50`` times a ResNet training step instead (samples/resnet.py's
+zoo-style networks, ``--size`` 32 or 224, ``--batch``, Momentum 0.9, one
+call per step) beside a PyTorch eager ResNet of the same shape, at 1 and 2
+threads (``--resnet-threads``) in the same run, all runners taking turns.
+``--profile`` adds the kernel time per op type from onnxruntime's profiler
+(irc) and torch's.
 
     python benchmarks/train.py [--steps 100] [--repeat 5] [--threads N] [--e2e]
-    python benchmarks/train.py --resnet [--steps 3] [--repeat 5] [--threads N]
+    python benchmarks/train.py --resnet [18|50] [--size 32|224] [--batch B] [--steps 3]
+                               [--repeat 5] [--resnet-threads 1 2] [--profile]
 """
 from __future__ import annotations
 
@@ -120,13 +123,13 @@ def step_runner(prog: Program, weights, steps: int):
     return run
 
 
-def torch_sgd_steps(torch, net, images, labels, steps: int):
+def torch_sgd_steps(torch, net, images, labels, steps: int, batch: int = BATCH):
     """PyTorch eager training, SGD with momentum 0.9 and cross entropy, as irc's
     job: a function running ``steps`` steps over the prepared batches."""
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
-    xs = [torch.from_numpy(images[i * BATCH:(i + 1) * BATCH]) for i in range(steps)]
-    ys = [torch.from_numpy(labels[i * BATCH:(i + 1) * BATCH].astype(np.int64)) for i in range(steps)]
+    xs = [torch.from_numpy(images[i * batch:(i + 1) * batch]) for i in range(steps)]
+    ys = [torch.from_numpy(labels[i * batch:(i + 1) * batch].astype(np.int64)) for i in range(steps)]
 
     def run():
         for x, y in zip(xs, ys):
@@ -163,23 +166,23 @@ def torch_runner(steps: int, threads):
     return torch_sgd_steps(torch, net, *batches(steps), steps)
 
 
-def resnet_batches(steps: int):
+def resnet_batches(steps: int, batch: int, size: int):
     rng = np.random.default_rng(0)
-    images = rng.normal(size=(steps * BATCH, 3, 32, 32)).astype(np.float32)
-    labels = rng.integers(0, 10, steps * BATCH).astype(np.int32)
+    images = rng.normal(size=(steps * batch, 3, size, size)).astype(np.float32)
+    labels = rng.integers(0, 10, steps * batch).astype(np.int32)
     return images, labels
 
 
-def compile_resnet18(steps: int, threads):
-    """The one-step program of samples/resnet.py's ResNet-18 and its weights."""
+def compile_resnet(depth: int, steps: int, batch: int, size: int):
+    """The one-step program of samples/resnet.py's ResNet-``depth`` and its weights."""
     from irc.capture import mindspore_alias
     sys.path.insert(0, os.path.join(ROOT, "samples"))
     with mindspore_alias():
         import resnet
-    images, labels = resnet_batches(steps)
-    data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(BATCH)
+    images, labels = resnet_batches(steps, batch, size)
+    data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(batch)
     np.random.seed(1)
-    net = resnet.resnet18(10)
+    net = {18: resnet.resnet18, 50: resnet.resnet50}[depth](10)
     model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                       nn.Momentum(net.trainable_params(), 0.01, 0.9))
     job = Job("train", model, data, {"epoch": 1, "callbacks": [], "dataset_sink_mode": False,
@@ -188,12 +191,12 @@ def compile_resnet18(steps: int, threads):
     return module, module.weights
 
 
-def resnet_step_runner(prog: Program, weights, steps: int):
-    images, labels = resnet_batches(steps)
+def resnet_step_runner(prog: Program, weights, steps: int, batch: int, size: int):
+    images, labels = resnet_batches(steps, batch, size)
     state = DeviceState(prog, weights)
     lr = np.array(0.01, np.float32)
-    feeds = [{"image": images[i * BATCH:(i + 1) * BATCH],
-              "label": labels[i * BATCH:(i + 1) * BATCH], "learning_rate": lr} for i in range(steps)]
+    feeds = [{"image": images[i * batch:(i + 1) * batch],
+              "label": labels[i * batch:(i + 1) * batch], "learning_rate": lr} for i in range(steps)]
 
     def run():
         for f in feeds:
@@ -201,76 +204,144 @@ def resnet_step_runner(prog: Program, weights, steps: int):
     return run
 
 
-def torch_resnet18(torch):
-    """ResNet-18 as samples/resnet.py builds it (7x7/2 stem, 3x3/2 pool, basic blocks)."""
+def torch_resnet(torch, depth: int):
+    """ResNet-18/50 as samples/resnet.py builds them (7x7/2 stem, 3x3/2 pool,
+    basic blocks for 18, bottlenecks for 50)."""
     tnn = torch.nn
+
+    def conv_bn(cin, cout, k, stride):
+        return [tnn.Conv2d(cin, cout, k, stride, k // 2, bias=False), tnn.BatchNorm2d(cout)]
 
     class Block(tnn.Module):
         def __init__(self, cin, cout, stride):
             super().__init__()
-            self.conv1 = tnn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-            self.bn1 = tnn.BatchNorm2d(cout)
-            self.conv2 = tnn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-            self.bn2 = tnn.BatchNorm2d(cout)
+            if depth == 18:
+                body = conv_bn(cin, cout, 3, stride) + [tnn.ReLU()] + conv_bn(cout, cout, 3, 1)
+            else:
+                mid = cout // 4
+                body = (conv_bn(cin, mid, 1, 1) + [tnn.ReLU()] + conv_bn(mid, mid, 3, stride)
+                        + [tnn.ReLU()] + conv_bn(mid, cout, 1, 1))
+            self.body = tnn.Sequential(*body)
             self.down = None
             if stride != 1 or cin != cout:
-                self.down = tnn.Sequential(tnn.Conv2d(cin, cout, 1, stride, bias=False),
-                                           tnn.BatchNorm2d(cout))
+                self.down = tnn.Sequential(*conv_bn(cin, cout, 1, stride))
 
         def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            y = self.bn2(self.conv2(y))
-            return torch.relu(y + (x if self.down is None else self.down(x)))
-    stages = [(64, 64, 1), (64, 128, 2), (128, 256, 2), (256, 512, 2)]
-    layers = [tnn.Conv2d(3, 64, 7, 2, 3, bias=False), tnn.BatchNorm2d(64), tnn.ReLU(),
-              tnn.MaxPool2d(3, 2, 1)]
-    for cin, cout, stride in stages:
-        layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
-    layers += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(512, 10)]
+            return torch.relu(self.body(x) + (x if self.down is None else self.down(x)))
+    if depth == 18:
+        counts, ins, outs = [2, 2, 2, 2], [64, 64, 128, 256], [64, 128, 256, 512]
+    else:
+        counts, ins, outs = [3, 4, 6, 3], [64, 256, 512, 1024], [256, 512, 1024, 2048]
+    layers = conv_bn(3, 64, 7, 2) + [tnn.ReLU(), tnn.MaxPool2d(3, 2, 1)]
+    for n, cin, cout, stride in zip(counts, ins, outs, [1, 2, 2, 2]):
+        layers += [Block(cin, cout, stride)] + [Block(cout, cout, 1) for _ in range(n - 1)]
+    layers += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(outs[-1], 10)]
     return tnn.Sequential(*layers)
 
 
-def torch_resnet_runner(steps: int, threads):
+def torch_resnet_runner(depth: int, steps: int, batch: int, size: int):
     try:
         import torch
     except ImportError:
         return None
-    if threads:
-        torch.set_num_threads(threads)
     torch.manual_seed(1)
-    net = torch_resnet18(torch)
-    return torch_sgd_steps(torch, net, *resnet_batches(steps), steps)
+    net = torch_resnet(torch, depth)
+    images, labels = resnet_batches(steps, batch, size)
+    return torch_sgd_steps(torch, net, images, labels, steps, batch)
 
 
-def resnet_main(steps: int, repeat: int, threads) -> int:
-    module, weights = compile_resnet18(steps, threads)
-    prog = Program(module, "device", threads=threads)
-    runners = {"irc one call per step": resnet_step_runner(prog, weights, steps)}
-    torch_run = torch_resnet_runner(steps, threads)
-    if torch_run is not None:
-        runners["pytorch eager"] = torch_run
+def with_torch_threads(run, threads: int):
+    """``run`` with torch's intra-op threads set first (runners of several
+    thread counts take turns in one process)."""
+    import torch
+
+    def threaded():
+        torch.set_num_threads(threads)
+        run()
+    return threaded
+
+
+def resnet_main(depth: int, steps: int, repeat: int, threads_list, batch: int, size: int,
+                profile: bool) -> int:
+    module, weights = compile_resnet(depth, steps, batch, size)
+    runners = {}
+    for threads in threads_list:
+        prog = Program(module, "device", threads=threads)
+        runners[f"irc, {threads} thread(s)"] = resnet_step_runner(prog, weights, steps, batch, size)
+        torch_run = torch_resnet_runner(depth, steps, batch, size)
+        if torch_run is not None:
+            runners[f"pytorch eager, {threads} thread(s)"] = with_torch_threads(torch_run, threads)
     times = measure(runners, steps, repeat)
-    print(f"ResNet-18, 32x32, batch {BATCH}, CPU, threads={threads or 'default'}, "
-          f"best of {repeat} rounds of {steps} steps")
+    print(f"ResNet-{depth}, {size}x{size}, batch {batch}, CPU, median of {repeat} rounds "
+          f"of {steps} steps, runners taking turns")
     for name, t in times.items():
         print(f"{name:32} {t * 1e3:9.1f} ms/step")
-    if torch_run is not None:
-        print(f"pytorch eager / irc: {times['pytorch eager'] / times['irc one call per step']:.2f}x")
+    for threads in threads_list:
+        irc_t = times[f"irc, {threads} thread(s)"]
+        torch_t = times.get(f"pytorch eager, {threads} thread(s)")
+        if torch_t is not None:
+            print(f"{threads} thread(s): pytorch eager / irc = {torch_t / irc_t:.2f}x")
+    if profile:
+        profile_resnet(module, weights, depth, steps, batch, size, threads_list[0])
     return 0
 
 
+def profile_resnet(module, weights, depth, steps, batch, size, threads, top: int = 15) -> None:
+    """Kernel time per op type: onnxruntime's profiler on irc's step, torch's
+    beside it (``steps`` steps each, after one warm-up)."""
+    import json
+    import tempfile
+    from collections import Counter
+    from irc.backends import runtime
+    with tempfile.TemporaryDirectory() as tmp:
+        runtime.start_profiling(tmp)
+        prog = Program(module, "device", threads=threads)
+        run = resnet_step_runner(prog, weights, steps, batch, size)
+        run()
+        run()
+        del prog, run
+        events = [e for path, _ in runtime.stop_profiling() for e in json.load(open(path))]
+    # the second round only (the first allocates)
+    timed_from = sorted(e["ts"] for e in events if e["name"] == "model_run")[steps]
+    by_op, by_node = Counter(), Counter()
+    for e in events:
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time") and e["ts"] >= timed_from:
+            by_op[e["args"]["op_name"]] += e["dur"] / 1e3 / steps
+            by_node[e["name"][:-len("_kernel_time")]] += e["dur"] / 1e3 / steps
+    print(f"\nirc (onnxruntime profiler), {threads} thread(s): kernel ms per step by op type, "
+          f"total {sum(by_op.values()):.1f}")
+    for op, ms in by_op.most_common(top):
+        print(f"  {op:24} {ms:8.1f}")
+    print("  slowest nodes: " + ", ".join(f"{n} {ms:.1f}" for n, ms in by_node.most_common(5)))
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(threads)
+    run = torch_resnet_runner(depth, steps, batch, size)
+    run()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        run()
+    print(f"\npytorch eager (torch.profiler), {threads} thread(s): self CPU ms per step, top ops")
+    rows = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
+    total = sum(e.self_cpu_time_total for e in rows) / 1e3 / steps
+    print(f"  total {total:.1f}")
+    for e in rows[:top]:
+        print(f"  {e.key:40} {e.self_cpu_time_total / 1e3 / steps:8.1f}")
+
+
 def measure(runners: dict, steps: int, repeat: int) -> dict:
-    """Seconds per step of each runner: the best of ``repeat`` rounds, the
+    """Seconds per step of each runner: the median of ``repeat`` rounds, the
     runners taking turns so that load from other processes hits them alike."""
     for run in runners.values():
         run()                      # warm up (first-run allocations)
-    best = {name: float("inf") for name in runners}
+    rounds = {name: [] for name in runners}
     for _ in range(repeat):
         for name, run in runners.items():
             t = time.perf_counter()
             run()
-            best[name] = min(best[name], time.perf_counter() - t)
-    return {name: t / steps for name, t in best.items()}
+            rounds[name].append(time.perf_counter() - t)
+    return {name: float(np.median(ts)) / steps for name, ts in rounds.items()}
 
 
 def end_to_end(threads) -> dict:
@@ -289,16 +360,25 @@ def end_to_end(threads) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=100, help="steps per sink (S)")
-    p.add_argument("--repeat", type=int, default=5, help="timed sinks per measurement (median)")
+    p.add_argument("--repeat", type=int, default=5, help="timed rounds per measurement (median)")
     p.add_argument("--threads", type=int, default=None,
                    help="intra-op threads for onnxruntime and torch (default: the runtime's)")
     p.add_argument("--unroll", type=int, nargs="*", default=[4],
                    help="unroll factors to time besides 1 and S")
     p.add_argument("--e2e", action="store_true", help="also train samples/lenet_sink.py end to end")
-    p.add_argument("--resnet", action="store_true", help="time ResNet-18 (32x32) instead of LeNet5")
+    p.add_argument("--resnet", type=int, nargs="?", const=18, choices=[18, 50],
+                   help="time a ResNet-18 or -50 training step instead of LeNet5")
+    p.add_argument("--size", type=int, default=32, help="ResNet image size (32 or 224)")
+    p.add_argument("--batch", type=int, default=BATCH, help="ResNet batch size")
+    p.add_argument("--resnet-threads", type=int, nargs="+", default=[1, 2],
+                   help="ResNet: the thread counts to time, each in the same run")
+    p.add_argument("--profile", action="store_true",
+                   help="ResNet: also print kernel time per op type (onnxruntime's and torch's profilers)")
     args = p.parse_args(argv)
     if args.resnet:
-        return resnet_main(args.steps if args.steps != 100 else 3, args.repeat, args.threads)
+        threads = [args.threads] if args.threads else args.resnet_threads
+        return resnet_main(args.resnet, args.steps if args.steps != 100 else 3, args.repeat,
+                           threads, args.batch, args.size, args.profile)
     S = args.steps
     runners, calls, sessions = {}, {}, {}
     sunk, step, weights, (compile_s, session_s) = compile_programs(S, 1, args.threads)
@@ -314,7 +394,7 @@ def main(argv=None) -> int:
         runners["pytorch eager"], calls["pytorch eager"] = torch_run, S
     times = measure(runners, S, args.repeat)
     print(f"LeNet5, batch {BATCH}, {S} steps per sink, CPU, threads={args.threads or 'default'}, "
-          f"best of {args.repeat} rounds")
+          f"median of {args.repeat} rounds")
     print(f"{'':32} {'ms/step':>9} {'calls/sink':>11} {'session s':>10}")
     for name, t in times.items():
         sess = sessions.get(name)

@@ -61,7 +61,6 @@ def gradients_of(m, names):
 
 
 def loss_at(m, weights):
-    g = m.graph("device")
     return float(run_graph(m, "device", {}, weights=weights)[0])
 
 
@@ -276,6 +275,17 @@ def test_batch_norm(training):
                const_operands={3: mean, 4: var}, ort_tol=5e-4)
 
 
+def test_batch_norm_training_grad_is_two_affine_passes():
+    """dx = (k dy - k dbias/m) - (k dscale/m) xhat: per-channel affine maps of
+    dy and of x (BatchNormalization nodes), added; xhat is never formed."""
+    m, names = build("nn.BatchNormalization", [(4, 3, 5, 5), (3,), (3,), (3,), (3,)],
+                     {"training_mode": 1}, const_operands={3: np.zeros(3), 4: np.ones(3)})
+    gm = gradients_of(m, names)
+    gm.weights.update({n: RNG.normal(size=s) for n, s in zip(names, [(4, 3, 5, 5), (3,), (3,)])})
+    ops = [n.op_type for n in lower_graph(gm, "device").graph.node]
+    assert ops.count("BatchNormalization") == 3          # the forward and the two maps
+
+
 # -- losses --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -311,3 +321,47 @@ def test_bce_with_logits_weights():
     check_rule("train.BCEWithLogitsLoss", [(3, 4), (3, 4), (3, 4), (4,)],
                {"reduction": "sum", "weighted": True, "pos_weighted": True},
                const_operands={1: y, 2: RNG.uniform(0.5, 2, (3, 4)), 3: RNG.uniform(0.5, 2, 4)})
+
+
+@pytest.mark.parametrize("attrs,kernel", [
+    ({"pads": [1, 1, 1, 1]}, 3),
+    ({"pads": [2, 0, 1, 1], "dilations": [1, 2]}, 3),
+    ({}, 1),
+])
+def test_conv_on_large_images(attrs, kernel):
+    """On large images (16x16 and more) dX is a Conv with the flipped kernel:
+    against the reference."""
+    weights = {"p0": RNG.normal(size=(2, 3, 17, 18)), "p1": RNG.normal(size=(4, 3, kernel, kernel))}
+    m, names = build("nn.Conv", [(2, 3, 17, 18), (4, 3, kernel, kernel)], attrs)
+    gm = gradients_of(m, names)
+    gm.weights.update(weights)
+    ops = [n.op_type for n in lower_graph(gm, "device").graph.node]
+    assert "Col2Im" not in ops and ops.count("Conv") == 2         # the forward's and dX's
+    check_onnx(gm, names, weights, 5e-4)
+
+
+def test_conv_weight_grad_on_huge_images_is_a_gemm_per_tap():
+    """32x32 output pixels and 16 channels: dW is one GEMM per kernel tap."""
+    shapes = [(1, 16, 32, 32), (2, 16, 3, 3)]
+    weights = {f"p{i}": RNG.normal(size=s) for i, s in enumerate(shapes)}
+    m, names = build("nn.Conv", shapes, {"pads": [1, 1, 1, 1]})
+    gm = gradients_of(m, names)
+    gm.weights.update(weights)
+    ops = [n.op_type for n in lower_graph(gm, "device").graph.node]
+    assert ops.count("Gemm") == 9
+    check_onnx(gm, names, weights, 5e-4)
+
+
+@pytest.mark.parametrize("shape,attrs", [
+    ((2, 4, 1, 1), {"pads": [1, 1, 1, 1]}),                          # only the centre tap sees data
+    ((2, 4, 2, 2), {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ((2, 4, 3, 3), {"strides": [2, 2], "pads": [0, 0, 0, 0]}),       # the window misses a row and a column
+])
+def test_conv_with_one_output_pixel_is_a_gemm(shape, attrs):
+    """One output pixel per image: the forward convolution is a GEMM over the batch."""
+    kernel = 2 if shape[2] == 3 else 3
+    m = check_rule("nn.Conv", [shape, (5, 4, kernel, kernel), (5,)], attrs, ort_tol=5e-4)
+    assert m is not None
+    fwd, names = build("nn.Conv", [shape, (5, 4, kernel, kernel), (5,)], attrs)
+    fwd.weights.update({n: RNG.normal(size=s) for n, s in zip(names, [shape, (5, 4, kernel, kernel), (5,)])})
+    assert "Conv" not in {n.op_type for n in lower_graph(gradients_of(fwd, names), "device").graph.node}

@@ -109,8 +109,50 @@ def _log_softmax_onnx(emit, inputs, attrs, draws):
     return [emit.op("LogSoftmax", [inputs[0]], axis=int(attrs["axis"]))]
 
 
+def _single_window(emit, attrs):
+    """For a convolution with one output pixel per image (static spatial
+    sizes, group 1, no dilation): (input rows, input cols, kernel rows,
+    kernel cols) the window covers, [start, end) each; else None."""
+    if len(emit.in_types) < 2 or int(attrs["group"]) != 1 or list(attrs["dilations"]) != [1, 1]:
+        return None
+    x_t, w_t = emit.in_types[:2]
+    shapes = (tuple(x_t.shape[1:]), tuple(w_t.shape))
+    if x_t.rank != 4 or not all(isinstance(d, int) for s in shapes for d in s):
+        return None
+    (_, h, w), (_, _, kh, kw) = shapes
+    p = attrs["pads"]
+    out = [(size + p[i] + p[i + 2] - k) // s + 1 for i, (size, k, s) in
+           enumerate(zip((h, w), (kh, kw), attrs["strides"]))]
+    if out != [1, 1]:
+        return None
+    rows = (0, min(h, kh - p[0]))          # the window starts at -pad <= 0
+    cols = (0, min(w, kw - p[1]))
+    return rows, cols, (rows[0] + p[0], rows[1] + p[0]), (cols[0] + p[1], cols[1] + p[1])
+
+
+def _conv_as_gemm_onnx(emit, inputs, window):
+    """A convolution with one output pixel per image as one GEMM over the
+    batch: the input pixels its window covers times the kernel taps that see
+    them (the taps over padding add zeros).  onnxruntime's Conv runs a
+    matrix-vector product per image there (measured on ResNet-18's last
+    stage at 32x32, batch 32: 6.8 -> 2.1 ms a convolution with the weights as
+    inputs, as in training; 1.3 -> 0.24 ms with constant weights)."""
+    x, w = inputs[:2]
+    (r0, r1), (c0, c1), (kr0, kr1), (kc0, kc1) = window
+    axes = emit.const(_i64([2, 3]))
+    x = emit.op("Slice", [x, emit.const(_i64([r0, c0])), emit.const(_i64([r1, c1])), axes])
+    w = emit.op("Slice", [w, emit.const(_i64([kr0, kc0])), emit.const(_i64([kr1, kc1])), axes])
+    flat = emit.const(_i64([0, -1]))
+    y = emit.op("Gemm", [emit.op("Reshape", [x, flat]), emit.op("Reshape", [w, flat]), *inputs[2:]],
+                transB=1)
+    return emit.op("Unsqueeze", [y, emit.const(_i64([2, 3]))])
+
+
 @lowering(CONV)
 def _conv_onnx(emit, inputs, attrs, draws):
+    window = _single_window(emit, attrs)
+    if window is not None:
+        return [_conv_as_gemm_onnx(emit, inputs, window)]
     return [emit.op("Conv", list(inputs), strides=list(attrs["strides"]),
                     pads=list(attrs["pads"]), dilations=list(attrs["dilations"]),
                     group=int(attrs["group"]))]

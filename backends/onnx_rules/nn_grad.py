@@ -128,13 +128,49 @@ def _conv_input_col2im_onnx(emit, dy, w, attrs, dy_chw, w_shape):
                    dilations=[dh, dw_], pads=pads, strides=[sh, sw])
 
 
+# Output pixels per image from which dX as a Conv (onnxruntime's runs one
+# GEMM per image) beats one GEMM over the whole batch + Col2Im (measured on
+# the ResNet-18/50 layer shapes, 1 thread: 56x56 1.4x faster, 14x14 even,
+# 7x7 and smaller slower, up to 5x at 1x1 with 512 channels)
+_LARGE_IMAGE = 256
+
+
+def _flipped_conv_pads(attrs, w_shape, dy_chw):
+    """The pads of dX as a stride-1 Conv of dy with the flipped kernel, or
+    None where that is not one (strides, output padding, a pad wider than the
+    dilated kernel) or not faster (small images)."""
+    if list(attrs["strides"]) != [1, 1] or any(attrs["output_padding"]):
+        return None
+    if dy_chw is not None and dy_chw[1] * dy_chw[2] < _LARGE_IMAGE:
+        return None
+    (dh, dw_), p = attrs["dilations"], attrs["pads"]
+    reach = (dh * (w_shape[2] - 1), dw_ * (w_shape[3] - 1))
+    pads = [reach[0] - p[0], reach[1] - p[1], reach[0] - p[2], reach[1] - p[3]]
+    return pads if min(pads) >= 0 else None
+
+
+def _conv_input_flipped_onnx(emit, dy, w, attrs, pads):
+    """dX of a stride-1 convolution as a Conv of dy with W's kernels swapped
+    (in <-> out channels) and flipped: no column buffer to transpose and
+    scatter back."""
+    w_t = emit.op("Transpose", [w], perm=[1, 0, 2, 3])                        # [C, O, kh, kw]
+    big = np.iinfo(np.int64).max
+    w_flip = emit.op("Slice", [w_t, emit.const(_i64([-1, -1])), emit.const(_i64([-big, -big])),
+                               emit.const(_i64([2, 3])), emit.const(_i64([-1, -1]))])
+    return emit.op("Conv", [dy, w_flip], pads=pads, dilations=list(attrs["dilations"]))
+
+
 @lowering(CONV_INPUT)
 def _conv_input_onnx(emit, inputs, attrs, draws):
     dy_chw = _static_chw(emit.in_types[0]) if emit.in_types else None
     w_t = emit.in_types[1] if len(emit.in_types) > 1 else None
     w_shape = tuple(w_t.shape) if w_t is not None and all(isinstance(d, int) for d in w_t.shape) else None
-    if int(attrs["group"]) == 1 and dy_chw is not None and w_shape is not None and len(w_shape) == 4:
-        return [_conv_input_col2im_onnx(emit, inputs[0], inputs[1], attrs, dy_chw, w_shape)]
+    if int(attrs["group"]) == 1 and w_shape is not None and len(w_shape) == 4:
+        pads = _flipped_conv_pads(attrs, w_shape, dy_chw)
+        if pads is not None:
+            return [_conv_input_flipped_onnx(emit, inputs[0], inputs[1], attrs, pads)]
+        if dy_chw is not None:
+            return [_conv_input_col2im_onnx(emit, inputs[0], inputs[1], attrs, dy_chw, w_shape)]
     return [emit.op("ConvTranspose", list(inputs), strides=list(attrs["strides"]),
                     pads=list(attrs["pads"]), dilations=list(attrs["dilations"]),
                     group=int(attrs["group"]), output_padding=list(attrs["output_padding"]))]
@@ -148,9 +184,17 @@ def _static_chw(t):
     return tuple(shape[1:])
 
 
-def _conv_windows_onnx(emit, xt, attrs, out_hw):
-    """im2col of a [C, N, H, W] input from Pad + one strided Slice per kernel
-    tap: [kh*kw, C, N, Ho, Wo]."""
+# From 32x32 output pixels and 16 input channels, dW is one GEMM per kernel
+# tap: concatenating the taps copies 9x the input of a 3x3 kernel (measured,
+# ResNet-18 at 224x224: 9 ms a convolution of the first stage, 2% of a step;
+# smaller images or fewer channels: many small GEMMs, slower)
+_HUGE_IMAGE = 1024
+_MANY_CHANNELS = 16
+
+
+def _conv_taps_onnx(emit, xt, attrs, out_hw):
+    """The windows of a [C, N, H, W] input seen by each kernel tap, row-major:
+    Pad + one strided Slice per tap, kh*kw tensors [C, N, Ho, Wo]."""
     kh, kw = attrs["kernel_shape"]
     (sh, sw), (dh, dw_) = attrs["strides"], attrs["dilations"]
     ho, wo = out_hw
@@ -158,20 +202,26 @@ def _conv_windows_onnx(emit, xt, attrs, out_hw):
     if any(pads):
         xt = emit.op("Pad", [xt, emit.const(_i64([0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]))])
     axes, steps = emit.const(_i64([2, 3])), emit.const(_i64([sh, sw]))
-    zero = emit.const(_i64([0]))
     taps = []
     for i in range(kh):
         for j in range(kw):
             start = (i * dh, j * dw_)
             end = (start[0] + (ho - 1) * sh + 1, start[1] + (wo - 1) * sw + 1)
-            tap = emit.op("Slice", [xt, emit.const(_i64(start)), emit.const(_i64(end)), axes, steps])
-            taps.append(emit.op("Unsqueeze", [tap, zero]))
+            taps.append(emit.op("Slice", [xt, emit.const(_i64(start)), emit.const(_i64(end)), axes, steps]))
+    return taps
+
+
+def _conv_windows_onnx(emit, xt, attrs, out_hw):
+    """im2col of a [C, N, H, W] input: [kh*kw, C, N, Ho, Wo]."""
+    zero = emit.const(_i64([0]))
+    taps = [emit.op("Unsqueeze", [tap, zero]) for tap in _conv_taps_onnx(emit, xt, attrs, out_hw)]
     return emit.op("Concat", taps, axis=0) if len(taps) > 1 else taps[0]
 
 
 def _conv_weight_gemm_onnx(emit, x, dy, attrs, x_chw, dy_chw):
     """dW as one GEMM over the batch and output pixels:
-    dy [O, N*Ho*Wo] times im2col(x) [kh*kw*C, N*Ho*Wo] transposed.  The
+    dy [O, N*Ho*Wo] times im2col(x) [kh*kw*C, N*Ho*Wo] transposed (on huge
+    images one GEMM per kernel tap, the results concatenated).  The
     input is transposed to [C, N, H, W] once, before the taps are cut, so the
     columns need no transpose of their own (measured on ResNet-18 at 32x32:
     ONNX Runtime's Conv with dy as a large dilated kernel was several times
@@ -181,9 +231,15 @@ def _conv_weight_gemm_onnx(emit, x, dy, attrs, x_chw, dy_chw):
     dy2 = emit.op("Reshape", [emit.op("Transpose", [dy], perm=[1, 0, 2, 3]), emit.const(_i64([o, -1]))])
     xt = emit.op("Transpose", [x], perm=[1, 0, 2, 3])                          # [C, N, H, W]
     plain = (kh, kw) == (1, 1) and not any(attrs["pads"]) and list(attrs["strides"]) == [1, 1]
-    windows = xt if plain else _conv_windows_onnx(emit, xt, attrs, (ho, wo))
-    cols = emit.op("Reshape", [windows, emit.const(_i64([kh * kw * c, -1]))])
-    dw = emit.op("Gemm", [dy2, cols], transB=1)                                # [O, kh*kw*C]
+    if kh * kw > 1 and ho * wo >= _HUGE_IMAGE and c >= _MANY_CHANNELS:
+        taps = _conv_taps_onnx(emit, xt, attrs, (ho, wo))
+        cols = emit.const(_i64([c, -1]))
+        dw = emit.op("Concat", [emit.op("Gemm", [dy2, emit.op("Reshape", [t, cols])], transB=1)
+                                for t in taps], axis=1)
+    else:
+        windows = xt if plain else _conv_windows_onnx(emit, xt, attrs, (ho, wo))
+        cols = emit.op("Reshape", [windows, emit.const(_i64([kh * kw * c, -1]))])
+        dw = emit.op("Gemm", [dy2, cols], transB=1)                                # [O, kh*kw*C]
     if (kh, kw) == (1, 1):
         return emit.op("Reshape", [dw, emit.const(_i64([o, c, 1, 1]))])
     dw = emit.op("Reshape", [dw, emit.const(_i64([o, kh, kw, c]))])
@@ -300,41 +356,68 @@ def _slice_grad_onnx(emit, inputs, attrs, draws):
     return [emit.op("Pad", [dy, pads, zero, axes], mode="constant")]
 
 
-@lowering(BN_GRAD)
-def _bn_grad_onnx(emit, inputs, attrs, draws):
-    dy, x, scale, mean, var = inputs
-    # axes = all but 1, from the run-time rank
+def _bn_channel_view(emit, x):
+    """(the axes but 1, a [1, C, 1, ...] shape for per-channel vectors), from x's run-time rank."""
     rank = emit.op("Size", [emit.op("Shape", [x])])
     all_axes = emit.op("Range", [emit.const(np.int64(0)), rank, emit.const(np.int64(1))])
     axes = emit.op("Compress", [all_axes, emit.op("Not", [emit.op("Equal", [
         all_axes, emit.const(np.int64(1))])])], axis=0)
-    # a [1, C, 1, ...] view of per-channel vectors
     ones = emit.op("ConstantOfShape", [emit.op("Reshape", [emit.op("Sub", [rank, emit.const(np.int64(2))]),
                                                            emit.const(_i64([1]))])],
                    value=onnx.helper.make_tensor("one", I64, [1], [1]))
-    chan_shape = emit.op("Concat", [emit.const(_i64([1, -1])), ones], axis=0)
+    return axes, emit.op("Concat", [emit.const(_i64([1, -1])), ones], axis=0)
+
+
+def _affine_per_channel(emit, v, scale, bias):
+    """v * scale + bias, per channel ([C] vectors), in one pass: an inference
+    BatchNormalization with mean 0, variance 1 and epsilon 0 (exact: it
+    divides by sqrt(1))."""
+    zero = _channel_zeros(emit, scale)
+    one = emit.op("Add", [zero, emit.op("CastLike", [emit.const(np.float32(1.0)), scale])])
+    return emit.op("BatchNormalization", [v, scale, bias, zero, one], epsilon=0.0)
+
+
+def _channel_zeros(emit, like):
+    zeros = emit.op("ConstantOfShape", [emit.op("Shape", [like])],
+                    value=onnx.helper.make_tensor("zero", onnx.TensorProto.FLOAT, [1], [0.0]))
+    return emit.op("CastLike", [zeros, like])
+
+
+@lowering(BN_GRAD)
+def _bn_grad_onnx(emit, inputs, attrs, draws):
+    dy, x, scale, mean, var = inputs
+    axes, chan_shape = _bn_channel_view(emit, x)
 
     def per_channel(v):
         return emit.op("Reshape", [v, chan_shape])
+
+    def flat(v):
+        return emit.op("Reshape", [v, emit.const(_i64([-1]))])
     eps = emit.op("CastLike", [emit.const(np.float64(attrs["epsilon"])), x])
     if attrs["training_mode"]:
+        m = emit.op("CastLike", [emit.op("Div", [emit.op("Size", [x]), emit.op(
+            "Gather", [emit.op("Shape", [x]), emit.const(np.int64(1))], axis=0)]), x])  # values per channel
         mean_b = emit.op("ReduceMean", [x, axes], keepdims=1)
-        centered = emit.op("Sub", [x, mean_b])
-        var_b = emit.op("ReduceMean", [emit.op("Mul", [centered, centered]), axes], keepdims=1)
+        centred = emit.op("Sub", [x, mean_b])
+        # (onnxruntime's ReduceSumSquare is 1.5-2.6x slower than this Mul + ReduceMean)
+        var_b = emit.op("ReduceMean", [emit.op("Mul", [centred, centred]), axes], keepdims=1)
     else:
         mean_b, var_b = per_channel(mean), per_channel(var)
-        centered = emit.op("Sub", [x, mean_b])
-    inv = emit.op("Reciprocal", [emit.op("Sqrt", [emit.op("Add", [var_b, eps])])])
-    xhat = emit.op("Mul", [centered, inv])
+        centred = emit.op("Sub", [x, mean_b])
+    inv = emit.op("Reciprocal", [emit.op("Sqrt", [emit.op("Add", [var_b, eps])])])     # [1, C, 1, ...]
     dbias = emit.op("ReduceSum", [dy, axes], keepdims=0)
-    dscale = emit.op("ReduceSum", [emit.op("Mul", [dy, xhat]), axes], keepdims=0)
-    k = emit.op("Mul", [per_channel(scale), inv])
-    if attrs["training_mode"]:
-        m = emit.op("CastLike", [emit.op("Div", [emit.op("Size", [x]), emit.op(
-            "Gather", [emit.op("Shape", [x]), emit.const(np.int64(1))], axis=0)]), x])
-        inner = emit.op("Sub", [emit.op("Sub", [emit.op("Mul", [dy, m]), per_channel(dbias)]),
-                                emit.op("Mul", [xhat, per_channel(dscale)])])
-        dx = emit.op("Div", [emit.op("Mul", [k, inner]), m])
-    else:
-        dx = emit.op("Mul", [dy, k])
-    return [dx, dscale, dbias]
+    # sum(dy * xhat) = inv * sum(dy * (x - mean)): xhat itself is never formed
+    dscale = emit.op("Mul", [flat(inv), emit.op("ReduceSum", [emit.op("Mul", [dy, centred]), axes],
+                                                keepdims=0)])
+    k = emit.op("Mul", [scale, flat(inv)])                                             # [C]
+    if not attrs["training_mode"]:
+        return [emit.op("Mul", [dy, per_channel(k)]), dscale, dbias]
+    # dx = k/m (m dy - dbias - xhat dscale) = (k dy - k dbias/m) - (k dscale/m) xhat:
+    # two per-channel affine maps, of dy and of x (normalised by its own
+    # BatchNormalization), and one Add (was 9 elementwise passes)
+    k_m = emit.op("Div", [k, m])
+    of_dy = _affine_per_channel(emit, dy, k, emit.op("Neg", [emit.op("Mul", [k_m, dbias])]))
+    of_x = emit.op("BatchNormalization", [x, emit.op("Neg", [emit.op("Mul", [k_m, dscale])]),
+                                          _channel_zeros(emit, k_m), flat(mean_b), flat(var_b)],
+                   epsilon=float(attrs["epsilon"]))
+    return [emit.op("Add", [of_dy, of_x]), dscale, dbias]
