@@ -130,7 +130,7 @@ def derived_files(module: Module, weights_blob: bytes) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for graph in module.graphs.values():
         if graph.placement == DEVICE and graph.find("return") and not _is_nested(module, graph.name):
-            for name, model in _device_models(module, graph):
+            for name, model in _device_models(module, graph, weights_blob):
                 point_at_safetensors(model, weights_blob, WEIGHTS_FILE)
                 files[name] = model.SerializeToString()
     pipelines = {g.name: pipeline_json(module, g) for g in module.graphs.values()
@@ -147,15 +147,18 @@ def _derived_job_fields(module: Module, files: dict[str, bytes]) -> dict:
             "onnx": [name for name in files if name.endswith(".onnx")]}
 
 
-def write_bundle(out, prefix: str, module: Module, jobs=None) -> list[str]:
+def write_bundle(out, prefix: str, module: Module, jobs=None, *,
+                 module_text: str | None = None) -> list[str]:
     """Write the bundle under ``out`` (an OutputDir) at ``prefix + "bundle/"``.
     ``jobs``: the script's jobs (or its first job); the first is the bundle's
-    job, and the Models of its evaluations give their metrics."""
+    job, and the Models of its evaluations give their metrics.
+    ``module_text``: ``print_module(module)`` when the caller printed it already."""
     from safetensors.numpy import save
 
     jobs = list(jobs) if isinstance(jobs, (list, tuple)) else [] if jobs is None else [jobs]
     base = prefix + "bundle/"
-    files: dict[str, bytes] = {MODULE_FILE: print_module(module).encode(),
+    text = module_text if module_text is not None else print_module(module)
+    files: dict[str, bytes] = {MODULE_FILE: text.encode(),
                                WEIGHTS_FILE: save(bundle_weights(module))}
     files.update(derived_files(module, files[WEIGHTS_FILE]))
     job = jobs[0] if jobs else None
@@ -198,13 +201,16 @@ def host_of(module: Module, device_graph: str) -> str | None:
                  if g.placement == HOST and sibling_graph(g.name, "device") == device_graph), None)
 
 
-def _device_models(module: Module, graph):
+def _device_models(module: Module, graph, weights_blob: bytes):
     """(file name, ONNX model) of a device graph: one model, or one per piece
-    of a step that communicates between ranks (cut at its collectives)."""
-    from .onnx_lowering import lower_graph
+    of a step that communicates between ranks (cut at its collectives).  The
+    model's weights point into ``weights_blob`` from the start: a copy of
+    them in the model was the memory peak of a ResNet-50 compile."""
+    from .onnx_lowering import ExternalWeights, lower_graph
     from .staged import communicates, lower_pieces
     if not communicates(graph):
-        return [(f"{graph.name}.onnx", lower_graph(module, graph.name))]
+        external = ExternalWeights(WEIGHTS_FILE, _safetensors_ranges(weights_blob))
+        return [(f"{graph.name}.onnx", lower_graph(module, graph.name, external=external))]
     pieces, _ = lower_pieces(module, graph.name)
     return [(f"{piece.graph.name}.onnx", piece.model) for piece in pieces]
 
@@ -217,24 +223,32 @@ def point_at_safetensors(model, blob: bytes, location: str) -> None:
     header with each tensor's byte range, then the raw little-endian data:
     exactly what ONNX external data (location, offset, length) describes."""
     from onnx import TensorProto
-    n = int.from_bytes(blob[:8], "little")
-    header = json.loads(blob[8:8 + n])
-    start = 8 + n
+    ranges = _safetensors_ranges(blob)
     for tensor in model.graph.initializer:
-        entry = header.get(tensor.name)
-        if entry is None or tensor.data_type not in (TensorProto.FLOAT, TensorProto.INT64,
+        where = ranges.get(tensor.name)
+        if where is None or tensor.data_type not in (TensorProto.FLOAT, TensorProto.INT64,
                                                      TensorProto.INT32, TensorProto.FLOAT16):
             continue
-        begin, end = entry["data_offsets"]
-        if end - begin != len(tensor.raw_data):
-            continue   # not the same tensor (a lowering-made constant of that name)
+        offset, length = where
+        if length != len(tensor.raw_data):
+            continue   # not the same tensor (a lowering-made constant of that name), or external
         del tensor.external_data[:]
-        for key, value in (("location", location), ("offset", str(start + begin)),
-                           ("length", str(end - begin))):
+        for key, value in (("location", location), ("offset", str(offset)),
+                           ("length", str(length))):
             kv = tensor.external_data.add()
             kv.key, kv.value = key, value
         tensor.data_location = TensorProto.EXTERNAL
         tensor.ClearField("raw_data")
+
+
+def _safetensors_ranges(blob: bytes) -> dict[str, tuple[int, int]]:
+    """Each tensor's (offset, length) in a safetensors file: an 8-byte
+    little-endian header length, the JSON header, then the data."""
+    n = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8:8 + n])
+    return {name: (8 + n + entry["data_offsets"][0],
+                   entry["data_offsets"][1] - entry["data_offsets"][0])
+            for name, entry in header.items() if name != "__metadata__"}
 
 
 def _is_nested(module: Module, name: str) -> bool:

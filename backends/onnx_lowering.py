@@ -16,6 +16,7 @@ an error in onnxruntime points back at the IR and the script.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Collection, Optional, Union
 
 import numpy as np
@@ -30,6 +31,34 @@ from .onnx_emitter import IR_VERSION, OPSET, Emitter, NodeNames
 from .onnx_rules import rule_for
 
 ParamsAsInputs = Union[bool, Collection[str]]
+
+
+@dataclass(frozen=True)
+class ExternalWeights:
+    """Where the weights' bytes already lie (a bundle's safetensors file):
+    ``ranges[name] = (offset, length)`` in the file at ``location``.  A
+    parameter found there becomes an initializer that points at them (ONNX
+    external data) instead of a copy of them."""
+    location: str
+    ranges: dict[str, tuple[int, int]]
+
+    def place(self, tensor: onnx.TensorProto, value: np.ndarray) -> bool:
+        """Make ``tensor`` point at ``value``'s bytes in the file, if they are there."""
+        where = self.ranges.get(tensor.name)
+        if where is None or where[1] != value.nbytes or value.ndim == 0 or \
+                value.dtype not in _EXTERNAL_DTYPES:
+            return False   # scalars stay inline: align_scalar_constants reads and reshapes them
+        tensor.data_type = helper.np_dtype_to_tensor_dtype(value.dtype)
+        tensor.dims.extend(value.shape)
+        for key, text in (("location", self.location), ("offset", str(where[0])),
+                          ("length", str(where[1]))):
+            entry = tensor.external_data.add()
+            entry.key, entry.value = key, text
+        tensor.data_location = onnx.TensorProto.EXTERNAL
+        return True
+
+
+_EXTERNAL_DTYPES = {np.dtype(t) for t in ("float32", "int64", "int32", "float16")}
 
 
 class LoweringError(Exception):
@@ -71,23 +100,28 @@ def value_info(name: str, t: TensorType) -> onnx.ValueInfoProto:
 
 def lower_graph(module: Module, graph_name: str = "device", *,
                 params_as_inputs: ParamsAsInputs = False, check: bool = True,
-                model_name: Optional[str] = None) -> onnx.ModelProto:
+                model_name: Optional[str] = None,
+                external: Optional[ExternalWeights] = None) -> onnx.ModelProto:
     """The ONNX model (opset ``OPSET``, IR version ``IR_VERSION``) of one graph.
 
     ``params_as_inputs``: False keeps every parameter as an initializer; True
     makes every parameter a graph input (after the data inputs); a collection
     of parameter names makes just those inputs.  ``check`` runs
-    ``onnx.checker.check_model(full_check=True)`` on the result.
+    ``onnx.checker.check_model(full_check=True)`` on the result, its weights
+    seen as typed inputs: the checker copies the model it is given twice, and
+    the weights are numpy arrays made initializers by ``numpy_helper``.
+    ``external``: parameters whose bytes lie in a file point at them there.
     """
-    model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames())
+    model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames(), external)
     if check:
-        onnx.checker.check_model(model, full_check=True)
+        onnx.checker.check_model(_without_weights(model), full_check=True)
     return model
 
 
 def _lowered(module: Module, graph_name: str, params_as_inputs: ParamsAsInputs,
-             model_name: Optional[str], node_names: NodeNames) -> onnx.ModelProto:
-    lowering = _Lowering(module, module.graph(graph_name), params_as_inputs, node_names)
+             model_name: Optional[str], node_names: NodeNames,
+             external: Optional[ExternalWeights] = None) -> onnx.ModelProto:
+    lowering = _Lowering(module, module.graph(graph_name), params_as_inputs, node_names, external)
     model = lowering.run(model_name or f"{module.name}.{graph_name}")
     align_scalar_constants(model)
     return model
@@ -95,15 +129,19 @@ def _lowered(module: Module, graph_name: str, params_as_inputs: ParamsAsInputs,
 
 class _Lowering:
     def __init__(self, module: Module, graph, params_as_inputs: ParamsAsInputs,
-                 node_names: NodeNames):
+                 node_names: NodeNames, external: Optional[ExternalWeights] = None):
         self.module, self.graph = module, graph
         self.params_as_inputs = params_as_inputs
+        self.external = external
         self.reserved: set[str] = set()
         self.emit = _Emitter(self.reserved, module, node_names)
         self.names: dict[Value, str] = {}          # IR value -> ONNX value name
         self.inputs: list[tuple[int, onnx.ValueInfoProto]] = []
         self.param_inputs: list[onnx.ValueInfoProto] = []
-        self.initializers: dict[str, onnx.TensorProto] = {}
+        # The model is built in place: a weight is copied into it once (a
+        # make_graph + make_model build copies every initializer twice more).
+        self.model = onnx.ModelProto()
+        self.initializers: dict[str, onnx.TensorProto] = {}   # views into self.model's graph
         self.outputs: list[onnx.ValueInfoProto] = []
         self.produced: set[str] = set()            # names made by ONNX nodes
 
@@ -114,12 +152,14 @@ class _Lowering:
         for node in order:
             self._lower_node(node)
         self.inputs.sort(key=lambda item: item[0])
-        g = helper.make_graph(
-            self.emit.nodes, name.replace(".", "_"),
-            [vi for _, vi in self.inputs] + self.param_inputs, self.outputs,
-            initializer=list(self.initializers.values()) + self.emit.initializers)
-        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)],
-                                  producer_name="irc", doc_string=f"irc graph @{self.graph.name}")
+        model, g = self.model, self.model.graph
+        g.name = name.replace(".", "_")
+        g.node.extend(self.emit.nodes)
+        g.input.extend([vi for _, vi in self.inputs] + self.param_inputs)
+        g.output.extend(self.outputs)
+        g.initializer.extend(self.emit.initializers)
+        model.opset_import.append(helper.make_opsetid("", OPSET))
+        model.producer_name, model.doc_string = "irc", f"irc graph @{self.graph.name}"
         model.ir_version = IR_VERSION
         helper.set_model_props(model, {"irc.module": self.module.name,
                                        "irc.graph": self.graph.name})
@@ -169,7 +209,11 @@ class _Lowering:
         if value.shape != tuple(t.shape):
             raise LoweringError(f"@{self.graph.name}: parameter {name!r} is {t} in the IR but "
                                 f"its value has shape {list(value.shape)}")
-        self.initializers[name] = numpy_helper.from_array(value, name)
+        tensor = self.model.graph.initializer.add()
+        tensor.name = name
+        if self.external is None or not self.external.place(tensor, value):
+            tensor.CopyFrom(numpy_helper.from_array(value, name))
+        self.initializers[name] = tensor
 
     def _lower_return(self, node: Node) -> None:
         operands = self.graph.operands(node)
@@ -287,16 +331,21 @@ def align_scalar_constants(model: onnx.ModelProto) -> int:
                 node.input[i] = _ranked_constant(graph, inits[name], rank, reshaped)
                 changed += 1
     if changed:
-        used = {n for node in graph.node for n in node.input}
-        keep = [t for t in graph.initializer if t.name in used or t.name in
-                {o.name for o in graph.output}]
-        del graph.initializer[:]
-        graph.initializer.extend(keep)
+        used = {n for node in graph.node for n in node.input} | {o.name for o in graph.output}
+        for i in reversed(range(len(graph.initializer))):   # in place: weights are not copied
+            if graph.initializer[i].name not in used:
+                del graph.initializer[i]
     return changed
 
 
+# A weight larger than this is left out of the model shape inference reads
+# (only its shape matters there); smaller constants keep their values (a
+# Reshape's target shape).
+_SHAPE_ONLY_BYTES = 1024
+
+
 def _ranks(model: onnx.ModelProto) -> dict[str, int]:
-    inferred = onnx.shape_inference.infer_shapes(model)
+    inferred = onnx.shape_inference.infer_shapes(_without_weights(model))
     g = inferred.graph
     out = {}
     for vi in [*g.input, *g.value_info, *g.output]:
@@ -306,6 +355,31 @@ def _ranks(model: onnx.ModelProto) -> dict[str, int]:
     for t in g.initializer:
         out[t.name] = len(t.dims)
     return out
+
+
+def _without_weights(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The model with its large initializers as typed graph inputs, for shape
+    inference and the checker: each serialises the model it is given (and
+    inference returns a new one), a full copy of the weights every time (the
+    memory peak of a ResNet-50 training compile)."""
+    skeleton = onnx.ModelProto()
+    skeleton.ir_version = model.ir_version
+    skeleton.opset_import.extend(model.opset_import)
+    graph, src = skeleton.graph, model.graph
+    graph.name = src.name
+    graph.node.extend(src.node)
+    graph.input.extend(src.input)
+    graph.output.extend(src.output)
+    graph.value_info.extend(src.value_info)
+    declared = {vi.name for vi in src.input}
+    for tensor in src.initializer:
+        if tensor.data_location != onnx.TensorProto.EXTERNAL and \
+                tensor.ByteSize() <= _SHAPE_ONLY_BYTES:
+            graph.initializer.append(tensor)
+        elif tensor.name not in declared:
+            graph.input.append(helper.make_tensor_value_info(tensor.name, tensor.data_type,
+                                                             list(tensor.dims)))
+    return skeleton
 
 
 def _ranked_constant(graph, tensor: onnx.TensorProto, rank: int, made: dict) -> str:

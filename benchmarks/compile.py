@@ -1,10 +1,13 @@
 """Compile time is linear in network depth (issue 16).
 
-Runs ``irc compile`` in a fresh process per case and prints wall seconds and
-the process's peak resident memory: Dense stacks of 50/100/200/400 layers
+Runs ``irc compile`` in a fresh process per case and prints wall seconds, CPU
+seconds (user + system: steadier than wall time on a shared machine) and the
+process's peak resident memory: Dense stacks of 50/100/200/400 layers
 (trained with Model.train on MNIST) and ResNet-18/50 training
 (samples/resnet50_train.py), each with and without pictures (--no-render).
-A straight line shows as a roughly constant "s / layer" column.
+A straight line shows as a constant "added s / layer" column: the time each
+layer added since the previous depth (the total per layer also carries the
+process's fixed start-up).
 
 Targets: 200-layer stack < 2 s; ResNet-50 training < 5 s and < 800 MB
 (--no-render).
@@ -66,8 +69,8 @@ model.train(1, data, dataset_sink_mode=True)
 '''
 
 
-def measure(script: str, render: bool, tmp: str) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one ``irc compile`` in a fresh process."""
+def measure(script: str, render: bool, tmp: str) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one ``irc compile`` in a fresh process."""
     cmd = [sys.executable, "-m", "irc", "compile", script, "-o", os.path.join(tmp, "out"),
            "--force"] + ([] if render else ["--no-render"])
     started = time.perf_counter()
@@ -77,7 +80,8 @@ def measure(script: str, render: bool, tmp: str) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr.read()}")
-    return seconds, usage.ru_maxrss / 1024          # ru_maxrss is in KiB on Linux
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss / 1024     # ru_maxrss is in KiB on Linux
 
 
 def cases(tmp: str):
@@ -98,14 +102,22 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="--no-render only")
     args = ap.parse_args()
     modes = (False,) if args.quick else (False, True)
-    print(f"{'case':<16} {'pictures':>8} {'compile s':>10} {'s / layer':>10} {'peak MB':>8}")
+    print(f"{'case':<16} {'pictures':>8} {'compile s':>10} {'cpu s':>7} {'s / layer':>10} "
+          f"{'added s / layer':>16} {'peak MB':>8}")
+    previous: dict[bool, tuple[int, float]] = {}     # render -> (depth, seconds) of the last stack
     with tempfile.TemporaryDirectory() as tmp:
         for label, path, depth in cases(tmp):
             for render in modes:
-                seconds, peak = measure(path, render, tmp)
+                seconds, cpu, peak = measure(path, render, tmp)
                 per_layer = f"{seconds / depth:.4f}" if depth else ""
-                print(f"{label:<16} {'yes' if render else 'no':>8} {seconds:>10.2f} "
-                      f"{per_layer:>10} {peak:>8.0f}", flush=True)
+                added = ""
+                if depth and render in previous:
+                    d0, s0 = previous[render]
+                    added = f"{(seconds - s0) / (depth - d0):.4f}"
+                if depth:
+                    previous[render] = (depth, seconds)
+                print(f"{label:<16} {'yes' if render else 'no':>8} {seconds:>10.2f} {cpu:>7.2f} "
+                      f"{per_layer:>10} {added:>16} {peak:>8.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 A pass is a function ``(module, ctx) -> bool`` registered under a name; it
 edits the module in place and says whether it changed anything.  The manager
-verifies the module after every pass, times each one, and hands every changed
-stage to an ``on_stage`` callback (the CLI dumps it as ``NN_<pass>.ir``).
+verifies the module after the first pass and after every pass that changed it
+(a pass that leaves a verified module untouched cannot break it), times each
+one, and hands every changed stage to an ``on_stage`` callback (the CLI dumps
+it as ``NN_<pass>.ir``).
 """
 from __future__ import annotations
 
@@ -111,6 +113,7 @@ class PassManager:
 
     def run(self, module: Module) -> Module:
         done: list[str] = []
+        verified = None     # module.edits() when it was last verified; None: not yet
         for index, info in enumerate(self.passes, 1):
             self.ctx.current_pass = info.name
             start = time.perf_counter()
@@ -122,12 +125,14 @@ class PassManager:
             except Exception as e:
                 raise PassFailed(info.name, done, f"{type(e).__name__}: {e}", e) from e
             seconds = time.perf_counter() - start
-            if self.verify_each:
+            # A pass that says it changed nothing but edited a graph is verified too.
+            if self.verify_each and (changed or verified != module.edits()):
                 try:
                     with gc_paused():
                         verify(module)
                 except VerifyError as e:
                     raise PassFailed(info.name, done, str(e), e) from e
+                verified = module.edits()
             self.records.append(PassRecord(index, info.name, changed, seconds))
             done.append(info.name)
             if changed and self.on_stage:

@@ -113,7 +113,7 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
             new = device.add(node.op, operands, node.attrs, out_types=out_types,
                              names=[node.name], column=column, loc=node.loc, scope=node.scope,
                              prov=[*node.prov, f"tail-extraction:moved from @{host.name}"],
-                             exact_names=True)
+                             exact_names=True, attrs_normalized=True)
             value = new.out(0)
         results.append(value)
     device.add("return", results, {"names": [c for c, _ in columns]})

@@ -2,6 +2,7 @@
 the reference interpreter) and the lowered backward pass (onnxruntime)
 against the reference interpreter."""
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 
@@ -365,3 +366,44 @@ def test_conv_with_one_output_pixel_is_a_gemm(shape, attrs):
     fwd, names = build("nn.Conv", [shape, (5, 4, kernel, kernel), (5,)], attrs)
     fwd.weights.update({n: RNG.normal(size=s) for n, s in zip(names, [shape, (5, 4, kernel, kernel), (5,)])})
     assert "Conv" not in {n.op_type for n in lower_graph(gradients_of(fwd, names), "device").graph.node}
+
+
+@pytest.mark.parametrize("op, attrs, states", [
+    ("train.MomentumUpdate", {"momentum": 0.9, "weight_decay": 1e-4}, [("accum", ())]),
+    ("train.SGDUpdate", {"momentum": 0.9, "dampening": 0.1}, [("accum", ()), ("stat", None)]),
+    ("train.AdamUpdate", {"weight_decay": 1e-4}, [("m", ()), ("v", ()), ("lr", None),
+                                                  ("beta1_power", None), ("beta2_power", None)]),
+])
+def test_optimizer_scalars_take_the_rank_of_a_1x1_conv_weight(op, attrs, states):
+    """On a [O, C, 1, 1] parameter every scalar the update broadcasts is
+    shaped [1, 1, 1, 1] (onnxruntime's rank-0 broadcast over trailing 1s is
+    65x slower), and the update still equals the reference."""
+    shape = (8, 4, 1, 1)
+    rng = np.random.default_rng(5)
+    module = Module("opt")
+    g = module.add_graph("device", "device")
+    values = {"param": rng.normal(size=shape), "grad": rng.normal(size=shape)}
+    operands = ["param", "grad"]
+    for name, kind in states:
+        values[name] = np.abs(rng.normal(size=shape)) if kind == () else np.array(0.5)
+        operands.append(name)
+    if "lr" not in operands:
+        operands.append("lr")
+        values["lr"] = np.array(0.01)
+    nodes = []
+    for name in operands:
+        module.weights[name] = values[name].astype(np.float32)
+        nodes.append(g.add("param", [], {"name": name},
+                           out_types=[TensorType("f32", values[name].shape)], names=[name]))
+    update = g.add(op, [n.out() for n in nodes], attrs)
+    g.add("return", [update.out(0)], {"names": ["param"]})
+    model = onnx.shape_inference.infer_shapes(lower_graph(module, "device"))
+    ranks = {i.name: len(i.dims) for i in model.graph.initializer}
+    ranks |= {v.name: len(v.type.tensor_type.shape.dim) for v in model.graph.value_info}
+    mixed = [n.name for n in model.graph.node if n.op_type in ("Add", "Sub", "Mul", "Div")
+             and {ranks[i] for i in n.input} == {0, 4}]
+    assert not mixed, f"rank-0 scalars broadcast over the 1x1 weight in {mixed}"
+    ref = run_graph(module, "device", {})[0]
+    got = ort.InferenceSession(model.SerializeToString(),
+                               providers=["CPUExecutionProvider"]).run(None, {})[0]
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-7)

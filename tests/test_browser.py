@@ -21,7 +21,7 @@ import pytest
 
 from irc.ir.text import node_lines
 from test_viewer_support import lenet_stages, resnet_training, scoped_network
-from irc.viewer.report import write_report
+from irc.viewer.report import Stage, write_report
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -349,6 +349,36 @@ def test_details_search_deep_link_and_diff(browser, tmp_path):
     _drag(wd, "#graph", 80, 0, at=(5, 5))
     after = wd.js("return window.irc.camera()")
     assert after["x"] == pytest.approx(before["x"] - 80 / before["s"], abs=1.5)
+    assert wd.js("return window.__ircErrors") == []
+    assert wd.console_errors() == []
+
+
+def test_report_without_pictures(browser, tmp_path):
+    """--no-render: every stage shows its IR, nodes, details, search and diff, and says how to draw it."""
+    stages = [Stage(i, name, m, f"{i:02d}_{name}.ir") for i, name, m in _lenet_with_a_changed_attribute()]
+    out = tmp_path / "plain"
+    write_report(out, stages, render=False, log=None)
+    wd = browser
+    wd.get((out / "index.html").as_uri() + "#stage=1&node=device/conv1")
+    assert _wait(wd, "return window.irc && window.irc.state.stage === 1")
+    assert wd.js("return document.querySelector('#details .d-op').textContent") == "nn.Conv"
+    lines = node_lines(stages[2].module)
+    for i, stage in enumerate(stages):
+        wd.js(f"window.irc.showStage({i})")
+        assert f"irc view {stage.ir_file}" in wd.js("return document.getElementById('canvas').textContent")
+        assert wd.js("return document.querySelectorAll('#graph svg').length") == 0
+    wd.click(f'#L{lines[("device", "pool")]}')
+    assert wd.js("return window.irc.state.sel.n") == "pool"
+    assert "strides" in wd.js("return document.getElementById('details-body').textContent")
+    wd.type("#search", "Normalize")
+    assert wd.js("return window.irc.hits()") == ["device/image.1"]
+    assert wd.js("return window.irc.changes(1, 2)") == \
+        {"device/pool": [["attribute strides", "[2, 2]", "[3, 3]"]]}
+    wd.click("#diff-open")
+    assert "changed (1)" in wd.js("return document.getElementById('diff-body').textContent")
+    wd.click("#diff-close")
+    wd.key("k")
+    wd.key("\ue00c")  # Escape
     assert wd.js("return window.__ircErrors") == []
     assert wd.console_errors() == []
 

@@ -1,6 +1,6 @@
 """The `irc` command's contract: exit codes, located messages, no tracebacks,
 nothing half-written, nothing of the user's overwritten."""
-import os
+import json
 import subprocess
 import sys
 import textwrap
@@ -334,3 +334,35 @@ def test_a_script_that_sets_no_device_prints_no_fallback_line(tmp_path, monkeypa
     code, out, err = run(["run", str(script), "--device_target", "GPU"], capsys)
     assert code == 0, err
     assert ("CUDA is not usable" in err) == (not runtime.cuda_status()[0])
+
+
+def test_compile_prints_each_stage_once(tmp_path, monkeypatch, capsys):
+    """The report and the bundle's module.ir reuse the text of the stage dumps."""
+    import irc.backends.bundle as bundle
+    import irc.cli.compile_cmd as compile_cmd
+    import irc.viewer.report as report
+    from irc.ir.text import print_module
+    printed = []
+
+    def counted(module):
+        printed.append(module.meta.get("stage"))
+        return print_module(module)
+    for where in (bundle, compile_cmd, report):
+        monkeypatch.setattr(where, "print_module", counted)
+    script = tmp_path / "dense.py"
+    script.write_text(textwrap.dedent("""\
+        import numpy as np
+        import mindspore as ms
+        import mindspore.dataset as ds
+        import mindspore.nn as nn
+        data = ds.NumpySlicesDataset({"x": np.ones((8, 4), np.float32),
+                                      "y": np.zeros(8, np.int32)}).batch(4)
+        net = nn.Dense(4, 2)
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        ms.Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, data)
+        """))
+    out = tmp_path / "out"
+    assert run(["compile", str(script), "-o", str(out), "--no-render"], capsys)[0] == 0
+    stages = json.loads((out / "passes.json").read_text())["stages"]
+    assert len(printed) == len(stages) >= 2
+    assert (out / "bundle" / "module.ir").read_text() == (out / stages[-1]["file"]).read_text()

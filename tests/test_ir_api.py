@@ -81,6 +81,39 @@ def test_topological_order_is_cached_and_invalidated_by_every_change(graph):
     assert names()[-1] == "a"
 
 
+def test_operands_and_edits_follow_every_change(graph):
+    """operands() is cached per node and Module.edits() moves with each edit."""
+    module = graph_module(graph)
+    seen = module.edits()
+    c = graph.node("c")
+    assert [v.node for v in c.operands] == ["a", "b"]
+    graph.set_operand(c, 1, graph.node("x").out(0))
+    assert [v.node for v in c.operands] == ["a", "x"] and module.edits() != seen
+    seen = module.edits()
+    graph.node("b").erase()
+    graph.set_operands(c, [graph.node("x").out(0)] * 2)
+    assert [v.node for v in graph.operands("c")] == ["x", "x"] and module.edits() != seen
+    graph.node("a").prov.append("not:structural")
+    assert module.edits() == module.edits()
+
+
+def test_freed_names_are_given_out_again(graph):
+    names = [graph.add("nn.Neg", [graph.node("x").out(0)], names=["n"]).name for _ in range(4)]
+    assert names == ["n", "n.1", "n.2", "n.3"]
+    graph.node("n.1").erase()
+    assert graph.unique_name("n") == "n.1"
+    assert graph.add("nn.Neg", [graph.node("x").out(0)], names=["n"]).name == "n.1"
+    assert graph.unique_name("n") == "n.4"
+
+
+def test_a_cycle_is_found_by_the_verifier(graph):
+    from irc.ir.verifier import VerifyError, verify
+    graph.set_operand(graph.node("a"), 0, graph.node("c").out(0))
+    assert not graph.is_acyclic()
+    with pytest.raises(VerifyError, match="cycle through"):
+        verify(graph_module(graph))
+
+
 def test_copies_are_independent(graph):
     module = graph_module(graph)
     clone = module.copy()

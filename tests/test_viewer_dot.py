@@ -326,3 +326,17 @@ def test_marked_for_the_device_is_drawn_apart_from_moved():
     moved = draw_module(lenet_offloaded(m0), m0).top.source
     decl = _decl(moved, node_id("device", "image.1"))
     assert "st-moved" in decl and "marked" not in decl
+
+
+def test_quoting_without_graphviz_argument_checks_writes_graphviz_text():
+    from graphviz import quoting
+    from irc.viewer.dot import _a_list, _attr_list, _quote_edge
+    values = {"label": 'a "b" \\ c', "shape": "box", "id": "N-device-x.1", "edge": "strict",
+              "html": "<<b>x</b>>", "empty": "", "skip": None, "num": "-4.2", "π": "ünï"}
+    for label in (None, "spam spam", ""):
+        assert _a_list(label, values, [("k", "v w")]) == quoting.a_list(label, kwargs=values,
+                                                                         attributes=[("k", "v w")])
+        assert _attr_list(label, values) == quoting.attr_list(label, kwargs=values)
+    assert _attr_list() == quoting.attr_list() == ""
+    for edge in ("spam", "spam spam:eggs eggs", "a:b:s", "N-device-x.1:out"):
+        assert _quote_edge(edge) == quoting.quote_edge(edge)

@@ -125,24 +125,48 @@ def test_output_dir_writer(tmp_path):
     assert "index.html" in manifest and "01_tail-extraction.svg" in manifest
 
 
-def test_no_render_writes_dot_and_says_so_once(tmp_path, monkeypatch):
+def test_no_render_builds_no_picture_and_says_how_to_draw(tmp_path, monkeypatch):
+    import irc.viewer.report as report
+    monkeypatch.setattr(report, "draw_stage", lambda *a, **k: pytest.fail("drew with --no-render"))
     said = []
-    write_report(tmp_path / "a", lenet_stages(), render=False, log=said.append)
-    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == [
-        "00_capture.dot", "01_tail-extraction.dot", "index.html"]
-    assert said == []
+    stages = [Stage(i, name, m, f"{i:02d}_{name}.ir") for i, name, m in lenet_stages()]
+    result = write_report(tmp_path / "a", stages, render=False, log=said.append)
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["index.html"]
+    assert result.files == ["index.html"] and said == []
     data = page_data((tmp_path / "a" / "index.html").read_text())
-    view = data["stages"][0]["views"][""]
-    assert view["svg"] is None and "--no-render" in view["error"]
-    assert data["dots"][view["dot"]].startswith("digraph")
+    assert data["dots"] == {} and data["svgs"] == {}
+    for stage, st in zip(stages, data["stages"]):
+        view = st["views"][""]
+        assert view["svg"] is None and view["dot"] is None
+        assert f"irc view {stage.ir_file}" in view["error"] and "--no-render" in view["error"]
+        assert st["ir"] == print_module(stage.module)
+        assert all(row[data["node_fields"].index("path")] == [] for row in st["nodes"])
+    assert data["stages"][1]["counts"]     # the diff is still there
 
+
+def test_stage_text_given_is_not_printed_again(tmp_path, monkeypatch):
+    import irc.viewer.report as report
+    monkeypatch.setattr(report, "print_module", lambda m: pytest.fail("printed again"))
+    stages = [Stage(i, name, m, ir_text=f"text {i}\n") for i, name, m in lenet_stages()]
+    write_report(tmp_path, stages, render=False, log=None)
+    data = page_data((tmp_path / "index.html").read_text())
+    assert [st["ir"] for st in data["stages"]] == ["text 0\n", "text 1\n"]
+
+
+def test_no_renderer_writes_dot_and_says_so_once(tmp_path, monkeypatch):
+    said = []
     monkeypatch.setenv("IRC_RENDERER", "none")
     reset_renderer()
     try:
         write_report(tmp_path / "b", lenet_stages(), log=said.append)
     finally:
         reset_renderer()
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == [
+        "00_capture.dot", "01_tail-extraction.dot", "index.html"]
     assert len(said) == 1 and "IRC_RENDERER=none" in said[0] and ".dot" in said[0]
+    data = page_data((tmp_path / "b" / "index.html").read_text())
+    view = data["stages"][0]["views"][""]
+    assert view["svg"] is None and data["dots"][view["dot"]].startswith("digraph")
 
 
 def test_collapsed_stage_embeds_every_scope_view(tmp_path):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.text import format_attr, format_attrs
@@ -92,13 +92,18 @@ def _identity(node: Node) -> tuple:
     return (node.op, str(node.loc) if node.loc else None, node.column, node.scope)
 
 
-def compare(prev: Optional[Module], cur: Module) -> Comparison:
-    """Match the nodes of ``cur`` to those of ``prev`` and classify the rest."""
+def compare(prev: Optional[Module], cur: Module,
+            signature_of: Callable[[Node], str] = signature,
+            nodes_of: Callable[[Module], dict[Key, Node]] = node_map) -> Comparison:
+    """Match the nodes of ``cur`` to those of ``prev`` and classify the rest.
+    ``signature_of``, ``nodes_of``: :func:`signature` and :func:`node_map`,
+    or memos of them (the report compares each stage twice, with the one
+    before and with the one after)."""
     result = Comparison()
-    cur_nodes = node_map(cur)
     if prev is None:
         return result
-    prev_nodes = node_map(prev)
+    cur_nodes = nodes_of(cur)
+    prev_nodes = nodes_of(prev)
     unmatched_prev = dict(prev_nodes)
     by_name: dict[str, list[Key]] = {}
     for key in prev_nodes:
@@ -137,14 +142,15 @@ def compare(prev: Optional[Module], cur: Module) -> Comparison:
             del unmatched_prev[candidates[0]]
 
     for key, node in cur_nodes.items():
-        status = _classify(key, node, result.origin.get(key), prev_nodes)
+        status = _classify(key, node, result.origin.get(key), prev_nodes, signature_of)
         if status:
             result.status[key] = status
     result.removed = list(unmatched_prev)
     return result
 
 
-def _classify(key: Key, node: Node, origin: Optional[Key], prev_nodes: dict[Key, Node]) -> Optional[str]:
+def _classify(key: Key, node: Node, origin: Optional[Key], prev_nodes: dict[Key, Node],
+              signature_of: Callable[[Node], str]) -> Optional[str]:
     if origin is None:
         return _prov_status(node.prov) if _prov_status(node.prov) in (SPLIT, MOVED) else ADDED
     old = prev_nodes[origin]
@@ -154,6 +160,6 @@ def _classify(key: Key, node: Node, origin: Optional[Key], prev_nodes: dict[Key,
         return named
     if origin[0] != key[0] or old.placement != node.placement:
         return MOVED
-    if named == CHANGED or signature(old) != signature(node):
+    if named == CHANGED or signature_of(old) != signature_of(node):
         return CHANGED
     return None

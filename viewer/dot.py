@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 import graphviz
+from graphviz import _tools, quoting
 
 from irc.ir.graph import DEVICE, Graph, GraphRef, Module, Node, Value, sibling_graph
 from irc.ir.registry import IO, lookup
@@ -385,6 +386,49 @@ def draw_module(module: Module, prev: Optional[Module] = None, *,
     return Picture(builder.views, comparison, notes)
 
 
+_quote = quoting.quote.__wrapped__
+
+
+def _a_list(label=None, kwargs=None, attributes=None) -> str:
+    """graphviz.quoting.a_list without its per-call argument check (the
+    graphviz package checks the arguments of every quote, a fifth of
+    drawing a stage): the same text."""
+    result = [f"label={_quote(label)}"] if label is not None else []
+    if kwargs:
+        result += [f"{_quote(k)}={_quote(v)}" for k, v in _tools.mapping_items(kwargs)
+                   if v is not None]
+    if attributes:
+        if hasattr(attributes, "items"):
+            attributes = _tools.mapping_items(attributes)
+        result += [f"{_quote(k)}={_quote(v)}" for k, v in attributes if v is not None]
+    return " ".join(result)
+
+
+def _quote_edge(identifier: str) -> str:
+    """graphviz.quoting.quote_edge through the unchecked quote."""
+    node, _, rest = identifier.partition(":")
+    parts = [_quote(node)]
+    if rest:
+        port, _, compass = rest.partition(":")
+        parts.append(_quote(port))
+        if compass:
+            parts.append(compass)
+    return ":".join(parts)
+
+
+def _attr_list(label=None, kwargs=None, attributes=None) -> str:
+    content = _a_list(label, kwargs, attributes)
+    return f" [{content}]" if content else ""
+
+
+class _Digraph(graphviz.Digraph):
+    """graphviz.Digraph quoting through :func:`_a_list` (its subgraphs too)."""
+    _quote = staticmethod(_quote)
+    _quote_edge = staticmethod(_quote_edge)
+    _a_list = staticmethod(_a_list)
+    _attr_list = staticmethod(_attr_list)
+
+
 class _Builder:
     def __init__(self, module: Module, comparison: Comparison, threshold: int,
                  lines: dict[Key, int], folded: dict[str, set[str]], refused: dict[Key, str]):
@@ -455,7 +499,9 @@ class _Builder:
         consumer (also entered in ``elements``, so that the IR links to it)."""
         out: dict[Key, str] = {}
         for g in graphs:
-            for name, users in self._index(g).folded_users:
+            index = self._index(g)
+            drawn = [name for gname, name in elements if gname == g.name]
+            for name, users in index.folded_users_of(drawn):
                 for user in users:
                     key = (g.name, user)
                     element = elements.get(key) or out.get(key)
@@ -477,7 +523,7 @@ class _Builder:
 
     # -- pieces ----------------------------------------------------------------------
     def _digraph(self, name: str, size: int) -> graphviz.Digraph:
-        dot = graphviz.Digraph(name=_clean(name) or "irc")
+        dot = _Digraph(name=_clean(name) or "irc")
         self.large = size > LARGE_VIEW
         dot.attr(rankdir="TB", compound="true", newrank="true", nodesep="0.25", ranksep="0.35",
                  fontname=FONT, bgcolor="white", **(_LARGE_ATTRS if self.large else {}))
@@ -719,6 +765,22 @@ class _EdgeIndex:
         # learning rate by the step's slice of it)
         self.folded_users = [(n.name, [u.name for u in n.users])
                              for n in reversed(g.topo_order()) if n.name in folded]
+        self.folding: dict[str, list[int]] = {}     # user -> its folded operands' rows above
+        for i, (_, users) in enumerate(self.folded_users):
+            for user in users:
+                self.folding.setdefault(user, []).append(i)
+
+    def folded_users_of(self, names) -> list[tuple[str, list[str]]]:
+        """The rows of ``folded_users`` that can reach ``names``: read by one
+        of them, or by such a folded node (each view reads only its own; all
+        of them in every view was quadratic in a deep network)."""
+        rows, stack = set(), list(names)
+        while stack:
+            for i in self.folding.get(stack.pop(), ()):
+                if i not in rows:
+                    rows.add(i)
+                    stack.append(self.folded_users[i][0])
+        return [self.folded_users[i] for i in sorted(rows)]
 
     def touching(self, elements: dict, graph: str) -> list[tuple[str, str, Value]]:
         """The edges with an end among the nodes drawn in ``elements``, in graph order."""

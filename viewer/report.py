@@ -15,7 +15,10 @@ The compile driver calls :func:`write_report` once, after the passes ran::
 file), because the pass manager edits one module in place.  Beside every
 ``NN_<pass>.ir`` it writes ``NN_<pass>.svg`` (``.dot`` when nothing can draw),
 and ``index.html`` with the SVGs, the IR texts, remarks, pass timings and
-ONNX links inlined: it works from file:// and fetches nothing.
+ONNX links inlined: it works from file:// and fetches nothing.  With
+``render=False`` (``--no-render``) no picture is built at all, not even its
+DOT text: the page shows each stage's IR, nodes and diff, and says how to
+draw a stage (``irc view NN_<pass>.ir``).
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from irc.ir.graph import Module
+from irc.ir.graph import Module, Node
 from irc.ir.text import node_lines, print_module
 
 from .diff import REMOVED, Comparison, compare, node_details, node_map, signature
@@ -65,6 +68,7 @@ class Stage:
     seconds: Optional[float] = None
     changed: bool = True
     picture: Optional[str] = None       # the SVG's name; default: the .ir name with .svg
+    ir_text: Optional[str] = None       # print_module(module), when the caller printed it already
 
     @property
     def picture_file(self) -> str:
@@ -85,7 +89,7 @@ def as_stage(item: Any) -> Stage:
         return Stage(int(item["index"]), item.get("pass", item.get("pass_name", "")), item["module"],
                      item.get("ir_file", item.get("file")), item.get("seconds"),
                      bool(item.get("changed", True)))
-    if isinstance(item, (tuple, list)) and 3 <= len(item) <= 7:
+    if isinstance(item, (tuple, list)) and 3 <= len(item) <= 8:
         return Stage(*item)
     raise TypeError(f"a stage is a Stage, a (index, pass, module, ...) tuple or a dict, not {item!r}")
 
@@ -140,7 +144,8 @@ def write_report(out, stages: Iterable[Any], *, remarks: Iterable[dict] = (),
     ``remarks``: dicts with pass/kind/op/column/source/reason/message.
     ``passes``: the timing table, dicts (index/pass/changed/seconds) or
     ``PassRecord`` objects.  ``onnx_files``: paths relative to the output
-    folder (``bundle/model.onnx``).  ``render=False`` writes ``.dot`` files.
+    folder (``bundle/model.onnx``).  ``render=False`` draws nothing and
+    writes no picture files (no DOT is built).
     ``log`` gets one line per thing the user should know (a fallback, no
     renderer); pass ``None`` to keep quiet.  ``source_dirs``: where a
     relative source location (``train.py:12``) is looked for, to embed the
@@ -171,23 +176,27 @@ def write_report(out, stages: Iterable[Any], *, remarks: Iterable[dict] = (),
     # A stage's picture marks the ops offload refused in the passes run so far.
     remarks, passes = list(remarks), list(passes)
     ran_at = {row["pass"]: row["index"] for row in _passes_json(passes, stages)}
+    signature_of, nodes_of = _memo(signature), _memo(node_map)
     for pos, stage in enumerate(stages):
-        comparison = compare(prev, stage.module)
-        drawing = draw_stage(stage.module, comparison=comparison, threshold=threshold,
-                             timeout=timeout, render=render,
-                             remarks=[r for r in remarks
-                                      if ran_at.get(_field(r, "pass"), 0) <= stage.index])
-        result.drawings.append(drawing)
-        written = _write_picture(writer, stage, drawing)
-        result.files.append(written)
-        if drawing.no_renderer:
-            say(f"irc: graphs not drawn: {drawing.no_renderer}; wrote .dot files instead")
-        for note in drawing.notes:
-            if "instead" in note or "not drawn" in note:
-                say(f"irc: {written}: {note}")
-            result.notes.append(f"{written}: {note}")
-        lineage = _lineage(pos, stage.module, comparison, lineage)
-        stage_data.append(_stage_json(stage, drawing, comparison, prev, lineage, written, svgs, dots))
+        comparison = compare(prev, stage.module, signature_of, nodes_of)
+        drawing = written = None
+        if render:
+            drawing = draw_stage(stage.module, comparison=comparison, threshold=threshold,
+                                 timeout=timeout,
+                                 remarks=[r for r in remarks
+                                          if ran_at.get(_field(r, "pass"), 0) <= stage.index])
+            result.drawings.append(drawing)
+            written = _write_picture(writer, stage, drawing)
+            result.files.append(written)
+            if drawing.no_renderer:
+                say(f"irc: graphs not drawn: {drawing.no_renderer}; wrote .dot files instead")
+            for note in drawing.notes:
+                if "instead" in note or "not drawn" in note:
+                    say(f"irc: {written}: {note}")
+                result.notes.append(f"{written}: {note}")
+        lineage = _lineage(pos, nodes_of(stage.module), comparison, lineage)
+        stage_data.append(_stage_json(stage, drawing, comparison, prev, lineage, written, svgs, dots,
+                                      signature_of, nodes_of))
         prev = stage.module
 
     pass_rows = _passes_json(passes, stages)
@@ -225,20 +234,43 @@ def _write_picture(writer: _Writer, stage: Stage, drawing: Drawing) -> str:
     return rel
 
 
-def _lineage(pos: int, module: Module, comparison: Comparison,
+def _memo(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``fn`` computed once per object (a node's signature, a module's node
+    map): the stages are snapshots no one edits while the report is written,
+    and each is compared with the stage before and the stage after."""
+    memo: dict[int, tuple[Any, Any]] = {}
+
+    def once(obj):
+        hit = memo.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            hit = memo[id(obj)] = (obj, fn(obj))
+        return hit[1]
+    return once
+
+
+def _lineage(pos: int, nodes: dict, comparison: Comparison,
              previous: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
     """A node's identity across stages: the id it got where it first appeared."""
     out = {}
-    for key in node_map(module):
+    for key in nodes:
         origin = comparison.origin.get(key)
         out[key] = previous.get(origin) if origin in previous else f"{pos}:{key[0]}:{key[1]}"
     return out
 
 
-def _stage_json(stage: Stage, drawing: Drawing, comparison: Comparison, prev: Optional[Module],
-                lineage: dict, written: str, svgs: dict, dots: dict) -> dict:
-    module = stage.module
-    lines = node_lines(module)
+def _undrawn_views(stage: Stage) -> dict:
+    """The one view of a stage drawn without pictures: its note says how to draw it."""
+    ir_file = stage.ir_file or str(Path(stage.picture_file).with_suffix(".ir"))
+    size = sum(len(g) for g in stage.module.graphs.values())
+    return {"": {"title": f"@{stage.module.name}", "parent": None, "svg": None, "dot": None,
+                 "error": f"not drawn (--no-render): irc view {ir_file} draws this stage "
+                          f"(the file lies beside this page)",
+                 "boxes": {}, "stubs": {}, "size": size, "folded": []}}
+
+
+def _drawn_views(drawing: Drawing, svgs: dict, dots: dict) -> tuple[dict, dict]:
+    """The views of a drawing as the page reads them, and where each node is
+    drawn: ``{(graph, node): [[view key, element id], ...]}``."""
     paths: dict[tuple[str, str], list] = {}
     views = {}
     for key, drawn in drawing.views.items():
@@ -257,6 +289,20 @@ def _stage_json(stage: Stage, drawing: Drawing, comparison: Comparison, prev: Op
             # nodes drawn inside the node that uses them (parameters, state)
             "folded": [f"{g}/{n}" for g, n in getattr(view, "folded", {})],
         }
+    return views, paths
+
+
+def _stage_json(stage: Stage, drawing: Optional[Drawing], comparison: Comparison,
+                prev: Optional[Module], lineage: dict, written: Optional[str], svgs: dict,
+                dots: dict, signature_of: Callable[[Node], str] = signature,
+                nodes_of: Callable[[Module], dict] = node_map) -> dict:
+    """One stage as the page reads it; ``drawing`` None: drawn without pictures."""
+    module = stage.module
+    lines = node_lines(module)
+    if drawing is not None:
+        views, paths = _drawn_views(drawing, svgs, dots)
+    else:
+        views, paths = _undrawn_views(stage), {}
     nodes = []
     for g in module.graphs.values():
         for n in g.topo_order():
@@ -264,23 +310,25 @@ def _stage_json(stage: Stage, drawing: Drawing, comparison: Comparison, prev: Op
             row = {"graph": g.name, "name": n.name, "op": n.op, "line": lines[key],
                    "types": ", ".join(map(str, n.out_types)),
                    "status": comparison.status.get(key), "lineage": lineage[key],
-                   "signature": signature(n), "path": paths.get(key, []), "column": n.column,
+                   "signature": signature_of(n), "path": paths.get(key, []), "column": n.column,
                    "loc": str(n.loc) if n.loc else None,
                    "label": drawn_op(n)} | node_details(g, n)
             nodes.append([row[f] for f in NODE_FIELDS])
     removed = []
     if prev is not None:
-        prev_nodes = node_map(prev)
+        prev_nodes = nodes_of(prev)
         removed = [[g, n, prev_nodes[(g, n)].op] for g, n in comparison.removed]
     counts = comparison.counts() if prev is not None else {}
     return {
         "index": stage.index, "pass": stage.pass_name, "file": stage.ir_file,
         "picture": written, "seconds": stage.seconds, "changed": stage.changed,
-        "ir": print_module(module), "notes": drawing.notes, "views": views,
+        "ir": stage.ir_text if stage.ir_text is not None else print_module(module),
+        "notes": drawing.notes if drawing else [], "views": views,
         "nodes": nodes, "removed": removed,
         "counts": {k: v for k, v in counts.items() if v and k != REMOVED} |
                   ({REMOVED: counts[REMOVED]} if counts.get(REMOVED) else {}),
-        "draw_seconds": round(drawing.seconds, 3), "renderer": drawing.renderer,
+        "draw_seconds": round(drawing.seconds, 3) if drawing else 0.0,
+        "renderer": drawing.renderer if drawing else None,
     }
 
 

@@ -22,7 +22,8 @@ def add_parser(sub):
     add_pipeline_options(p)
     p.add_argument("--remarks", action="store_true",
                    help="print every optimisation remark (default: a one-line summary)")
-    p.add_argument("--no-render", action="store_true", help="write .dot files but draw no SVG")
+    p.add_argument("--no-render", action="store_true",
+                   help="draw no pictures (the report shows each stage's IR text, nodes and diff)")
     p.add_argument("--world-size", type=positive_int, metavar="N",
                    help="compile once per rank 0..N-1 (distributed training, seed 004); "
                         "each rank's stages go to DIR/rankR/")
@@ -113,7 +114,7 @@ def positive_int(text: str) -> int:
 @dataclass
 class CompileResult:
     module: object
-    stages: list
+    stages: list        # (stage row of passes.json, (module snapshot, its IR text))
     remarks: list
     records: list
     capture: object
@@ -131,13 +132,16 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
     options = compiler.session_options(rank=rank, world_size=world)
     stages: list[dict] = []
     snapshots: list = []
+    last_dump: dict = {}
 
     def dump(index, name, mod):
         mod.meta["stage"] = f"after {name}" if index else "capture"
         rel = prefix + stage_file(index, name)
-        out.write_text(rel, print_module(mod))
+        text = print_module(mod)
+        out.write_text(rel, text)
         stages.append({"index": index, "pass": name, "file": rel})
-        snapshots.append(mod.copy())
+        snapshots.append((mod.copy(), text))   # the report and the bundle reuse the text
+        last_dump.update(text=text, edits=mod.edits())
 
     try:
         result = compiler.compile(cap.jobs, pipeline_of(args, names), script=args.script,
@@ -150,7 +154,9 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
         raise
     module, records = result.module, result.records
     from irc.backends.bundle import write_bundle
-    onnx_files = write_bundle(out, prefix, module, cap.jobs)
+    unchanged = last_dump and last_dump["edits"] == module.edits()
+    onnx_files = write_bundle(out, prefix, module, cap.jobs,
+                              module_text=last_dump["text"] if unchanged else None)
     remarks = [r.to_json() for r in result.remarks]
     out.write_text(prefix + "remarks.json", json.dumps({"remarks": remarks}, indent=1) + "\n")
     out.write_text(prefix + "passes.json", json.dumps({
@@ -185,7 +191,8 @@ def write_stage_report(args, out, prefix: str, result, records) -> None:
     from irc.viewer.report import Stage, write_report
     seconds = {r.index: r.seconds for r in records}
     stages = [Stage(st["index"], st["pass"], mod, st["file"][len(prefix):],
-                    seconds.get(st["index"]), True) for st, mod in result.stages]
+                    seconds.get(st["index"]), True, ir_text=text)
+              for st, (mod, text) in result.stages]
     write_report(_Prefixed(out, prefix), stages,
                  remarks=[r.to_json() for r in result.remarks], passes=records,
                  onnx_files=[f[len(prefix):] for f in result.onnx_files],

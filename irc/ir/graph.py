@@ -186,6 +186,7 @@ def copy_attr(value, memo: Optional[dict] = None):
 
 
 _NAME_SUFFIX = re.compile(r"^(.*?)(?:\.(\d+))?$")
+_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
 
 
 class Graph:
@@ -195,21 +196,36 @@ class Graph:
         self.nx = nx.MultiDiGraph()
         self._order = itertools.count()
         self._value_names: set[str] = set()
+        # base -> n such that base.1 .. base.(n-1) are all taken: where
+        # unique_name starts looking (from 1 it was quadratic in a deep
+        # network's repeated names); lowered when a name is given back.
+        self._taken_below: dict[str, int] = {}
         self._topo: Optional[list[Node]] = None   # topo_order's cache; None after any change
+        self.version = 0        # bumped by every structural edit (the pass manager reads it)
+        # operands()' answers, by node; a node's entry goes when its operand edges change
+        self._operand_cache: dict[str, list[Value]] = {}
         self.defined_at: Optional[Loc] = None     # FILE.ir:LINE of its 'graph' line, if parsed
 
     # -- construction ---------------------------------------------------------
     def unique_name(self, hint: str) -> str:
         """``hint`` if unused, else ``hint.1``, ``hint.2`` ..."""
-        hint = re.sub(r"[^A-Za-z0-9_.]", "_", hint) or "v"
+        hint = _NAME_UNSAFE.sub("_", hint) or "v"
         if hint not in self._value_names and hint not in self.nx:
             return hint
         base = _NAME_SUFFIX.match(hint).group(1) or "v"
-        for i in itertools.count(1):
-            cand = f"{base}.{i}"
-            if cand not in self._value_names and cand not in self.nx:
-                return cand
-        raise AssertionError("unreachable")
+        i = self._taken_below.get(base, 1)
+        while f"{base}.{i}" in self._value_names or f"{base}.{i}" in self.nx:
+            i += 1
+        self._taken_below[base] = i
+        return f"{base}.{i}"
+
+    def _name_freed(self, name: str) -> None:
+        """``name`` may be given out again: unique_name looks from it on."""
+        base, dot, number = name.rpartition(".")
+        if dot and number.isascii() and number.isdigit():
+            base = base or "v"
+            if self._taken_below.get(base, 1) > int(number):
+                self._taken_below[base] = int(number)
 
     def add(self, op: str, inputs: Iterable[Value] = (), attrs: Optional[dict] = None, *,
             out_types: Optional[list[TensorType]] = None, names: Optional[list[str]] = None,
@@ -246,8 +262,10 @@ class Graph:
                     out_types=list(out_types), in_types=in_types,
                     placement=placement or self.placement, column=column, loc=loc,
                     scope=scope, prov=list(prov), graph=self)
-        self.nx.add_node(node_name, node=node, order=next(self._order))
-        self._topo = None
+        # networkx's add_node, on its plain dicts (a third of adding a node)
+        self.nx._succ[node_name], self.nx._pred[node_name] = {}, {}
+        self.nx._node[node_name] = {"node": node, "order": next(self._order)}
+        self._edited()
         for i, v in enumerate(inputs):
             self._connect(v, node_name, i)
         return node
@@ -256,7 +274,13 @@ class Graph:
         if value.node not in self.nx:
             raise KeyError(f"operand refers to unknown node {value.node!r}")
         self.nx.add_edge(value.node, consumer, key=index, out=value.index)
+        self._operand_cache.pop(consumer, None)
+        self._edited()
+
+    def _edited(self) -> None:
+        """A node or an edge was added, removed or reordered."""
         self._topo = None
+        self.version += 1
 
     # -- queries ----------------------------------------------------------------
     def __contains__(self, name: str) -> bool:
@@ -270,8 +294,8 @@ class Graph:
 
     def nodes(self) -> Iterator[Node]:
         """Nodes in insertion order."""
-        for _, data in self.nx.nodes(data="node"):
-            yield data
+        for data in self.nx._node.values():
+            yield data["node"]
 
     def type_of(self, value: Value) -> TensorType:
         return self.node(value.node).out_types[value.index]
@@ -285,10 +309,13 @@ class Graph:
     # ``_succ``, ``_node``): each view layer costs more than the lookup itself.
     def operands(self, node: Node | str) -> list[Value]:
         name = node if isinstance(node, str) else node.name
-        edges = [(key, src, data["out"]) for src, keydict in self.nx._pred[name].items()
-                 for key, data in keydict.items()]
-        edges.sort()
-        return [Value(src, out, self) for _, src, out in edges]
+        values = self._operand_cache.get(name)
+        if values is None:
+            edges = [(key, src, data["out"]) for src, keydict in self.nx._pred[name].items()
+                     for key, data in keydict.items()]
+            edges.sort()
+            values = self._operand_cache[name] = [Value(src, out, self) for _, src, out in edges]
+        return list(values)
 
     def users(self, value: Value) -> list[tuple[Node, int]]:
         """(consumer, operand index) for each use of ``value``, in order."""
@@ -363,7 +390,12 @@ class Graph:
         return self.nx.number_of_edges()
 
     def is_acyclic(self) -> bool:
-        return nx.is_directed_acyclic_graph(self.nx)
+        """By the cached topological order (the printer's), not networkx's walk."""
+        try:
+            self.topo_order()
+        except nx.NetworkXUnfeasible:
+            return False
+        return True
 
     def find_cycle(self) -> list[str]:
         return [e[0] for e in nx.find_cycle(self.nx)]
@@ -379,13 +411,15 @@ class Graph:
         if not old:
             raise IndexError(f"{node.name} has no operand {index}")
         self.nx.remove_edge(*old[0])
+        self._operand_cache.pop(node.name, None)
         self._connect(value, node.name, index)     # invalidates the order
         node.in_types[index] = self.type_of(value)
 
     def set_operands(self, node: Node, values: list[Value]) -> None:
         for s, d, k in list(self.nx.in_edges(node.name, keys=True)):
             self.nx.remove_edge(s, d, k)
-        self._topo = None
+        self._operand_cache.pop(node.name, None)
+        self._edited()
         for i, v in enumerate(values):
             self._connect(v, node.name, i)
         node.in_types = [self.type_of(v) for v in values]
@@ -403,9 +437,13 @@ class Graph:
             raise ValueError(f"cannot remove {name}: still used by {', '.join(users)}")
         for r in n.results:
             self._value_names.discard(r)
+            self._name_freed(r)
+        if name not in n.results:
+            self._name_freed(name)
         self.nx.remove_node(name)
+        self._operand_cache.pop(name, None)
         n.graph = None
-        self._topo = None
+        self._edited()
 
     def refresh_types(self, node: Node) -> None:
         """Re-read operand types and re-infer result types after an edit."""
@@ -417,7 +455,7 @@ class Graph:
     def move_to_end(self, node: Node) -> None:
         """Make ``node`` the newest node (for printing order among equals)."""
         self.nx.nodes[node.name]["order"] = next(self._order)
-        self._topo = None
+        self._edited()
 
     def copy(self) -> "Graph":
         g = Graph(self.name, self.placement)
@@ -425,6 +463,7 @@ class Graph:
         g.nx = self._copy_nx(g)
         g._order = itertools.count(max((d["order"] for d in g.nx._node.values()), default=-1) + 1)
         g._value_names = set(self._value_names)
+        g._taken_below = dict(self._taken_below)
         return g
 
     def _copy_nx(self, owner: "Graph") -> nx.MultiDiGraph:
@@ -479,6 +518,12 @@ class Module:
         except KeyError:
             raise KeyError(f"module has no graph @{name} "
                            f"(has: {', '.join('@' + n for n in self.graphs)})") from None
+
+    def edits(self) -> tuple:
+        """Changes whenever a graph is added, dropped or edited (nodes or
+        edges): the pass manager and the compile driver tell by it whether
+        a module they verified or printed is still the same."""
+        return tuple((name, id(g), g.version) for name, g in self.graphs.items())
 
     def copy(self) -> "Module":
         with gc_paused():

@@ -38,6 +38,11 @@ from .types import TensorType, is_dtype
 # printing
 
 
+# A string as JSON writes it (json.dumps(s) for a str, without its encoder
+# object: a fifth of printing a module went to json.dumps).
+quote = json.encoder.encode_basestring_ascii
+
+
 def format_attr(v: Any) -> str:
     if v is None:
         return "none"
@@ -58,7 +63,7 @@ def format_attr(v: Any) -> str:
             return "inf" if v > 0 else "-inf"
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v)
+        return quote(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(format_attr(x) for x in v) + "]"
     if isinstance(v, dict):
@@ -109,11 +114,11 @@ def format_node(graph, node: Node) -> str:
     if node.placement != graph.placement:
         parts.append(f" @{node.placement}")
     if node.column is not None:
-        parts.append(f" col {json.dumps(node.column)}")
+        parts.append(f" col {quote(node.column)}")
     if node.scope is not None:
-        parts.append(f" scope {json.dumps(node.scope)}")
+        parts.append(f" scope {quote(node.scope)}")
     if node.prov:
-        parts.append(f" prov {json.dumps(','.join(node.prov))}")
+        parts.append(f" prov {quote(','.join(node.prov))}")
     if node.loc is not None:
         parts.append(f"  # {node.loc}")
     return "".join(parts)

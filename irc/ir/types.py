@@ -110,7 +110,13 @@ class TensorType:
         return n
 
     def __str__(self) -> str:
-        return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
+        # Kept on the instance (not a field): the printer, the verifier's
+        # messages and the report spell the same few types thousands of times.
+        text = self.__dict__.get("_text")
+        if text is None:
+            text = f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
+            object.__setattr__(self, "_text", text)
+        return text
 
     @staticmethod
     def of(array) -> "TensorType":
@@ -130,5 +136,6 @@ def dims_compatible(a: Dim, b: Dim) -> bool:
 
 
 def types_compatible(a: TensorType, b: TensorType) -> bool:
-    return (a.dtype == b.dtype and a.rank == b.rank
-            and all(dims_compatible(x, y) for x, y in zip(a.shape, b.shape)))
+    if a.dtype != b.dtype or len(a.shape) != len(b.shape):
+        return False
+    return a.shape == b.shape or all(dims_compatible(x, y) for x, y in zip(a.shape, b.shape))

@@ -8,8 +8,6 @@ op's own rules (``@OP.verify``: allowed roles, required graph inputs) hold.
 """
 from __future__ import annotations
 
-import networkx as nx
-
 from ..diagnostics import UserError, shorten
 from .graph import DEVICE, HOST, GraphRef, Module
 from .registry import IO, MAP, PIPELINE, SOURCE, TENSOR, lookup
@@ -72,9 +70,8 @@ def verify(module: Module) -> None:
 
 def _verify_graph(module: Module, graph):
     """(problems, the text location of the first node or graph at fault, or None)."""
-    if not nx.is_directed_acyclic_graph(graph.nx):
-        cycle = nx.find_cycle(graph.nx)
-        return ([f"{_graph_where(graph)}: cycle through {' -> '.join(e[0] for e in cycle)}"],
+    if not graph.is_acyclic():
+        return ([f"{_graph_where(graph)}: cycle through {' -> '.join(graph.find_cycle())}"],
                 graph.defined_at)
     problems: list[str] = []
     first = None
@@ -92,58 +89,65 @@ def _verify_graph(module: Module, graph):
 
 
 def _verify_node(module: Module, graph, node, seen_values: dict[str, str]) -> list[str]:
-    where = _where(graph, node)
+    problems = _node_problems(module, graph, node, seen_values)
+    if not problems:
+        return problems
+    where = _where(graph, node)     # only for a node at fault: formatting it is not free
+    return [f"{where}: {p}" for p in problems]
+
+
+def _node_problems(module: Module, graph, node, seen_values: dict[str, str]) -> list[str]:
     opdef = lookup(node.op)
     if opdef is None:
-        return [f"{where}: unknown op"]
+        return ["unknown op"]
     problems = []
     for r in node.results:
         if r in seen_values:
-            problems.append(f"{where}: value %{r} also defined by %{seen_values[r]}")
+            problems.append(f"value %{r} also defined by %{seen_values[r]}")
         seen_values[r] = node.name
     if len(node.out_types) != len(node.results):
-        problems.append(f"{where}: {len(node.results)} results, {len(node.out_types)} types")
+        problems.append(f"{len(node.results)} results, {len(node.out_types)} types")
     operands = graph.operands(node)
     indices = graph.operand_slots(node)
     if indices != list(range(len(indices))):
-        problems.append(f"{where}: operand slots {indices} are not 0..{len(indices) - 1}")
+        problems.append(f"operand slots {indices} are not 0..{len(indices) - 1}")
     if not opdef.accepts_operands(len(operands)) and not (
             node.placement == DEVICE and opdef.takes_draws_operand(len(operands))):
-        problems.append(f"{where}: takes operands ({opdef.operand_spec}), has {len(operands)}")
+        problems.append(f"takes operands ({opdef.operand_spec}), has {len(operands)}")
     if len(node.in_types) != len(operands):
-        problems.append(f"{where}: {len(operands)} operands, {len(node.in_types)} operand types")
+        problems.append(f"{len(operands)} operands, {len(node.in_types)} operand types")
     for i, v in enumerate(operands):
         producer = graph.node(v.node)
         if v.index >= len(producer.out_types):
-            problems.append(f"{where}: operand {_operand(opdef, i, operands)} uses result "
+            problems.append(f"operand {_operand(opdef, i, operands)} uses result "
                             f"{v.index} of %{producer.name}, which has {len(producer.out_types)}")
             continue
         have = producer.out_types[v.index]
         if i < len(node.in_types) and not types_compatible(have, node.in_types[i]):
-            problems.append(f"{where}: operand {_operand(opdef, i, operands)} "
+            problems.append(f"operand {_operand(opdef, i, operands)} "
                             f"%{producer.results[v.index]} is {have}, "
                             f"the op expects {node.in_types[i]}")
     if opdef.infer is not None and len(node.in_types) == len(operands):
-        problems += _check_inferred(opdef, node, where)
-    problems += _check_placement(graph, node, opdef, where)
+        problems += _check_inferred(opdef, node)
+    problems += _check_placement(graph, node, opdef)
     if opdef.verify_fn is not None:
-        problems += [f"{where}: {p}" for p in _own_rules(opdef, graph, node)]
+        problems += _own_rules(opdef, graph, node)
     for key, value in node.attrs.items():
         if isinstance(value, GraphRef) and value.name not in module.graphs:
-            problems.append(f"{where}: attribute {key} refers to missing graph @{value.name}")
-    if node.op == "return" and graph.nx.out_degree(node.name):
-        problems.append(f"{where}: return has users")
+            problems.append(f"attribute {key} refers to missing graph @{value.name}")
+    if node.op == "return" and graph.is_used(node):
+        problems.append("return has users")
     return problems
 
 
-def _check_inferred(opdef, node, where: str) -> list[str]:
+def _check_inferred(opdef, node) -> list[str]:
     try:
         inferred = opdef.infer_types(node.attrs, node.in_types)
     except Exception as e:  # noqa: BLE001 - an op's own type rule rejects its operands or attributes
-        return [f"{where}: type inference failed: {_reason(e)}"]
+        return [f"type inference failed: {_reason(e)}"]
     if len(inferred) != len(node.out_types) or not all(
             types_compatible(a, b) for a, b in zip(inferred, node.out_types)):
-        return [(f"{where}: result types ({', '.join(map(str, node.out_types))}) differ from "
+        return [(f"result types ({', '.join(map(str, node.out_types))}) differ from "
                  f"inferred ({', '.join(map(str, inferred))})")]
     return []
 
@@ -163,16 +167,16 @@ def _reason(e: Exception) -> str:
     return shorten(text or type(e).__name__, PROBLEM_CHARS)
 
 
-def _check_placement(graph, node, opdef, where: str) -> list[str]:
+def _check_placement(graph, node, opdef) -> list[str]:
     if node.placement not in (HOST, DEVICE):
-        return [f"{where}: placement {node.placement!r} is neither host nor device"]
+        return [f"placement {node.placement!r} is neither host nor device"]
     if opdef.kind == IO:
         return []
     if node.placement == DEVICE:
         if opdef.kind in (SOURCE, PIPELINE):
-            return [f"{where}: dataset op placed on the device"]
+            return ["dataset op placed on the device"]
         if opdef.kind == MAP and not (opdef.offloadable or opdef.has_trait(Exportable)):
-            return [f"{where}: {node.op} cannot run on the device (it is not offloadable)"]
+            return [f"{node.op} cannot run on the device (it is not offloadable)"]
     elif node.placement == HOST and opdef.kind == TENSOR and graph.placement == DEVICE:
-        return [f"{where}: network op placed on the host inside a device graph"]
+        return ["network op placed on the host inside a device graph"]
     return []
