@@ -11,7 +11,7 @@ import pytest
 import irc
 import irc.dataset as ds
 import irc.dataset.vision as V
-from irc import nn, ops
+from irc import nn
 from irc.diagnostics import UserError
 from irc.train.callback import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint
 from nets import Small
@@ -86,6 +86,19 @@ def test_loss_monitor_prints_every_step_without_sink(capsys):
     train(1, sink=False, callbacks=[LossMonitor()])
     lines = capsys.readouterr().out.strip().splitlines()
     assert [line.split(",")[0] for line in lines] == [f"epoch: 1 step: {s}" for s in range(1, 6)]
+
+
+def test_a_per_sample_loss_trains_as_mindspore_does(capsys):
+    """MindSpore's SoftmaxCrossEntropyWithLogits defaults to reduction='none':
+    TrainOneStepCell starts the backward pass from ones (the gradient of the
+    sum) and LossMonitor prints the mean (checked against MindSpore 2.10)."""
+    per_sample, _ = train(1, sink=False, loss=nn.SoftmaxCrossEntropyWithLogits(sparse=True),
+                          callbacks=[LossMonitor()])
+    printed = capsys.readouterr().out.splitlines()
+    summed, _ = train(1, sink=False, loss=nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="sum"))
+    _, _ = train(1, sink=False, callbacks=[LossMonitor()])
+    assert_same(weights(per_sample), weights(summed))
+    assert printed[0] == capsys.readouterr().out.splitlines()[0]    # step 1: the mean, same weights
 
 
 def test_sink_traverses_the_dataset_endlessly():

@@ -47,6 +47,7 @@ def append_training(module: Module, graph: Graph, job: Job) -> None:
         loss = _network_loss(graph, outputs, job)
     else:
         loss = _trace_loss(module, graph, outputs[0], loss_fn, job)
+    loss, objective = _reported_and_minimized(graph, loss)
     graph.remove(graph.find("return")[0])
     graph.add("return", [loss, *[v for _, v in updates]],
               return_attrs([("loss", LOSS), *[(n, STATE) for n, _ in updates]]), scope="")
@@ -55,7 +56,19 @@ def append_training(module: Module, graph: Graph, job: Job) -> None:
     sink = bool(kw.get("dataset_sink_mode", True))
     attrs.update(dataset_sink_mode=sink, sink_size=int(kw.get("steps_per_sink") or 1),
                  unroll=int(kw.get("unroll") or DEFAULT_UNROLL), sens=_loss_scale(model, job))
-    graph.add("train.minimize", [loss], attrs, loc=_loc(job.source), scope="")
+    graph.add("train.minimize", [objective], attrs, loc=_loc(job.source), scope="")
+
+
+def _reported_and_minimized(graph: Graph, loss):
+    """A per-sample loss (MindSpore's default ``reduction='none'``) trains as
+    MindSpore's TrainOneStepCell trains it: the backward pass starts from
+    ones shaped like the loss (its ``sens``), i.e. the gradient of the sum,
+    while LossMonitor reports the mean.  A scalar loss is both."""
+    if graph.type_of(loss).rank == 0:
+        return loss, loss
+    whole = {"axes": None, "keepdims": 0}
+    reported = graph.add("nn.ReduceMean", [loss], whole, scope="").out()
+    return reported, graph.add("nn.ReduceSum", [loss], whole, scope="").out()
 
 
 def mark_evaluation(module: Module, job: Job, graph: Graph) -> None:
@@ -98,9 +111,9 @@ def _param_names(module: Module) -> dict[int, str]:
 def _network_loss(graph: Graph, outputs, job: Job):
     """Without a loss_fn the network computes the loss itself (MindSpore)."""
     t = graph.type_of(outputs[0])
-    if t.rank != 0:
+    if t.rank > 1:      # class scores, not a loss (a per-sample loss [N] trains as its sum)
         raise UserError(f"Model has no loss_fn, so the network's output must be the loss (a "
-                        f"scalar), but it is {t}", where=job.source,
+                        f"scalar or one per sample), but it is {t}", where=job.source,
                         hint="pass loss_fn to Model, e.g. nn.SoftmaxCrossEntropyWithLogits("
                              "sparse=True, reduction='mean')")
     return outputs[0]
