@@ -8,7 +8,10 @@ parameters and optimiser state kept as device OrtValues between calls:
 * ``sink, loop (u=1)``: ``S`` steps in one call, an ONNX Loop of S iterations;
 * ``sink, unroll u``: u steps per Loop iteration (u = S: no Loop at all);
 * ``one call per step``: the step graph, called S times (dataset_sink_mode=False);
-* ``pytorch eager``: the same network, SGD(momentum=0.9) + CrossEntropyLoss.
+* ``pytorch eager``: the same network, SGD(momentum=0.9) + CrossEntropyLoss;
+* MindSpore 2.10 in GRAPH mode (``benchmarks/mindspore_train.py``, its own
+  interpreter, ``--mindspore-python``): the same LeNet5/ResNet, started from
+  this run after irc's and PyTorch's rounds.
 
 The loop's overhead per step is the sunk call's time per step minus the
 fully unrolled one's (same kernels, no Loop).  ``--e2e`` also trains
@@ -262,7 +265,7 @@ def with_torch_threads(run, threads: int):
 
 
 def resnet_main(depth: int, steps: int, repeat: int, threads_list, batch: int, size: int,
-                profile: bool) -> int:
+                profile: bool, mindspore_python: str = "") -> int:
     module, weights = compile_resnet(depth, steps, batch, size)
     runners = {}
     for threads in threads_list:
@@ -281,6 +284,11 @@ def resnet_main(depth: int, steps: int, repeat: int, threads_list, batch: int, s
         torch_t = times.get(f"pytorch eager, {threads} thread(s)")
         if torch_t is not None:
             print(f"{threads} thread(s): pytorch eager / irc = {torch_t / irc_t:.2f}x")
+        ms = mindspore_step_ms(mindspore_python, f"resnet{depth}", threads, size=size, batch=batch,
+                               steps=steps, repeat=repeat)
+        if ms is not None:
+            print(f"{threads} thread(s): MindSpore 2.10 GRAPH mode {ms:.1f} ms/step, "
+                  f"MindSpore / irc = {ms / (irc_t * 1e3):.2f}x")
     if profile:
         profile_resnet(module, weights, depth, steps, batch, size, threads_list[0])
     return 0
@@ -330,6 +338,27 @@ def profile_resnet(module, weights, depth, steps, batch, size, threads, top: int
         print(f"  {e.key:40} {e.self_cpu_time_total / 1e3 / steps:8.1f}")
 
 
+MINDSPORE_PYTHON = "/tmp/msv/bin/python"     # an interpreter with MindSpore 2.10, if any
+
+
+def mindspore_step_ms(python: str, net: str, threads: int, **options) -> "float | None":
+    """MindSpore's own GRAPH-mode step (benchmarks/mindspore_train.py, in
+    its interpreter, started from this run), or None without MindSpore."""
+    import json
+    import subprocess
+    if not python or not os.path.exists(python):
+        return None
+    cmd = [python, os.path.join(ROOT, "benchmarks", "mindspore_train.py"), net,
+           "--threads", str(threads)]
+    for key, value in options.items():
+        cmd += [f"--{key}", str(value)]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd="/tmp")
+    if out.returncode != 0:
+        print(f"  (MindSpore failed: {out.stderr.strip().splitlines()[-1:]})")
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])["ms_per_step"]
+
+
 def measure(runners: dict, steps: int, repeat: int) -> dict:
     """Seconds per step of each runner: the median of ``repeat`` rounds, the
     runners taking turns so that load from other processes hits them alike."""
@@ -372,13 +401,15 @@ def main(argv=None) -> int:
     p.add_argument("--batch", type=int, default=BATCH, help="ResNet batch size")
     p.add_argument("--resnet-threads", type=int, nargs="+", default=[1, 2],
                    help="ResNet: the thread counts to time, each in the same run")
+    p.add_argument("--mindspore-python", default=MINDSPORE_PYTHON,
+                   help="an interpreter with MindSpore 2.10 for its GRAPH-mode step ('' to skip)")
     p.add_argument("--profile", action="store_true",
                    help="ResNet: also print kernel time per op type (onnxruntime's and torch's profilers)")
     args = p.parse_args(argv)
     if args.resnet:
         threads = [args.threads] if args.threads else args.resnet_threads
         return resnet_main(args.resnet, args.steps if args.steps != 100 else 3, args.repeat,
-                           threads, args.batch, args.size, args.profile)
+                           threads, args.batch, args.size, args.profile, args.mindspore_python)
     S = args.steps
     runners, calls, sessions = {}, {}, {}
     sunk, step, weights, (compile_s, session_s) = compile_programs(S, 1, args.threads)
@@ -407,6 +438,11 @@ def main(argv=None) -> int:
           f"more than the sink")
     if torch_run is not None:
         print(f"pytorch eager / irc sink: {times['pytorch eager'] / loop:.2f}x")
+    ms = mindspore_step_ms(args.mindspore_python, "lenet", args.threads or 1, batch=BATCH,
+                           steps=S, repeat=args.repeat)
+    if ms is not None:
+        print(f"MindSpore 2.10 GRAPH mode (TrainOneStepCell), {args.threads or 1} thread(s): "
+              f"{ms:.3f} ms/step; MindSpore / irc sink: {ms / (loop * 1e3):.2f}x")
     print(f"compile (frontend + passes): {compile_s:.3f} s")
     if args.e2e:
         e = end_to_end(args.threads)
