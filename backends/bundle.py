@@ -127,11 +127,16 @@ def derived_files(module: Module, weights_blob: bytes) -> dict[str, bytes]:
     ``pipeline.json`` and one ONNX model per device graph.  Written by
     :func:`write_bundle` and made again by :func:`load_bundle` to check the
     stored ones (the lowering is deterministic)."""
+    from .onnx_lowering import ExternalWeights
+    # the weights are stored once: the models' initializers point into the
+    # safetensors file (its byte ranges are exactly ONNX external data's)
+    external = ExternalWeights(WEIGHTS_FILE, _safetensors_ranges(weights_blob))
     files: dict[str, bytes] = {}
     for graph in module.graphs.values():
         if graph.placement == DEVICE and graph.find("return") and not _is_nested(module, graph.name):
-            for name, model in _device_models(module, graph, weights_blob):
-                point_at_safetensors(model, weights_blob, WEIGHTS_FILE)
+            for name, model in _device_models(module, graph, external):
+                for tensor in model.graph.initializer:
+                    external.move_out(tensor)
                 files[name] = model.SerializeToString()
     pipelines = {g.name: pipeline_json(module, g) for g in module.graphs.values()
                  if g.placement == HOST}
@@ -201,44 +206,17 @@ def host_of(module: Module, device_graph: str) -> str | None:
                  if g.placement == HOST and sibling_graph(g.name, "device") == device_graph), None)
 
 
-def _device_models(module: Module, graph, weights_blob: bytes):
+def _device_models(module: Module, graph, external):
     """(file name, ONNX model) of a device graph: one model, or one per piece
     of a step that communicates between ranks (cut at its collectives).  The
-    model's weights point into ``weights_blob`` from the start: a copy of
-    them in the model was the memory peak of a ResNet-50 compile."""
-    from .onnx_lowering import ExternalWeights, lower_graph
+    model's weights point at their bytes (``external``) from the start: a copy
+    of them in the model was the memory peak of a ResNet-50 compile."""
+    from .onnx_lowering import lower_graph
     from .staged import communicates, lower_pieces
     if not communicates(graph):
-        external = ExternalWeights(WEIGHTS_FILE, _safetensors_ranges(weights_blob))
         return [(f"{graph.name}.onnx", lower_graph(module, graph.name, external=external))]
     pieces, _ = lower_pieces(module, graph.name)
     return [(f"{piece.graph.name}.onnx", piece.model) for piece in pieces]
-
-
-def point_at_safetensors(model, blob: bytes, location: str) -> None:
-    """Make the model's weight initializers ONNX external data that points
-    into the bundle's safetensors file, so the weights are stored once.
-
-    A safetensors file is an 8-byte little-endian header length, a JSON
-    header with each tensor's byte range, then the raw little-endian data:
-    exactly what ONNX external data (location, offset, length) describes."""
-    from onnx import TensorProto
-    ranges = _safetensors_ranges(blob)
-    for tensor in model.graph.initializer:
-        where = ranges.get(tensor.name)
-        if where is None or tensor.data_type not in (TensorProto.FLOAT, TensorProto.INT64,
-                                                     TensorProto.INT32, TensorProto.FLOAT16):
-            continue
-        offset, length = where
-        if length != len(tensor.raw_data):
-            continue   # not the same tensor (a lowering-made constant of that name), or external
-        del tensor.external_data[:]
-        for key, value in (("location", location), ("offset", str(offset)),
-                           ("length", str(length))):
-            kv = tensor.external_data.add()
-            kv.key, kv.value = key, value
-        tensor.data_location = TensorProto.EXTERNAL
-        tensor.ClearField("raw_data")
 
 
 def _safetensors_ranges(blob: bytes) -> dict[str, tuple[int, int]]:

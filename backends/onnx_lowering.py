@@ -50,15 +50,30 @@ class ExternalWeights:
             return False   # scalars stay inline: align_scalar_constants reads and reshapes them
         tensor.data_type = helper.np_dtype_to_tensor_dtype(value.dtype)
         tensor.dims.extend(value.shape)
+        self._point(tensor, where)
+        return True
+
+    def move_out(self, tensor: onnx.TensorProto) -> None:
+        """Make an inline initializer whose bytes are in the file point at them
+        instead (a finished model's scalars: ``place`` left them inline)."""
+        where = self.ranges.get(tensor.name)
+        if where is None or tensor.data_type not in _EXTERNAL_TYPES or \
+                where[1] != len(tensor.raw_data):
+            return   # not the same tensor (a lowering-made constant of that name), or external
+        del tensor.external_data[:]
+        self._point(tensor, where)
+        tensor.ClearField("raw_data")
+
+    def _point(self, tensor: onnx.TensorProto, where: tuple[int, int]) -> None:
         for key, text in (("location", self.location), ("offset", str(where[0])),
                           ("length", str(where[1]))):
             entry = tensor.external_data.add()
             entry.key, entry.value = key, text
         tensor.data_location = onnx.TensorProto.EXTERNAL
-        return True
 
 
 _EXTERNAL_DTYPES = {np.dtype(t) for t in ("float32", "int64", "int32", "float16")}
+_EXTERNAL_TYPES = {helper.np_dtype_to_tensor_dtype(t) for t in _EXTERNAL_DTYPES}
 
 
 class LoweringError(Exception):

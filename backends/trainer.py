@@ -45,13 +45,14 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from irc.diagnostics import UserError
+from irc.diagnostics import UserError, UserRuntimeError
 from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, graph_results
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
 
 from .onnx_lowering import lower_graph
+from .runtime import run_with_iobinding
 from .staged import StagedProgram, communicates
 
 # =============================================================================
@@ -170,12 +171,11 @@ class Program:
         options = self.run_options if self.long_calls else None
         started = time.perf_counter()
         try:
-            self.session.run_with_iobinding(b, options)
-        except Exception as e:
+            run_with_iobinding(self.session, b, self.origins, options)
+        except UserRuntimeError:
             if self.run_options.terminate:     # aborted by a second Ctrl-C (SignalGuard)
                 raise KeyboardInterrupt from None
-            from .runtime import run_failure
-            raise run_failure(e, self.origins) from e
+            raise
         self.long_calls = self.long_calls or time.perf_counter() - started > LONG_CALL_S
         self.calls += 1
         outs = b.get_outputs()

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,11 +49,10 @@ import irc.dataset.transforms as transforms  # noqa: E402
 import irc.dataset.vision as vision  # noqa: E402
 from irc.dataset import config  # noqa: E402
 from irc.dataset.vision import Inter  # noqa: E402
+from peers import MINDSPORE_PYTHON, TORCH_PYTHON, run_peer  # noqa: E402
 
 MNIST = os.path.join(ROOT, "samples", "data", "mnist", "train")
 FOLDER = os.path.join(ROOT, "samples", "data", "imagefolder")
-MINDSPORE_PYTHON = "/tmp/msv/bin/python"     # an interpreter with MindSpore 2.10, if any
-TORCH_PYTHON = "/tmp/tvv/bin/python"         # one with torch and torchvision, if any
 MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
@@ -110,6 +108,24 @@ def run_irc(dataset, epochs: int, warmup: int = 0) -> tuple[int, float]:
 # MindSpore's engine on the same chains (a subprocess: its own interpreter)
 # =============================================================================
 
+# What both peer scripts share: their arguments (see _run_peer) and the
+# timing, the same as run_irc's: a warm-up epoch (it starts the workers),
+# then ``epochs`` timed ones over ``batches``.
+_PEER_ARGS = f"""
+chain, data, size, workers, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+MEAN, STD = {MEAN!r}, {STD!r}
+"""
+
+_PEER_TIMING = r"""
+for _ in batches:      # warm-up epoch
+    pass
+n, start = 0, time.perf_counter()
+for _ in range(epochs):
+    for image, _label in batches:
+        n += len(image)
+print(n, time.perf_counter() - start)
+"""
+
 MINDSPORE_SCRIPT = r"""
 import sys, time
 import mindspore as ms
@@ -117,8 +133,7 @@ import mindspore.dataset as ds
 import mindspore.dataset.transforms as transforms
 import mindspore.dataset.vision as vision
 from mindspore.dataset.vision import Inter
-chain, data, size, workers, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
+""" + _PEER_ARGS + r"""
 ds.config.set_seed(1)
 if chain == "lenet":
     d = ds.MnistDataset(data)
@@ -134,15 +149,8 @@ else:
                           vision.Normalize(mean=MEAN, std=STD), vision.HWC2CHW()],
               input_columns="image", num_parallel_workers=workers)
     d = d.batch(32)
-it = d.create_tuple_iterator(num_epochs=epochs + 1, output_numpy=True)
-for _ in it:      # warm-up epoch
-    pass
-n, start = 0, time.perf_counter()
-for _ in range(epochs):
-    for image, _label in it:
-        n += len(image)
-print(n, time.perf_counter() - start)
-"""
+batches = d.create_tuple_iterator(num_epochs=epochs + 1, output_numpy=True)
+""" + _PEER_TIMING
 
 
 def run_mindspore(python: str, chain: str, data: str, size: int, workers: int, epochs: int):
@@ -152,14 +160,10 @@ def run_mindspore(python: str, chain: str, data: str, size: int, workers: int, e
 
 def _run_peer(name: str, script: str, python: str, chain: str, data: str, size: int, workers: int,
               epochs: int):
-    if not python or not os.path.exists(python):
+    out = run_peer(name, python, ["-c", script, chain, data, str(size), str(workers), str(epochs)])
+    if out is None:
         return None
-    out = subprocess.run([python, "-c", script, chain, data, str(size), str(workers), str(epochs)],
-                         capture_output=True, text=True, cwd="/tmp")
-    if out.returncode != 0:
-        print(f"  ({name} failed: {out.stderr.strip().splitlines()[-1:]})")
-        return None
-    n, seconds = out.stdout.split()[-2:]
+    n, seconds = out.split()[-2:]
     return int(n), float(seconds)
 
 
@@ -174,8 +178,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 from torchvision import datasets
 from torchvision.transforms import v2
-chain, data, size, workers, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-MEAN, STD = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
+""" + _PEER_ARGS + r"""
 torch.manual_seed(1)
 
 class Mnist(Dataset):
@@ -192,21 +195,14 @@ class Mnist(Dataset):
 
 if chain == "lenet":
     d = Mnist(data)
-    loader = DataLoader(d, batch_size=32, shuffle=True, drop_last=True, num_workers=workers,
-                        persistent_workers=workers > 0)
+    batches = DataLoader(d, batch_size=32, shuffle=True, drop_last=True, num_workers=workers,
+                         persistent_workers=workers > 0)
 else:
     tf = v2.Compose([v2.RandomResizedCrop(size), v2.RandomHorizontalFlip(0.5), v2.PILToTensor(),
                      v2.ToDtype(torch.float32), v2.Normalize(MEAN, STD)])
     d = datasets.ImageFolder(data, transform=tf)
-    loader = DataLoader(d, batch_size=32, shuffle=True, num_workers=workers, persistent_workers=workers > 0)
-for _ in loader:      # warm-up epoch (starts the workers)
-    pass
-n, start = 0, time.perf_counter()
-for _ in range(epochs):
-    for image, _label in loader:
-        n += len(image)
-print(n, time.perf_counter() - start)
-"""
+    batches = DataLoader(d, batch_size=32, shuffle=True, num_workers=workers, persistent_workers=workers > 0)
+""" + _PEER_TIMING
 
 
 def run_torch(python: str, chain: str, data: str, size: int, workers: int, epochs: int):

@@ -48,6 +48,7 @@ from irc import nn, ops  # noqa: E402
 from irc.capture import Job  # noqa: E402
 from irc.common.initializer import TruncatedNormal  # noqa: E402
 from irc.compiler import compile_job  # noqa: E402
+from peers import MINDSPORE_PYTHON, run_peer  # noqa: E402
 
 BATCH = 32
 
@@ -338,25 +339,15 @@ def profile_resnet(module, weights, depth, steps, batch, size, threads, top: int
         print(f"  {e.key:40} {e.self_cpu_time_total / 1e3 / steps:8.1f}")
 
 
-MINDSPORE_PYTHON = "/tmp/msv/bin/python"     # an interpreter with MindSpore 2.10, if any
-
-
 def mindspore_step_ms(python: str, net: str, threads: int, **options) -> "float | None":
     """MindSpore's own GRAPH-mode step (benchmarks/mindspore_train.py, in
     its interpreter, started from this run), or None without MindSpore."""
     import json
-    import subprocess
-    if not python or not os.path.exists(python):
-        return None
-    cmd = [python, os.path.join(ROOT, "benchmarks", "mindspore_train.py"), net,
-           "--threads", str(threads)]
+    argv = [os.path.join(ROOT, "benchmarks", "mindspore_train.py"), net, "--threads", str(threads)]
     for key, value in options.items():
-        cmd += [f"--{key}", str(value)]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd="/tmp")
-    if out.returncode != 0:
-        print(f"  (MindSpore failed: {out.stderr.strip().splitlines()[-1:]})")
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])["ms_per_step"]
+        argv += [f"--{key}", str(value)]
+    out = run_peer("MindSpore", python, argv)
+    return None if out is None else json.loads(out.strip().splitlines()[-1])["ms_per_step"]
 
 
 def measure(runners: dict, steps: int, repeat: int) -> dict:
@@ -388,7 +379,8 @@ def end_to_end(threads) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=100, help="steps per sink (S)")
+    p.add_argument("--steps", type=int, default=None,
+                   help="steps per sink (S, default 100); ResNet: steps per round (default 3)")
     p.add_argument("--repeat", type=int, default=5, help="timed rounds per measurement (median)")
     p.add_argument("--threads", type=int, default=None,
                    help="intra-op threads for onnxruntime and torch (default: the runtime's)")
@@ -408,9 +400,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.resnet:
         threads = [args.threads] if args.threads else args.resnet_threads
-        return resnet_main(args.resnet, args.steps if args.steps != 100 else 3, args.repeat,
+        return resnet_main(args.resnet, args.steps or 3, args.repeat,
                            threads, args.batch, args.size, args.profile, args.mindspore_python)
-    S = args.steps
+    S = args.steps or 100
     runners, calls, sessions = {}, {}, {}
     sunk, step, weights, (compile_s, session_s) = compile_programs(S, 1, args.threads)
     runners["irc sink, loop (u=1)"] = sunk_runner(sunk, weights, S)

@@ -400,7 +400,7 @@ def test_optimizer_scalars_take_the_rank_of_a_1x1_conv_weight(op, attrs, states)
     model = onnx.shape_inference.infer_shapes(lower_graph(module, "device"))
     ranks = {i.name: len(i.dims) for i in model.graph.initializer}
     ranks |= {v.name: len(v.type.tensor_type.shape.dim) for v in model.graph.value_info}
-    mixed = [n.name for n in model.graph.node if n.op_type in ("Add", "Sub", "Mul", "Div")
+    mixed = [n.name for n in model.graph.node if n.op_type in ("Add", "Sub", "Mul", "Div", "Where")
              and {ranks[i] for i in n.input} == {0, 4}]
     assert not mixed, f"rank-0 scalars broadcast over the 1x1 weight in {mixed}"
     ref = run_graph(module, "device", {})[0]

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 import irc
-from irc.capture import fresh_process_state, mindspore_alias
+from irc.capture import mindspore_alias
 
 with mindspore_alias():
     import mindspore.common.dtype as mstype
@@ -25,11 +25,9 @@ BATCH_SIZE = 2
 
 
 @pytest.fixture(autouse=True)
-def _fresh():
-    fresh_process_state()
+def _on_the_cpu():
+    """(conftest.py resets irc's process-wide state around every test)"""
     irc.set_context(device_target="CPU")
-    yield
-    fresh_process_state()
 
 
 @pytest.fixture(scope="module")

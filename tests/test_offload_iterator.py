@@ -12,12 +12,9 @@ MNIST = "samples/data/mnist/train"
 
 
 @pytest.fixture(autouse=True)
-def _fresh_config():
-    from irc.capture import fresh_process_state
-    fresh_process_state()
+def _on_the_cpu():
+    """(conftest.py resets irc's process-wide state around every test)"""
     irc.set_context(device_target="CPU")
-    yield
-    fresh_process_state()
 
 
 def lenet_chain(offload, flip=False, shuffle=True):

@@ -35,9 +35,15 @@ def _drop_add_operand_quietly(module, ctx):
     return False
 
 
+def _retype_quietly(module, ctx):
+    g = module.graph("device")
+    g.refresh_types(g.node("c"))      # types re-inferred: what the verifier checks
+    return False
+
+
 @pytest.fixture
 def run(monkeypatch):
-    for fn in (_noop, _touch_relu, _drop_add_operand_quietly):
+    for fn in (_noop, _touch_relu, _drop_add_operand_quietly, _retype_quietly):
         name = fn.__name__.strip("_")
         monkeypatch.setitem(manager._PASSES, name, manager.PassInfo(name, fn, ""))
     verified = []
@@ -58,6 +64,10 @@ def test_verified_after_the_first_pass_and_after_changes_only(run):
 def test_a_pass_that_edits_the_graph_but_says_it_did_not_is_caught(run):
     with pytest.raises(passes.PassFailed, match="drop_add_operand_quietly.*takes operands"):
         run(["noop", "drop_add_operand_quietly", "noop"])
+
+
+def test_a_pass_that_retypes_a_node_is_verified_even_if_it_says_unchanged(run):
+    assert run(["noop", "retype_quietly", "noop"]) == 2
 
 
 def test_a_broken_input_is_caught_by_the_first_pass(run):

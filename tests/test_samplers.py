@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import irc.dataset as ds
-from irc.capture import fresh_process_state
 from irc.frontend.pipeline import lower_pipeline
 from irc.ir.graph import Module
 from irc.ir.text import parse_module, print_module
@@ -18,13 +17,6 @@ from irc.ir.text import parse_module, print_module
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "mindspore_sampler_orders.json")
 with open(FIXTURE) as f:
     MINDSPORE_CASES = json.load(f)
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    fresh_process_state()
-    yield
-    fresh_process_state()
 
 
 def build(spec):

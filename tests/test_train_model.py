@@ -94,11 +94,14 @@ def test_a_per_sample_loss_trains_as_mindspore_does(capsys):
     sum) and LossMonitor prints the mean (checked against MindSpore 2.10)."""
     per_sample, _ = train(1, sink=False, loss=nn.SoftmaxCrossEntropyWithLogits(sparse=True),
                           callbacks=[LossMonitor()])
-    printed = capsys.readouterr().out.splitlines()
-    summed, _ = train(1, sink=False, loss=nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="sum"))
-    _, _ = train(1, sink=False, callbacks=[LossMonitor()])
+    per_sample_printed = capsys.readouterr().out.splitlines()
+    summed, _ = train(1, sink=False,
+                      loss=nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="sum"))
+    train(1, sink=False, callbacks=[LossMonitor()])     # model_for's default: reduction="mean"
+    mean_printed = capsys.readouterr().out.splitlines()
     assert_same(weights(per_sample), weights(summed))
-    assert printed[0] == capsys.readouterr().out.splitlines()[0]    # step 1: the mean, same weights
+    # step 1 starts from the same weights, so the printed mean is the mean loss's
+    assert per_sample_printed[0] == mean_printed[0]
 
 
 def test_sink_traverses_the_dataset_endlessly():

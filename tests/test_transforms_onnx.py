@@ -12,20 +12,26 @@ from onnx import TensorProto, helper
 from irc.backends.onnx_rules import rule_for
 from irc.backends.onnx_emitter import IR_VERSION, OPSET, Emitter
 from irc.ir import registry
+from irc.ir.types import BATCH, TensorType, from_numpy_dtype
 
 
 def build(chain, x_dtype, x_shape, out_dtype, out_rank, with_draws):
-    """A model applying ``chain`` [(op name, attrs, draws column offset)] to input x."""
+    """A model applying ``chain`` [(op name, attrs, draws column offset)] to
+    input x; each rule is told its operand's type, as the lowering driver does."""
     emit = Emitter()
     value = "x"
+    t = TensorType(from_numpy_dtype(np.dtype(x_dtype)), (BATCH, *x_shape[1:]))
     for name, attrs, offset, k in chain:
         op = registry.get(name)
+        full = op.normalize_attrs(attrs)
         draws = None
         if k:
             draws = emit.op("Slice", ["draws", emit.const(np.array([offset], np.int64)),
                                       emit.const(np.array([offset + k], np.int64)),
                                       emit.const(np.array([1], np.int64))])
-        (value,) = rule_for(op.name)(emit, [value], op.normalize_attrs(attrs), draws)
+        emit.in_types = [t]
+        (value,) = rule_for(op.name)(emit, [value], full, draws)
+        (t,) = op.infer(full, [t])
     inputs = [helper.make_tensor_value_info("x", helper.np_dtype_to_tensor_dtype(np.dtype(x_dtype)),
                                             ["N", *x_shape[1:]])]
     if with_draws:
@@ -110,7 +116,6 @@ def test_hwc2chw_exact():
 def test_hwc2chw_of_hw_images_is_the_identity():
     """A batch of 2-D (HW) images: MindSpore returns each unchanged.  The rule
     reads the operand's type from the lowering driver (rank 3 on the device)."""
-    from irc.ir.types import TensorType
     x = images(n=3, h=5, w=4, c=1)[..., 0]
     op = registry.get("vision.HWC2CHW")
     (host,) = op.host_batch_fn([x], {}, None)

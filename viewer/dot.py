@@ -386,7 +386,9 @@ def draw_module(module: Module, prev: Optional[Module] = None, *,
     return Picture(builder.views, comparison, notes)
 
 
-_quote = quoting.quote.__wrapped__
+# The quote under its argument-checking decorator (a private detail of the
+# graphviz package: where a release drops it, the checked quote serves).
+_quote = getattr(quoting.quote, "__wrapped__", quoting.quote)
 
 
 def _a_list(label=None, kwargs=None, attributes=None) -> str:

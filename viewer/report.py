@@ -208,6 +208,7 @@ def write_report(out, stages: Iterable[Any], *, remarks: Iterable[dict] = (),
         "passes": pass_rows,
         "remarks": remark_rows,
         "sources": source_snippets(_locations(stages, remark_rows), source_dirs),
+        "snippet_context": SNIPPET_CONTEXT,
         "onnx": [_onnx_json(f, writer) for f in onnx_files],
         "svgs": svgs,
         "dots": dots,
@@ -294,8 +295,8 @@ def _drawn_views(drawing: Drawing, svgs: dict, dots: dict) -> tuple[dict, dict]:
 
 def _stage_json(stage: Stage, drawing: Optional[Drawing], comparison: Comparison,
                 prev: Optional[Module], lineage: dict, written: Optional[str], svgs: dict,
-                dots: dict, signature_of: Callable[[Node], str] = signature,
-                nodes_of: Callable[[Module], dict] = node_map) -> dict:
+                dots: dict, signature_of: Callable[[Node], str],
+                nodes_of: Callable[[Module], dict]) -> dict:
     """One stage as the page reads it; ``drawing`` None: drawn without pictures."""
     module = stage.module
     lines = node_lines(module)

@@ -60,7 +60,7 @@ def draw_stage(module: Module, prev: Optional[Module] = None, *,
     picture = draw_module(module, comparison=comparison, threshold=threshold, lines=lines,
                           remarks=remarks)
     if not render:
-        return _undrawn(picture, "drawing is off (--no-render)", started)
+        return _undrawn(picture, "drawing is off (render=False)", started)
     try:
         renderer = get_renderer()
     except NoRenderer as e:

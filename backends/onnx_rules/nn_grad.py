@@ -107,6 +107,12 @@ def _clip_grad_onnx(emit, inputs, attrs, draws):
     return [emit.op("Where", [keep, dy, zero])]
 
 
+def _channel_rows(emit, dy, channels: int):
+    """An NCHW gradient as one row per channel over the batch's pixels: [O, N*Ho*Wo]."""
+    return emit.op("Reshape", [emit.op("Transpose", [dy], perm=[1, 0, 2, 3]),
+                               emit.const(_i64([channels, -1]))])
+
+
 def _conv_input_col2im_onnx(emit, dy, w, attrs, dy_chw, w_shape):
     """dX = Col2Im(W^T @ dy): one GEMM then the scatter-add of the columns
     (measured faster than ONNX Runtime's ConvTranspose on ResNet-18)."""
@@ -118,7 +124,7 @@ def _conv_input_col2im_onnx(emit, dy, w, attrs, dy_chw, w_shape):
     wd = (wo - 1) * sw - p[1] - p[3] + dw_ * (kw - 1) + 1 + op[1]
     w2 = emit.op("Reshape", [w, emit.const(_i64([o, c * kh * kw]))])
     # one GEMM over every pixel of the batch ([N, O, L] batches are tiny GEMMs)
-    dy2 = emit.op("Reshape", [emit.op("Transpose", [dy], perm=[1, 0, 2, 3]), emit.const(_i64([o, -1]))])
+    dy2 = _channel_rows(emit, dy, o)
     cols = emit.op("Gemm", [w2, dy2], transA=1)                                 # [C*kh*kw, N*L]
     cols = emit.op("Transpose", [emit.op("Reshape", [cols, emit.const(_i64([c * kh * kw, -1, ho * wo]))])],
                    perm=[1, 0, 2])                                              # [N, C*kh*kw, L]
@@ -163,8 +169,7 @@ def _conv_input_flipped_onnx(emit, dy, w, attrs, pads):
 @lowering(CONV_INPUT)
 def _conv_input_onnx(emit, inputs, attrs, draws):
     dy_chw = _static_chw(emit.in_types[0]) if emit.in_types else None
-    w_t = emit.in_types[1] if len(emit.in_types) > 1 else None
-    w_shape = tuple(w_t.shape) if w_t is not None and all(isinstance(d, int) for d in w_t.shape) else None
+    w_shape = _static_dims(emit.in_types[1].shape) if len(emit.in_types) > 1 else None
     if int(attrs["group"]) == 1 and w_shape is not None and len(w_shape) == 4:
         pads = _flipped_conv_pads(attrs, w_shape, dy_chw)
         if pads is not None:
@@ -176,12 +181,17 @@ def _conv_input_onnx(emit, inputs, attrs, draws):
                     group=int(attrs["group"]), output_padding=list(attrs["output_padding"]))]
 
 
+def _static_dims(dims):
+    """``dims`` as a tuple of ints, or None where one is symbolic."""
+    return tuple(dims) if all(isinstance(d, int) for d in dims) else None
+
+
 def _static_chw(t):
     """An NCHW TensorType's (C, H, W) as ints (the batch may be symbolic), or None."""
     shape = getattr(t, "shape", None)
-    if shape is None or len(shape) != 4 or not all(isinstance(d, int) for d in shape[1:]):
+    if shape is None or len(shape) != 4:
         return None
-    return tuple(shape[1:])
+    return _static_dims(shape[1:])
 
 
 # From 32x32 output pixels and 16 input channels, dW is one GEMM per kernel
@@ -228,7 +238,7 @@ def _conv_weight_gemm_onnx(emit, x, dy, attrs, x_chw, dy_chw):
     slower)."""
     kh, kw = attrs["kernel_shape"]
     c, o, (ho, wo) = x_chw[0], dy_chw[0], dy_chw[1:]
-    dy2 = emit.op("Reshape", [emit.op("Transpose", [dy], perm=[1, 0, 2, 3]), emit.const(_i64([o, -1]))])
+    dy2 = _channel_rows(emit, dy, o)
     xt = emit.op("Transpose", [x], perm=[1, 0, 2, 3])                          # [C, N, H, W]
     plain = (kh, kw) == (1, 1) and not any(attrs["pads"]) and list(attrs["strides"]) == [1, 1]
     if kh * kw > 1 and ho * wo >= _HUGE_IMAGE and c >= _MANY_CHANNELS:

@@ -186,7 +186,9 @@ def _bce_grad_onnx(emit, inputs, attrs, draws):
 # [1] * rank of the parameter: onnxruntime's CPU broadcast of a rank-0 value
 # over a tensor with trailing 1-dimensions (a 1x1 conv's weight, [O, C, 1, 1])
 # takes a slow path, 65x slower than between equal ranks (26 vs 0.4 ms for
-# 2M floats): 0.5 s of a ResNet-50 step.
+# 2M floats): 0.5 s of a ResNet-50 step.  Where's rank-0 condition too (SGD's
+# first step: 52 vs 1.6 ms).  align_scalar_constants does this for scalar
+# initializers, but these are CastLike outputs or run-time values.
 
 def _param_rank(emit) -> int:
     """The rank of the updated parameter (the rule's first operand)."""
@@ -232,7 +234,7 @@ def _sgd_onnx(emit, inputs, attrs, draws):
         m = _f32c(emit, attrs["momentum"], p, rank)
         later = emit.op("Add", [emit.op("Mul", [a, m]),
                                 emit.op("Mul", [g, _f32c(emit, 1.0 - attrs["dampening"], p, rank)])])
-        first = emit.op("Greater", [stat, _f32c(emit, 0.0, stat)])
+        first = _ranked(emit, emit.op("Greater", [stat, _f32c(emit, 0.0, stat)]), rank)
         a2 = emit.op("Where", [first, g, later])
         step = emit.op("Add", [g, emit.op("Mul", [a2, m])]) if attrs["nesterov"] else a2
     else:

@@ -8,7 +8,6 @@ import numpy as np
 from onnx import TensorProto
 
 from irc.dialects.vision import (
-    _INT64_MIN,
     _SMOOTH,
     COLOR,
     GRAY_SHIFT,
@@ -198,12 +197,8 @@ def _onnx_interior(emit, planes: str) -> str:
 
 def _flip_onnx(axis: int):   # axis in the HWC image: 1 = W, 0 = H
     def lower(emit, inputs, attrs, draws):
-        x = inputs[0]
         flip = emit.op("Less", [_draw_column(emit, draws, 0), emit.const(np.float32(attrs["prob"]))])
-        rank = getattr(emit.in_types[0], "rank", None) if emit.in_types else None
-        if rank is None:      # a type the lowering was not told
-            return [_flip_where(emit, x, _per_sample(emit, flip), axis + 1)]
-        return [_flip_reverse_sequence(emit, x, flip, axis + 1, rank)]
+        return [_flip_reverse_sequence(emit, inputs[0], flip, axis + 1, emit.in_types[0].rank)]
     return lower
 
 
@@ -224,15 +219,6 @@ def _flip_reverse_sequence(emit, x: str, flip: str, axis: int, rank: int) -> str
     if axis != 1:
         y = emit.op("Transpose", [y], perm=[int(i) for i in np.argsort(to_front)])
     return y
-
-
-def _flip_where(emit, x: str, flip: str, axis: int) -> str:
-    """The flip of a batch of unknown rank: every sample reversed, then picked."""
-    flipped = emit.op("Slice", [x, emit.const(np.array([-1], np.int64)),
-                                emit.const(np.array([_INT64_MIN], np.int64)),
-                                emit.const(np.array([axis], np.int64)),
-                                emit.const(np.array([-1], np.int64))])
-    return emit.op("Where", [flip, flipped, x])
 
 
 for _op, _axis in ((HFLIP, 1), (VFLIP, 0)):

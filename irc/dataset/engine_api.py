@@ -14,6 +14,7 @@ the capture (``irc.capture.current().datasets``).
 from __future__ import annotations
 
 import builtins
+import copy
 import itertools
 import math
 import os
@@ -272,8 +273,7 @@ class Dataset:
             order = np.random.default_rng(get_seed()).permutation(builtins.sum(counts))
             parts, start = [], 0
             for n in counts:
-                part = self.__class__.__new__(self.__class__)
-                part.__dict__.update(self.__dict__)
+                part = copy.copy(self)
                 part._params = dict(self._params)
                 part._use(samplers.SubsetRandomSampler(order[start:start + n].tolist()))
                 parts.append(part)

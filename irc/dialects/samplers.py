@@ -38,10 +38,6 @@ from ..diagnostics import UserRuntimeError
 SOURCE_ARGS = ("shuffle", "num_samples", "num_shards", "shard_id")
 
 
-def _error(message: str) -> UserRuntimeError:
-    return UserRuntimeError(message)
-
-
 def _capped(spec: dict, available: int) -> int:
     """``num_samples`` (none or 0: all) capped by what is available."""
     limit = spec.get("num_samples")
@@ -80,15 +76,15 @@ def _start(spec: dict) -> int:
 
 def _sequential_check(spec: dict) -> None:
     if _start(spec) < 0:
-        raise _error(f"SequentialSampler: start_index must be greater than or equal to 0, "
-                     f"but got: {_start(spec)}")
+        raise UserRuntimeError(f"SequentialSampler: start_index must be greater than or equal to 0, "
+                               f"but got: {_start(spec)}")
 
 
 def _sequential_count(spec, n, labels) -> int:
     start = _start(spec)
     if n and start >= n:
-        raise _error(f"SequentialSampler: start_index must be less than the number of rows, "
-                     f"but got start_index: {start}, num_rows: {n}")
+        raise UserRuntimeError(f"SequentialSampler: start_index must be less than the number of rows, "
+                               f"but got start_index: {start}, num_rows: {n}")
     return _capped(spec, max(0, n - start))
 
 
@@ -115,12 +111,13 @@ def _random_pick(spec, n, rng, labels) -> np.ndarray:
 def _distributed_check(spec: dict) -> None:
     shards, shard, offset = int(spec["num_shards"]), int(spec["shard_id"]), int(spec["offset"])
     if shards <= 0:
-        raise _error(f"DistributedSampler: num_shards must be greater than 0, but got: {shards}")
+        raise UserRuntimeError(f"DistributedSampler: num_shards must be greater than 0, but got: {shards}")
     if not 0 <= shard < shards:
-        raise _error(f"DistributedSampler: shard_id must be in range [0, {shards}), but got: {shard}")
+        raise UserRuntimeError(f"DistributedSampler: shard_id must be in range [0, {shards}), "
+                               f"but got: {shard}")
     if offset > shards:
-        raise _error(f"DistributedSampler: offset must be no more than num_shards({shards}), "
-                     f"but got: {offset}")
+        raise UserRuntimeError(f"DistributedSampler: offset must be no more than num_shards({shards}), "
+                               f"but got: {offset}")
 
 
 def shard_positions(spec: dict, n: int) -> np.ndarray:
@@ -166,7 +163,7 @@ def _distributed_pick(spec, n, rng, labels) -> np.ndarray:
 
 def _pk_check(spec: dict) -> None:
     if int(spec["num_val"]) <= 0:
-        raise _error(f"PKSampler: num_val must be greater than 0, but got: {spec['num_val']}")
+        raise UserRuntimeError(f"PKSampler: num_val must be greater than 0, but got: {spec['num_val']}")
 
 
 def _classes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -210,8 +207,8 @@ def _checked_subset(spec, n) -> np.ndarray:
     ids = _subset(spec)
     bad = ids[(ids < 0) | (ids >= n)]
     if len(bad):
-        raise _error(f"{spec['kind']}: sample ID ({int(bad[0])}) is out of bound, "
-                     f"expected range [0, {n - 1}]")
+        raise UserRuntimeError(f"{spec['kind']}: sample ID ({int(bad[0])}) is out of bound, "
+                               f"expected range [0, {n - 1}]")
     return ids
 
 
@@ -228,14 +225,14 @@ def _subset_random_pick(spec, n, rng, labels) -> np.ndarray:
 def _weighted_check(spec: dict) -> None:
     w = np.asarray(spec["weights"], dtype=np.float64).reshape(-1)
     if w.size == 0:
-        raise _error("WeightedRandomSampler: weights vector must not be empty")
+        raise UserRuntimeError("WeightedRandomSampler: weights vector must not be empty")
     negative = np.flatnonzero(w < 0)
     if negative.size:
         i = int(negative[0])
-        raise _error(f"WeightedRandomSampler: weights vector must not contain negative numbers, "
-                     f"got: weights[{i}] = {w[i]}")
+        raise UserRuntimeError(f"WeightedRandomSampler: weights vector must not contain negative numbers, "
+                               f"got: weights[{i}] = {w[i]}")
     if not w.any():
-        raise _error("WeightedRandomSampler: elements of weights vector must not be all zero")
+        raise UserRuntimeError("WeightedRandomSampler: elements of weights vector must not be all zero")
 
 
 def _weighted_count(spec, n, labels) -> int:
@@ -246,13 +243,13 @@ def _weighted_pick(spec, n, rng, labels) -> np.ndarray:
     w = np.asarray(spec["weights"], dtype=np.float64).reshape(-1)
     k = _weighted_count(spec, n, labels)
     if w.size > n:
-        raise _error(f"WeightedRandomSampler: the size of weights ({w.size}) must be less than "
-                     f"or equal to the number of rows ({n})")
+        raise UserRuntimeError(f"WeightedRandomSampler: the size of weights ({w.size}) must be less than "
+                               f"or equal to the number of rows ({n})")
     if spec.get("replacement"):
         return rng.choice(w.size, size=k, p=w / w.sum()).astype(np.int64)
     if w.size < k:
-        raise _error(f"WeightedRandomSampler: without replacement, the size of weights ({w.size}) "
-                     f"must be at least num_samples ({k})")
+        raise UserRuntimeError(f"WeightedRandomSampler: without replacement, the size of weights ({w.size}) "
+                               f"must be at least num_samples ({k})")
     # one pass without replacement: the k smallest Exp(1) / w keys (zero
     # weights get infinite keys, so they come last, as in MindSpore)
     with np.errstate(divide="ignore"):
@@ -320,7 +317,7 @@ def sampler_of(attrs: dict) -> dict:
 def _kind(s: dict) -> Kind:
     kind = KINDS.get(s.get("kind"))
     if kind is None:
-        raise _error(f"unknown sampler kind {s.get('kind')!r} (known: {', '.join(KINDS)})")
+        raise UserRuntimeError(f"unknown sampler kind {s.get('kind')!r} (known: {', '.join(KINDS)})")
     return kind
 
 

@@ -55,7 +55,6 @@ ONE_BELOW = np.float32(np.nextafter(np.float32(1.0), np.float32(0.0)))
 INTERPOLATIONS = ("linear", "nearest", "bicubic")
 PADDING_MODES = ("constant", "edge", "reflect", "symmetric")
 SLICE_MODES = ("pad", "drop")
-_INT64_MIN = np.iinfo(np.int64).min
 
 
 # OpenCV, when installed, decodes JPEGs and resizes uint8 images 4-50x faster
@@ -254,9 +253,15 @@ NORMALIZE = define("vision.Normalize", kind=MAP, family=FAMILY, operands=("image
                    doc="(float32(x) - mean) / std per channel; is_hwc=False: CHW input")
 
 
+def _channel_consts(attrs) -> tuple[np.ndarray, np.ndarray]:
+    """mean and std as float32 vectors, one value per channel (or one for all):
+    the constants of every form of Normalize (numpy, lookup table, ONNX)."""
+    return np.asarray(attrs["mean"], np.float32), np.asarray(attrs["std"], np.float32)
+
+
 def _norm_consts(attrs):
-    mean = np.asarray(attrs["mean"], np.float32)
-    std = np.asarray(attrs["std"], np.float32)
+    """mean and std shaped to broadcast against the image's channel axis."""
+    mean, std = _channel_consts(attrs)
     if not attrs["is_hwc"]:   # channel axis rank-3: [C, 1, 1]
         mean, std = mean.reshape(-1, 1, 1), std.reshape(-1, 1, 1)
     return mean, std
@@ -281,7 +286,7 @@ def _normalize_u8_by_table(x: np.ndarray, attrs) -> np.ndarray:
     cv2 = _opencv()
     hwc = attrs["is_hwc"]
     c = x.shape[-1] if hwc else x.shape[-3]
-    mean, std = np.float32(attrs["mean"]), np.float32(attrs["std"])
+    mean, std = _channel_consts(attrs)
     table = np.broadcast_to((np.arange(256, dtype=np.float32)[:, None] - mean) / std, (256, c))
     tables = [np.ascontiguousarray(table[:, k])[None] for k in range(c)]    # [1, 256] each
     images = x.reshape(-1, *x.shape[-3:])

@@ -201,7 +201,7 @@ class Graph:
         # network's repeated names); lowered when a name is given back.
         self._taken_below: dict[str, int] = {}
         self._topo: Optional[list[Node]] = None   # topo_order's cache; None after any change
-        self.version = 0        # bumped by every structural edit (the pass manager reads it)
+        self.version = 0        # bumped by every structural edit and re-typing (the pass manager reads it)
         # operands()' answers, by node; a node's entry goes when its operand edges change
         self._operand_cache: dict[str, list[Value]] = {}
         self.defined_at: Optional[Loc] = None     # FILE.ir:LINE of its 'graph' line, if parsed
@@ -274,13 +274,15 @@ class Graph:
         if value.node not in self.nx:
             raise KeyError(f"operand refers to unknown node {value.node!r}")
         self.nx.add_edge(value.node, consumer, key=index, out=value.index)
-        self._operand_cache.pop(consumer, None)
-        self._edited()
+        self._edited(consumer)
 
-    def _edited(self) -> None:
-        """A node or an edge was added, removed or reordered."""
+    def _edited(self, node: Optional[str] = None) -> None:
+        """A node or an edge was added, removed or reordered; ``node``: the
+        one whose operand edges changed (its operands() answer goes)."""
         self._topo = None
         self.version += 1
+        if node is not None:
+            self._operand_cache.pop(node, None)
 
     # -- queries ----------------------------------------------------------------
     def __contains__(self, name: str) -> bool:
@@ -411,15 +413,13 @@ class Graph:
         if not old:
             raise IndexError(f"{node.name} has no operand {index}")
         self.nx.remove_edge(*old[0])
-        self._operand_cache.pop(node.name, None)
-        self._connect(value, node.name, index)     # invalidates the order
+        self._connect(value, node.name, index)     # invalidates the order and operands()
         node.in_types[index] = self.type_of(value)
 
     def set_operands(self, node: Node, values: list[Value]) -> None:
         for s, d, k in list(self.nx.in_edges(node.name, keys=True)):
             self.nx.remove_edge(s, d, k)
-        self._operand_cache.pop(node.name, None)
-        self._edited()
+        self._edited(node.name)
         for i, v in enumerate(values):
             self._connect(v, node.name, i)
         node.in_types = [self.type_of(v) for v in values]
@@ -441,9 +441,8 @@ class Graph:
         if name not in n.results:
             self._name_freed(name)
         self.nx.remove_node(name)
-        self._operand_cache.pop(name, None)
         n.graph = None
-        self._edited()
+        self._edited(name)
 
     def refresh_types(self, node: Node) -> None:
         """Re-read operand types and re-infer result types after an edit."""
@@ -451,6 +450,7 @@ class Graph:
         opdef = get(node.op)
         if opdef.infer is not None:
             node.out_types = opdef.infer_types(node.attrs, node.in_types)
+        self.version += 1     # new types: what the verifier checks (the order stands)
 
     def move_to_end(self, node: Node) -> None:
         """Make ``node`` the newest node (for printing order among equals)."""

@@ -463,19 +463,26 @@ def _parse_node(ln: _Line, graph, values: dict[str, Value]) -> None:
     for tok in results:
         if tok[TEXT][1:] in values:
             raise ParseError(ln.file, ln.lineno, tok[COL], f"value {tok[TEXT]} is defined twice")
+    _add_parsed_node(graph, values, ln.file, ln.lineno, op_tok[COL], op_tok[TEXT], operands,
+                     attrs, in_types, out_types, [t[TEXT][1:] for t in results],
+                     placement=placement, column=column, loc=loc, scope=scope, prov=prov)
+
+
+def _add_parsed_node(graph, values: dict[str, Value], file: str, lineno: int, col: int, op: str,
+                     operands: list[Value], attrs: dict, in_types: list[TensorType],
+                     out_types: list[TensorType], results: list[str], **meta) -> None:
+    """Add the node of a parsed line (its attributes normalised) and name its results."""
     try:
-        node = graph.add(op_tok[TEXT], operands, attrs, out_types=out_types,
-                         names=[t[TEXT][1:] for t in results], placement=placement,
-                         column=column, loc=loc, scope=scope, prov=prov, exact_names=True,
-                         attrs_normalized=True)
+        node = graph.add(op, operands, attrs, out_types=out_types, names=results,
+                         exact_names=True, attrs_normalized=True, **meta)
     except ValueError as e:
-        raise ParseError(ln.file, ln.lineno, op_tok[COL], str(e)) from None
+        raise ParseError(file, lineno, col, str(e)) from None
     # Keep the operand types as written: the verifier compares them with the
     # producers' result types.
     node.in_types = in_types
-    node.defined_at = Loc(ln.file, ln.lineno)
-    for i, tok in enumerate(results):
-        values[tok[TEXT][1:]] = Value(node.name, i)
+    node.defined_at = Loc(file, lineno)
+    for i, name in enumerate(results):
+        values[name] = Value(node.name, i)
 
 
 # The fast path: a node line exactly as the printer writes it, matched by
@@ -511,15 +518,8 @@ def _parse_printed_node(file: str, lineno: int, raw: str, graph, values: dict[st
     except (_NotPrinted, ParseError, KeyError):
         return False
     op, operands, attrs, in_types, out_types, results, meta = fields
-    try:
-        node = graph.add(op, operands, attrs, out_types=out_types, names=results,
-                         exact_names=True, attrs_normalized=True, **meta)
-    except ValueError as e:
-        raise ParseError(file, lineno, m.start("op") + 1, str(e)) from None
-    node.in_types = in_types
-    node.defined_at = Loc(file, lineno)
-    for i, name in enumerate(results):
-        values[name] = Value(node.name, i)
+    _add_parsed_node(graph, values, file, lineno, m.start("op") + 1, op, operands, attrs,
+                     in_types, out_types, results, **meta)
     return True
 
 

@@ -27,10 +27,9 @@ def default_weight_init(init):
 
 
 def default_bias_init(init, fan_in: int):
-    """MindSpore 2's default for a bias: U(-1 / sqrt(fan_in), 1 / sqrt(fan_in))."""
-    if init is not None:
-        return init
-    return Uniform(1 / math.sqrt(fan_in)) if fan_in else "zeros"
+    """MindSpore 2's default for a bias: U(-1 / sqrt(fan_in), 1 / sqrt(fan_in));
+    fan_in is positive (the layers check their channels and kernel first)."""
+    return Uniform(1 / math.sqrt(fan_in)) if init is None else init
 
 
 def make_param(init, shape, name: str, requires_grad: bool = True) -> Parameter:

@@ -61,7 +61,7 @@ def piecewise_constant_lr(milestone, learning_rates) -> list[float]:
         m = _positive_int(fn, "milestone", m)
         if m <= last:
             raise UserValueError(f"{fn}: milestone must be increasing, got {list(milestone)}",
-                            where=user_frame())
+                                 where=user_frame())
         out += [_number(fn, "learning_rates", lr)] * (m - last)
         last = m
     return out

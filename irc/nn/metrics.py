@@ -97,7 +97,7 @@ class Accuracy(Metric):
     def __init__(self, eval_type: str = "classification"):
         if eval_type not in ("classification", "multilabel"):
             raise UserTypeError(f"Accuracy: eval_type must be 'classification' or 'multilabel', "
-                            f"got {eval_type!r}", where=user_frame())
+                                f"got {eval_type!r}", where=user_frame())
         super().__init__()
         self.eval_type = eval_type
         self.clear()
@@ -109,7 +109,7 @@ class Accuracy(Metric):
     def update(self, *inputs) -> None:
         if len(inputs) != 2:
             raise UserValueError(f"Accuracy.update takes (y_pred, y), got {len(inputs)} inputs",
-                            where=user_frame())
+                                 where=user_frame())
         pred, y = _array(inputs[0]), _array(inputs[1])
         if self.eval_type == "multilabel":
             hit = ((pred > 0.5) == (y > 0.5)).all(axis=tuple(range(1, pred.ndim)))
@@ -138,7 +138,7 @@ class Loss(Metric):
     def update(self, *inputs) -> None:
         if len(inputs) != 1:
             raise UserValueError(f"Loss.update takes the loss, got {len(inputs)} inputs",
-                            where=user_frame())
+                                 where=user_frame())
         loss = _array(inputs[0])
         self._sum += float(loss.mean()) if loss.ndim else float(loss)
         self._count += 1
@@ -203,7 +203,7 @@ def get_metrics(metrics) -> dict[str, Metric]:
         for name, m in metrics.items():
             if not isinstance(m, Metric):
                 raise UserTypeError(f"metric {name!r} must be a Metric, got {type(m).__name__}",
-                                where=user_frame())
+                                    where=user_frame())
             out[name] = m
         return out
     if isinstance(metrics, (set, list, tuple)):
@@ -211,8 +211,8 @@ def get_metrics(metrics) -> dict[str, Metric]:
         for name in metrics:
             if name not in _BY_NAME:
                 raise UserKeyError(f"unknown metric {name!r}", where=user_frame(),
-                                hint=f"known metrics: {', '.join(sorted(_BY_NAME))}")
+                                   hint=f"known metrics: {', '.join(sorted(_BY_NAME))}")
             out[name] = _BY_NAME[name]()
         return out
     raise UserTypeError(f"metrics must be a set of names or a dict of Metrics, got "
-                    f"{type(metrics).__name__}", where=user_frame())
+                        f"{type(metrics).__name__}", where=user_frame())

@@ -3,37 +3,42 @@
 Tensors and become ``nn.*`` graph nodes while a network is traced."""
 from __future__ import annotations
 
+from ..diagnostics import missing_names
 from . import functional, operations  # noqa: F401
 from .functional import (  # noqa: F401
-    abs, adaptive_avg_pool2d, add, amax, amin, argmax, assign, avg_pool2d, batch_norm,
-    bias_add, cast, cat, clamp, clip, concat, conv2d, dense, depend, div, dropout, equal, erf, exp,
+    abs, adaptive_avg_pool2d, add, amax, amin, argmax, assign, avg_pool2d, batch_norm, bias_add,
+    cast, cat, clamp, clip, concat, conv2d, dense, depend, div, dropout, equal, erf, exp,
     expand_dims, fill, flatten, gelu, greater, hardsigmoid, hardswish, identity, leaky_relu, less,
     log, log_softmax, matmul, max_pool2d, maximum, mean, minimum, mul, neg, one_hot, ones,
-    ones_like, pad, permute,
-    pow, rank, reciprocal, reduce_mean, reduce_sum, relu, relu6, reshape, shape, sigmoid,
-    softmax, sqrt, square, squeeze, stack, sub, sum, tanh, transpose, unsqueeze, zeros,
-    zeros_like,
+    ones_like, pad, permute, pow, rank, reciprocal, reduce_mean, reduce_sum, relu, relu6, reshape,
+    shape, sigmoid, softmax, sqrt, square, squeeze, stack, sub, sum, tanh, transpose, unsqueeze,
+    zeros, zeros_like,
 )
 from .operations import (  # noqa: F401
     Abs, AdaptiveAvgPool2D, Add, Argmax, Assign, AvgPool, BatchMatMul, BiasAdd, Cast, Concat,
     Conv2D, Div, Equal, Erf, Exp, ExpandDims, Flatten, GeLU, Greater, HSigmoid, HSwish, Identity,
-    Less, Log, LogSoftmax, MatMul, Maximum, MaxPool, Minimum, MirrorPad, Mul, Neg, OneHot, Pad,
-    Pow, Primitive, PrimitiveWithInfer,
-    RealDiv, Reciprocal, ReduceMax, ReduceMean, ReduceMin, ReduceSum, ReLU, ReLU6, Reshape,
-    Shape, Sigmoid, Softmax, Sqrt, Square, Squeeze, Stack, Sub, Tanh, Transpose,
+    Less, Log, LogSoftmax, MatMul, Maximum, MaxPool, Minimum, MirrorPad, Mul, Neg, OneHot, Pad, Pow,
+    Primitive, PrimitiveWithInfer, RealDiv, Reciprocal, ReduceMax, ReduceMean, ReduceMin, ReduceSum,
+    ReLU, ReLU6, Reshape, Shape, Sigmoid, Softmax, Sqrt, Square, Squeeze, Stack, Sub, Tanh,
+    Transpose,
 )
-
-
-from ..diagnostics import missing_names  # noqa: E402
 
 # Gradients and jit trace whole functions: they live in the frontend
 # (irc/train/functional.py), loaded on first use.
 COMPOSITE = ("value_and_grad", "grad", "GradOperation", "jit")
-_missing = missing_names(__name__)
 
 
-def __getattr__(name: str):
-    if name in COMPOSITE:
-        from ..train import functional as composite
-        return getattr(composite, name)
-    return _missing(name)
+def composite_getattr(module: str):
+    """A module ``__getattr__`` (mindspore.ops, mindspore.ops.composite): the
+    COMPOSITE names from irc/train/functional.py, any other name missing."""
+    missing = missing_names(module)
+
+    def __getattr__(name: str):
+        if name in COMPOSITE:
+            from ..train import functional
+            return getattr(functional, name)
+        return missing(name)
+    return __getattr__
+
+
+__getattr__ = composite_getattr(__name__)

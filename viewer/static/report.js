@@ -424,6 +424,18 @@
     var e = document.getElementById(id);
     return e && $('canvas').contains(e) ? e : null;
   }
+  // A node is marked (selected, a search hit, a remark's) twice: its drawn
+  // element gets class 'irc-' + cls, its IR line cls.
+  function unmarkAll(cls) {
+    clearClass($('canvas'), 'irc-' + cls);
+    clearClass($('ir'), cls);
+  }
+  function markNode(node, key, cls) {
+    var id = elementIn(node, key), e = id && elementById(id), line = $('L' + node.line);
+    if (e) e.classList.add('irc-' + cls);
+    if (line) line.classList.add(cls);
+    return { element: e, line: line };
+  }
   function selectNode(node, scroll) {
     if (node.stage !== S.stage) showStage(node.stage);
     S.sel = node;
@@ -438,18 +450,10 @@
     updateHash();
   }
   function highlightNode(node, scroll) {
-    clearClass($('canvas'), 'irc-sel');
-    clearClass($('ir'), 'sel');
-    var id = elementIn(node, viewKey()), e = id && elementById(id);
-    if (e) {
-      e.classList.add('irc-sel');
-      if (scroll && VIEW) reveal(e);
-    }
-    var line = $('L' + node.line);
-    if (line) {
-      line.classList.add('sel');
-      if (scroll) line.scrollIntoView({ block: 'center' });
-    }
+    unmarkAll('sel');
+    var marked = markNode(node, viewKey(), 'sel');
+    if (scroll && VIEW && marked.element) reveal(marked.element);
+    if (scroll && marked.line) marked.line.scrollIntoView({ block: 'center' });
   }
 
   function onGraphClick(ev) {
@@ -567,7 +571,7 @@
       return;
     }
     var pre = add(s, 'pre', { 'class': 'snippet' });
-    for (var k = line - 3; k <= line + 3; k++) {
+    for (var k = line - DATA.snippet_context; k <= line + DATA.snippet_context; k++) {
       if (!(String(k) in lines)) continue;
       var d = add(pre, 'div', { 'class': k === line ? 'hot' : null });
       add(d, 'span', { 'class': 'no' }, String(k));
@@ -691,8 +695,7 @@
     };
   }
   function applySearch(jump) {
-    clearClass($('canvas'), 'irc-match');
-    clearClass($('ir'), 'match');
+    unmarkAll('match');
     var out = $('search-count');
     clear(out);
     var test = compileQuery(S.query);
@@ -702,10 +705,7 @@
     tables(S.stage).list.forEach(function (node) {
       if (!test(node)) return;
       S.hits.push(node);
-      var id = elementIn(node, key), e = id && elementById(id);
-      if (e) e.classList.add('irc-match');
-      var line = $('L' + node.line);
-      if (line) line.classList.add('match');
+      markNode(node, key, 'match');
     });
     out.appendChild(document.createTextNode(S.hits.length + ' match' + (S.hits.length === 1 ? '' : 'es') + ' here'));
     var others = [];
@@ -767,19 +767,14 @@
     if (first) selectNode(first, true);
   }
   function markRemark() {
-    clearClass($('canvas'), 'irc-rem');
-    clearClass($('ir'), 'rem');
+    unmarkAll('rem');
     if (S.rem === null) return;
     var r = DATA.remarks[S.rem];
     if (r.stage !== S.stage) return;
     var t = tables(S.stage), key = viewKey();
     r.nodes.forEach(function (gn) {
       var node = t.byKey[nodeKey(gn[0], gn[1])];
-      if (!node) return;
-      var id = elementIn(node, key), e = id && elementById(id);
-      if (e) e.classList.add('irc-rem');
-      var line = $('L' + node.line);
-      if (line) line.classList.add('rem');
+      if (node) markNode(node, key, 'rem');
     });
   }
 
