@@ -199,3 +199,23 @@ def test_random_flips_lower_to_one_reverse_sequence(op, dtype, shape):
     got = _run(model, {"image": image, "flip.draws": u})[0]
     np.testing.assert_array_equal(got, run_graph(module, "device", [image, u])[0])
     assert not np.array_equal(got[0], image[0]) and np.array_equal(got[1], image[1])
+
+
+def test_a_run_time_scalar_takes_the_rank_of_what_it_broadcasts_over():
+    """A rank-0 input (a learning rate) times a [O, C, 1, 1] tensor: one
+    Reshape to [1, 1, 1, 1] before the Mul (onnxruntime's rank-0 broadcast
+    over trailing 1-dimensions is 65x slower), same results."""
+    module = Module("scalar")
+    g = module.add_graph("device", "device")
+    x = g.add("input", [], {"index": 0}, out_types=[TensorType("f32", (8, 4, 1, 1))], names=["x"])
+    s = g.add("input", [], {"index": 1}, out_types=[TensorType("f32", ())], names=["s"])
+    y = g.add("nn.Mul", [x.out(), s.out()])
+    z = g.add("nn.Add", [y.out(), s.out()])
+    g.add("return", [z.out()], {"names": ["z"]})
+    model = lower_graph(module)
+    reshapes = [n for n in model.graph.node if n.op_type == "Reshape"]
+    assert [n.input[0] for n in reshapes] == ["s"]          # once, before its first use
+    assert all("s" not in n.input for n in model.graph.node if n.op_type in ("Mul", "Add"))
+    xv = np.random.default_rng(0).normal(size=(8, 4, 1, 1)).astype(np.float32)
+    got = _run(model, {"x": xv, "s": np.array(0.5, np.float32)})[0]
+    np.testing.assert_array_equal(got, xv * np.float32(0.5) + np.float32(0.5))

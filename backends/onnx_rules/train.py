@@ -182,65 +182,48 @@ def _bce_grad_onnx(emit, inputs, attrs, draws):
     return [_sum_to_onnx(emit, g, x)]
 
 
-# The optimizers' scalars (learning rate, momentum, decay) are shaped
-# [1] * rank of the parameter: onnxruntime's CPU broadcast of a rank-0 value
-# over a tensor with trailing 1-dimensions (a 1x1 conv's weight, [O, C, 1, 1])
-# takes a slow path, 65x slower than between equal ranks (26 vs 0.4 ms for
-# 2M floats): 0.5 s of a ResNet-50 step.  Where's rank-0 condition too (SGD's
-# first step: 52 vs 1.6 ms).  align_scalar_constants does this for scalar
-# initializers, but these are CastLike outputs or run-time values.
+# The optimizers' scalars (learning rate, momentum, decay) stay rank-0 here:
+# the lowering's align_scalar_operands gives every scalar operand of a
+# broadcasting op the other operand's rank (onnxruntime's rank-0 broadcast
+# over a 1x1 conv's [O, C, 1, 1] weight is 65x slower).
 
-def _param_rank(emit) -> int:
-    """The rank of the updated parameter (the rule's first operand)."""
-    return getattr(emit.in_types[0], "rank", 0) if emit.in_types else 0
+def _f32c(emit, value, like: str) -> str:
+    return emit.op("CastLike", [emit.const(np.float32(value)), like])
 
 
-def _f32c(emit, value, like: str, rank: int = 0) -> str:
-    return emit.op("CastLike", [emit.const(np.full((1,) * rank, value, np.float32)), like])
-
-
-def _ranked(emit, scalar: str, rank: int) -> str:
-    """A runtime scalar (the learning rate) reshaped to [1] * rank."""
-    if rank < 2:
-        return scalar
-    return emit.op("Reshape", [scalar, emit.const(np.ones(rank, np.int64))])
-
-
-def _decayed_onnx(emit, g: str, p: str, attrs, rank: int) -> str:
+def _decayed_onnx(emit, g: str, p: str, attrs) -> str:
     if attrs["loss_scale"] != 1.0:
-        g = emit.op("Div", [g, _f32c(emit, attrs["loss_scale"], g, rank)])
+        g = emit.op("Div", [g, _f32c(emit, attrs["loss_scale"], g)])
     if attrs["weight_decay"]:
-        g = emit.op("Add", [g, emit.op("Mul", [p, _f32c(emit, attrs["weight_decay"], p, rank)])])
+        g = emit.op("Add", [g, emit.op("Mul", [p, _f32c(emit, attrs["weight_decay"], p)])])
     return g
 
 
 @lowering(MOMENTUM)
 def _momentum_onnx(emit, inputs, attrs, draws):
     p, g, a, lr = inputs
-    rank = _param_rank(emit)
-    g = _decayed_onnx(emit, g, p, attrs, rank)
-    m = _f32c(emit, attrs["momentum"], p, rank)
+    g = _decayed_onnx(emit, g, p, attrs)
+    m = _f32c(emit, attrs["momentum"], p)
     a2 = emit.op("Add", [emit.op("Mul", [a, m]), g])
     step = emit.op("Add", [g, emit.op("Mul", [a2, m])]) if attrs["use_nesterov"] else a2
-    return [emit.op("Sub", [p, emit.op("Mul", [_ranked(emit, lr, rank), step])]), a2]
+    return [emit.op("Sub", [p, emit.op("Mul", [lr, step])]), a2]
 
 
 @lowering(SGD)
 def _sgd_onnx(emit, inputs, attrs, draws):
     p, g, a, stat, lr = inputs
-    rank = _param_rank(emit)
-    g = _decayed_onnx(emit, g, p, attrs, rank)
+    g = _decayed_onnx(emit, g, p, attrs)
     if attrs["momentum"] > 0:
-        m = _f32c(emit, attrs["momentum"], p, rank)
+        m = _f32c(emit, attrs["momentum"], p)
         later = emit.op("Add", [emit.op("Mul", [a, m]),
-                                emit.op("Mul", [g, _f32c(emit, 1.0 - attrs["dampening"], p, rank)])])
-        first = _ranked(emit, emit.op("Greater", [stat, _f32c(emit, 0.0, stat)]), rank)
+                                emit.op("Mul", [g, _f32c(emit, 1.0 - attrs["dampening"], p)])])
+        first = emit.op("Greater", [stat, _f32c(emit, 0.0, stat)])
         a2 = emit.op("Where", [first, g, later])
         step = emit.op("Add", [g, emit.op("Mul", [a2, m])]) if attrs["nesterov"] else a2
     else:
         a2, step = emit.op("Identity", [a]), g
     zero = emit.op("Mul", [stat, _f32c(emit, 0.0, stat)])
-    return [emit.op("Sub", [p, emit.op("Mul", [_ranked(emit, lr, rank), step])]), a2, zero]
+    return [emit.op("Sub", [p, emit.op("Mul", [lr, step])]), a2, zero]
 
 
 @lowering(ADAM_POWERS)
@@ -253,21 +236,18 @@ def _adam_powers_onnx(emit, inputs, attrs, draws):
 @lowering(ADAM)
 def _adam_onnx(emit, inputs, attrs, draws):
     p, g, m, v, lr, b1p, b2p = inputs
-    rank = _param_rank(emit)
-    g = _decayed_onnx(emit, g, p, attrs, rank)
-    b1, b2 = _f32c(emit, attrs["beta1"], p, rank), _f32c(emit, attrs["beta2"], p, rank)
-    one = _f32c(emit, 1.0, p, rank)
+    g = _decayed_onnx(emit, g, p, attrs)
+    b1, b2 = _f32c(emit, attrs["beta1"], p), _f32c(emit, attrs["beta2"], p)
+    one = _f32c(emit, 1.0, p)
     m2 = emit.op("Add", [emit.op("Mul", [m, b1]), emit.op("Mul", [g, emit.op("Sub", [one, b1])])])
     v2 = emit.op("Add", [emit.op("Mul", [v, b2]),
                          emit.op("Mul", [emit.op("Mul", [g, g]), emit.op("Sub", [one, b2])])])
-    one_s = _f32c(emit, 1.0, p)
-    lr_t = emit.op("Div", [emit.op("Mul", [lr, emit.op("Sqrt", [emit.op("Sub", [one_s, b2p])])]),
-                           emit.op("Sub", [one_s, b1p])])
+    lr_t = emit.op("Div", [emit.op("Mul", [lr, emit.op("Sqrt", [emit.op("Sub", [one, b2p])])]),
+                           emit.op("Sub", [one, b1p])])
     num = emit.op("Add", [emit.op("Mul", [m2, b1]), emit.op("Mul", [g, emit.op("Sub", [one, b1])])]) \
         if attrs["use_nesterov"] else m2
-    den = emit.op("Add", [emit.op("Sqrt", [v2]), _f32c(emit, attrs["eps"], p, rank)])
-    return [emit.op("Sub", [p, emit.op("Mul", [_ranked(emit, lr_t, rank), emit.op("Div", [num, den])])]),
-            m2, v2]
+    den = emit.op("Add", [emit.op("Sqrt", [v2]), _f32c(emit, attrs["eps"], p)])
+    return [emit.op("Sub", [p, emit.op("Mul", [lr_t, emit.op("Div", [num, den])])]), m2, v2]
 
 
 @lowering(MINIMIZE)
