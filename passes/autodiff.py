@@ -32,7 +32,8 @@ import numpy as np
 
 from irc.diagnostics import UserError
 from irc.dialects.core import LEARNING_RATE, LOSS, PARAMETER, STATE, graph_results, return_attrs
-from irc.dialects.train import OPTIMIZER_STATE, SCALAR_STATE, UPDATE_OPS, TrainConfig, update_attrs
+from irc.dialects.train import (OPTIMIZER_STATE, SCALAR_STATE, STATE_FILL, UPDATE_OPS, TrainConfig,
+                                update_attrs)
 from irc.ir.graph import Graph, Module, Node, Value
 from irc.ir.registry import get as get_op
 from irc.ir.types import TensorType, to_numpy_dtype
@@ -364,8 +365,7 @@ class OptimizerEmitter:
         if like.attrs["name"] in weights and name not in weights and t.is_static:
             # a module that carries its weights (not IR text) gets the state's
             # first value too, so it lowers and runs as it is
-            fill = np.zeros if init == "zeros" else np.ones
-            weights[name] = fill(t.shape, dtype=to_numpy_dtype(t.dtype))
+            weights[name] = np.full(t.shape, STATE_FILL[init], dtype=to_numpy_dtype(t.dtype))
         return self.graph.add("param", [], {"name": name, "init": init, "trainable": False},
                               out_types=[t], names=[name], loc=self.marker.loc,
                               prov=self.prov).out(0)

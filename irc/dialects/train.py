@@ -512,6 +512,7 @@ OPTIMIZER_STATE = {
     "Adam": (("moment1", "zeros"), ("moment2", "zeros")),
 }
 SCALAR_STATE = ("stat",)   # SGD's first-step flag is one number per parameter
+STATE_FILL = {"zeros": 0.0, "ones": 1.0}    # a state's first value, by its init (an IR attr)
 
 
 def update_attrs(kind: str, hyper: dict, weight_decay: float, loss_scale: float) -> dict:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..common.tensor import Parameter, Tensor
 from ..diagnostics import UnsupportedError, UserError, UserValueError, user_frame
-from ..dialects.train import OPTIMIZER_STATE, SCALAR_STATE, UPDATE_OPS, update_attrs
+from ..dialects.train import OPTIMIZER_STATE, SCALAR_STATE, STATE_FILL, UPDATE_OPS, update_attrs
 from ..ops import _dispatch
 from .cell import Cell
 from .learning_rate_schedule import LearningRateSchedule
@@ -167,7 +167,7 @@ class Optimizer(Cell):
         if id(param) not in states:
             states[id(param)] = [
                 Parameter(np.full(() if prefix in SCALAR_STATE else param.shape,
-                                  0.0 if init == "zeros" else 1.0, dtype=np.float32),
+                                  STATE_FILL[init], dtype=np.float32),
                           name=f"{prefix}.{param.name}", requires_grad=False)
                 for prefix, init in OPTIMIZER_STATE[self.kind]]
         return states[id(param)]
