@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 OPSET = 21          # <= 21: CUDA MaxPool with Indices (see README)
 IR_VERSION = 10     # onnxruntime 1.31 accepts at most 13; onnx 1.23 writes 14
@@ -54,13 +55,35 @@ class NodeNames:
                 return name
 
 
+# Shape arithmetic folded at emission when every input is a constant.  Left
+# to run, onnxruntime's CUDA provider places these small integer ops on the
+# CPU, and each result copied back to the GPU stops the stream (ResNet-18:
+# 180 CPU nodes and 76 copies a training step) and rules out CUDA graphs.
+FOLDABLE = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Gather", "Concat", "Reshape",
+                      "Unsqueeze", "Squeeze", "Slice", "ReduceProd", "Cast", "CastLike", "Equal",
+                      "Not", "NonZero", "Range", "Compress", "ConstantOfShape"})
+FOLD_LIMIT = 4096      # elements: a folded result becomes an initializer
+CUDA_CONCAT_INPUTS = 32
+# Ops whose result has their operands' broadcast shape and first dtype
+SHAPE_PRESERVING = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Relu", "Sqrt",
+                              "Reciprocal", "Exp", "Log", "Abs", "Identity"})
+
+
 class Emitter:
-    def __init__(self, prefix: str = "", node_names: Optional[NodeNames] = None):
+    def __init__(self, prefix: str = "", node_names: Optional[NodeNames] = None,
+                 target: str = "cpu"):
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
         self._ids = itertools.count()
         self._prefix = prefix
         self.node_names = node_names if node_names is not None else NodeNames()
+        # The device the model is lowered for ("cpu" or "cuda"): rules choose
+        # between equivalent forms by what each provider runs fast.
+        self.target = target
+        # What is known at compile time: constants' values and the static
+        # (shape, dtype) of values the lowering driver has typed.
+        self.constants: dict[str, np.ndarray] = {}
+        self.static: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
         # Set by the lowering driver while one IR node is being lowered.
         self.scope: str = ""         # its Cell scope (``layer3.0.conv1``)
         self.source: str = ""
@@ -75,7 +98,18 @@ class Emitter:
 
     def op(self, op_type: str, inputs: Sequence[str], *, outputs: int = 1,
            domain: str = "", name_hint: str | None = None, **attrs):
-        """Append one ONNX node; returns its output name (or names if outputs > 1)."""
+        """Append one ONNX node; returns its output name (or names if outputs > 1).
+        A node whose result is known now (shape arithmetic on constants and
+        static shapes) is a constant instead."""
+        if outputs == 1 and not domain:
+            folded = self._folded(op_type, inputs, attrs)
+            if folded is not None:
+                return self.const(folded, name_hint=name_hint or op_type.lower())
+        if op_type == "Concat" and len(inputs) > CUDA_CONCAT_INPUTS and self.target == "cuda":
+            # onnxruntime's CUDA Concat cannot be recorded in a CUDA graph with
+            # more inputs (a 7x7 kernel's 49 im2col taps): a tree of Concats
+            n = CUDA_CONCAT_INPUTS
+            inputs = [self.op("Concat", inputs[i:i + n], **attrs) for i in range(0, len(inputs), n)]
         hint = name_hint or op_type.lower()
         outs = [self.fresh(hint) for _ in range(outputs)]
         node = helper.make_node(op_type, list(inputs), outs,
@@ -84,11 +118,69 @@ class Emitter:
         if self.source:
             node.doc_string = self.source
         self.nodes.append(node)
+        if outputs == 1 and op_type in SHAPE_PRESERVING:
+            self._propagate(outs[0], inputs)
+        elif op_type == "Reshape" and inputs[1] in self.constants and self.shape_of(inputs[0]):
+            dims = [int(d) for d in self.constants[inputs[1]]]
+            shape = self.shape_of(inputs[0])
+            dims = [shape[i] if d == 0 else d for i, d in enumerate(dims)]
+            self.static[outs[0]] = (np.empty(shape, np.bool_).reshape(dims).shape, self.dtype_of(inputs[0]))
+        elif op_type in ("ReduceSum", "ReduceMean") and len(inputs) == 2 and inputs[1] in self.constants \
+                and self.constants[inputs[1]].size \
+                and self.shape_of(inputs[0]) is not None:
+            shape, keep = self.shape_of(inputs[0]), attrs.get("keepdims", 1)
+            axes = {int(a) % len(shape) for a in self.constants[inputs[1]].ravel()}
+            dims = [1 if i in axes else d for i, d in enumerate(shape)] if keep else \
+                [d for i, d in enumerate(shape) if i not in axes]
+            self.static[outs[0]] = (tuple(dims), self.dtype_of(inputs[0]))
         return outs[0] if outputs == 1 else outs
+
+    def _propagate(self, out: str, inputs: Sequence[str]) -> None:
+        """An elementwise result's static shape (its operands' broadcast),
+        so that shape arithmetic on it folds too."""
+        known = [(self.shape_of(i), self.dtype_of(i)) for i in inputs]
+        if all(shape is not None for shape, _ in known):
+            self.static[out] = (np.broadcast_shapes(*(shape for shape, _ in known)), known[0][1])
 
     def const(self, value, dtype=None, name_hint: str = "const") -> str:
         """A constant initializer; numpy scalars and arrays keep their dtype."""
         array = np.asarray(value, dtype=dtype)
         name = self.fresh(name_hint)
         self.initializers.append(numpy_helper.from_array(array, name))
+        self.constants[name] = array
         return name
+
+    def shape_of(self, name: str) -> Optional[tuple[int, ...]]:
+        """The static shape of a value, if known at compile time."""
+        if name in self.constants:
+            return self.constants[name].shape
+        known = self.static.get(name)
+        return known[0] if known else None
+
+    def dtype_of(self, name: str) -> Optional[np.dtype]:
+        if name in self.constants:
+            return self.constants[name].dtype
+        known = self.static.get(name)
+        return known[1] if known else None
+
+    def _folded(self, op_type: str, inputs: Sequence[str], attrs: dict) -> Optional[np.ndarray]:
+        """The value of ``op_type(inputs)`` if it is known at compile time."""
+        if op_type in ("Shape", "Size"):
+            shape = self.shape_of(inputs[0])
+            if shape is None:
+                return None
+            if op_type == "Size":
+                return np.int64(np.prod(shape, dtype=np.int64))
+            return np.array(shape[attrs.get("start", 0):attrs.get("end")], np.int64)
+        if op_type == "CastLike" and inputs[0] in self.constants:
+            dtype = self.dtype_of(inputs[1])
+            return None if dtype is None else self.constants[inputs[0]].astype(dtype)
+        if op_type not in FOLDABLE or not all(i in self.constants for i in inputs if i):
+            return None
+        if any(self.constants[i].size > FOLD_LIMIT for i in inputs if i):
+            return None
+        if op_type == "ConstantOfShape" and np.prod(self.constants[inputs[0]]) > FOLD_LIMIT:
+            return None
+        node = helper.make_node(op_type, list(inputs), ["y"], **attrs)
+        (value,) = ReferenceEvaluator(node).run(None, {i: self.constants[i] for i in inputs if i})
+        return value if np.size(value) <= FOLD_LIMIT else None

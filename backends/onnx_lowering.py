@@ -17,7 +17,7 @@ an error in onnxruntime points back at the IR and the script.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Optional, Union
+from typing import Collection, Mapping, Optional, Union
 
 import numpy as np
 import onnx
@@ -85,15 +85,18 @@ class _Emitter(Emitter):
     Rules of ops that hold a graph (``train.Loop``'s body) lower it with
     :meth:`lower_subgraph`."""
 
-    def __init__(self, reserved: set[str], module: Module, node_names: NodeNames):
-        super().__init__(node_names=node_names)
+    def __init__(self, reserved: set[str], module: Module, node_names: NodeNames, target: str,
+                 sizes: dict[str, int]):
+        super().__init__(node_names=node_names, target=target)
+        self.sizes = sizes           # the outer graph's bound dimensions, for subgraphs
         self.reserved = reserved
         self.module = module
 
     def lower_subgraph(self, graph_name: str) -> onnx.GraphProto:
         """A graph of the module as an ONNX graph, its parameters as inputs
         (node names unique across both graphs)."""
-        return _lowered(self.module, graph_name, True, None, self.node_names).graph
+        return _lowered(self.module, graph_name, True, None, self.node_names,
+                        target=self.target, sizes=self.sizes).graph
 
     def fresh(self, hint: str = "t") -> str:
         while True:
@@ -116,7 +119,8 @@ def value_info(name: str, t: TensorType) -> onnx.ValueInfoProto:
 def lower_graph(module: Module, graph_name: str = "device", *,
                 params_as_inputs: ParamsAsInputs = False, check: bool = True,
                 model_name: Optional[str] = None,
-                external: Optional[ExternalWeights] = None) -> onnx.ModelProto:
+                external: Optional[ExternalWeights] = None, target: str = "cpu",
+                sizes: Optional[Mapping[str, int]] = None) -> onnx.ModelProto:
     """The ONNX model (opset ``OPSET``, IR version ``IR_VERSION``) of one graph.
 
     ``params_as_inputs``: False keeps every parameter as an initializer; True
@@ -126,8 +130,14 @@ def lower_graph(module: Module, graph_name: str = "device", *,
     seen as typed inputs: the checker copies the model it is given twice, and
     the weights are numpy arrays made initializers by ``numpy_helper``.
     ``external``: parameters whose bytes lie in a file point at them there.
+    ``target``: the device the model will run on, "cpu" or "cuda" (rules
+    pick the forms each runs fastest; the results are the same).
+    ``sizes``: symbolic dimensions bound to numbers (the batch ``N`` a
+    session is made for): the model is specialised to them, its shape
+    arithmetic folded into constants.
     """
-    model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames(), external)
+    model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames(), external, target,
+                     sizes)
     if check:
         onnx.checker.check_model(_without_weights(model), full_check=True)
     return model
@@ -135,8 +145,10 @@ def lower_graph(module: Module, graph_name: str = "device", *,
 
 def _lowered(module: Module, graph_name: str, params_as_inputs: ParamsAsInputs,
              model_name: Optional[str], node_names: NodeNames,
-             external: Optional[ExternalWeights] = None) -> onnx.ModelProto:
-    lowering = _Lowering(module, module.graph(graph_name), params_as_inputs, node_names, external)
+             external: Optional[ExternalWeights] = None, target: str = "cpu",
+             sizes: Optional[Mapping[str, int]] = None) -> onnx.ModelProto:
+    lowering = _Lowering(module, module.graph(graph_name), params_as_inputs, node_names, external,
+                         target, sizes)
     model = lowering.run(model_name or f"{module.name}.{graph_name}")
     align_scalar_operands(model, node_names)
     return model
@@ -144,12 +156,14 @@ def _lowered(module: Module, graph_name: str, params_as_inputs: ParamsAsInputs,
 
 class _Lowering:
     def __init__(self, module: Module, graph, params_as_inputs: ParamsAsInputs,
-                 node_names: NodeNames, external: Optional[ExternalWeights] = None):
+                 node_names: NodeNames, external: Optional[ExternalWeights] = None,
+                 target: str = "cpu", sizes: Optional[Mapping[str, int]] = None):
         self.module, self.graph = module, graph
+        self.sizes = dict(sizes or {})
         self.params_as_inputs = params_as_inputs
         self.external = external
         self.reserved: set[str] = set()
-        self.emit = _Emitter(self.reserved, module, node_names)
+        self.emit = _Emitter(self.reserved, module, node_names, target, self.sizes)
         self.names: dict[Value, str] = {}          # IR value -> ONNX value name
         self.inputs: list[tuple[int, onnx.ValueInfoProto]] = []
         self.param_inputs: list[onnx.ValueInfoProto] = []
@@ -201,7 +215,7 @@ class _Lowering:
     # -- interface nodes ------------------------------------------------------------
     def _lower_input(self, node: Node) -> None:
         name = node.results[0]
-        self.inputs.append((int(node.attrs["index"]), value_info(name, node.out_types[0])))
+        self.inputs.append((int(node.attrs["index"]), value_info(name, self._bound(node.out_types[0]))))
         self.names[node.out(0)] = name
 
     def _param_is_input(self, name: str) -> bool:
@@ -215,7 +229,7 @@ class _Lowering:
         if name in self.initializers or any(vi.name == name for vi in self.param_inputs):
             return   # the same parameter used through two param nodes
         if self._param_is_input(name):
-            self.param_inputs.append(value_info(name, t))
+            self.param_inputs.append(value_info(name, self._bound(t)))
             return
         if name not in self.module.weights:
             raise LoweringError(f"@{self.graph.name}: parameter {name!r} has no value in "
@@ -239,7 +253,7 @@ class _Lowering:
             src = renamed.get(self.names[value], self.names[value])
             out = self._output_name(src, str(want), used, renamed)
             used.add(out)
-            self.outputs.append(value_info(out, self.graph.type_of(value)))
+            self.outputs.append(value_info(out, self._bound(self.graph.type_of(value))))
         self._apply_renames(renamed)
 
     def _output_name(self, src: str, want: str, used: set[str], renamed: dict[str, str]) -> str:
@@ -282,14 +296,17 @@ class _Lowering:
             where = f" ({node.loc})" if node.loc else ""
             raise LoweringError(f"@{self.graph.name}: %{node.name} = {node.op}{where} has no ONNX "
                                 f"lowering (it cannot run on the device)")
-        operands = [self.names[v] for v in self.graph.operands(node)]
+        values = self.graph.operands(node)
+        operands = [self.names[v] for v in values]
+        self.emit.in_types = [self._bound(self.graph.type_of(v)) for v in values]
+        for name, t in zip(operands, self.emit.in_types):
+            self._know(name, t)
         draws = None
         if opdef.kind == MAP and len(operands) == 2:
             operands, draws = operands[:1], operands[1]
         first = len(self.emit.nodes)
         self.emit.scope = node.scope or ""
         self.emit.source = str(node.loc) if node.loc else ""
-        self.emit.in_types = [self.graph.type_of(v) for v in self.graph.operands(node)]
         try:
             outs = rule(self.emit, operands, node.attrs, draws)
         finally:
@@ -301,6 +318,19 @@ class _Lowering:
         for i, name in enumerate(outs):
             self.names[node.out(i)] = name
         self._tag(node, self.emit.nodes[first:])
+
+    def _bound(self, t):
+        """``t`` with the symbolic dimensions of ``sizes`` replaced by their numbers."""
+        if not self.sizes or not isinstance(t, TensorType):
+            return t
+        return t.with_shape(self.sizes.get(d, d) if isinstance(d, str) else d for d in t.shape)
+
+    def _know(self, name: str, t) -> None:
+        """Tell the emitter a value's shape where it is static (a symbolic
+        batch of an exported model is not: its Shape stays a node)."""
+        if name not in self.emit.static and isinstance(t, TensorType) \
+                and all(isinstance(d, int) and d >= 0 for d in t.shape):
+            self.emit.static[name] = (tuple(t.shape), to_numpy_dtype(t.dtype))
 
     def _tag(self, node: Node, onnx_nodes: list[onnx.NodeProto]) -> None:
         props = {"irc.node": node.name, "irc.op": node.op}

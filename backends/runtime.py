@@ -169,6 +169,16 @@ def providers_for(device_target: Optional[str] = None) -> list[str]:
     return [CPU]
 
 
+def cuda_provider_options() -> dict[str, str]:
+    """onnxruntime's CUDA options: full fp32 unless TF32 was allowed."""
+    return {"use_tf32": os.environ.get("IRC_TF32", "0")}
+
+
+def target_of(providers: Sequence[str]) -> str:
+    """The lowering target ("cuda" or "cpu") of a session on these providers."""
+    return "cuda" if providers and providers[0] == CUDA else "cpu"
+
+
 def device_target_in_use(device_target: Optional[str] = None) -> str:
     """The device_target sessions run on (what ``get_context`` reports): the
     one asked for (default: the context's), "CPU" where an accelerator
@@ -236,7 +246,8 @@ def inference_session(model: bytes, options: ort.SessionOptions,
         _profiling["made"] += 1
         options.enable_profiling = True
         options.profile_file_prefix = prefix
-    session = ort.InferenceSession(model, options, providers=list(providers))
+    session = ort.InferenceSession(model, options, providers=[
+        (p, cuda_provider_options()) if p == CUDA else p for p in providers])
     if directory is not None:
         start_ns = session.get_profiling_start_time_ns() or time.time_ns()
         _profiling["sessions"].append((prefix, start_ns, weakref.ref(session)))

@@ -39,6 +39,7 @@ from .runtime import (
     inference_session,
     node_origins,
     providers_for,
+    target_of,
     run_with_iobinding,
 )
 
@@ -159,7 +160,8 @@ def cut(graph: Graph) -> tuple[list[Piece], dict[int, list[Node]]]:
     return [p for p in pieces.values() if p.outputs], after
 
 
-def lower_pieces(module: Module, graph_name: str, *, params_as_inputs: bool = False):
+def lower_pieces(module: Module, graph_name: str, *, params_as_inputs: bool = False,
+                 target: str = "cpu"):
     """The cut of ``graph_name`` lowered: (pieces with their ONNX models,
     collectives after each stage).  Parameters are initializers unless
     ``params_as_inputs`` (the runtime binds them from its device state)."""
@@ -169,7 +171,7 @@ def lower_pieces(module: Module, graph_name: str, *, params_as_inputs: bool = Fa
     for piece in pieces:
         scratch.graphs[piece.graph.name] = piece.graph
         piece.model = lower_graph(scratch, piece.graph.name, params_as_inputs=params_as_inputs,
-                                  check=False)
+                                  check=False, target=target)
         piece.output_names = [o.name for o in piece.model.graph.output]
         piece.params = [n.attrs["name"] for n in piece.graph.find("param")]
     return pieces, after
@@ -214,9 +216,10 @@ class StagedProgram:
         from .trainer import read_interface
         self.graph: Graph = module.graph(graph_name)
         self.comm = collectives.communicator()
-        pieces, after = lower_pieces(module, graph_name, params_as_inputs=True)
-        self._agree(after)
         self.providers = providers_for(device_target)
+        pieces, after = lower_pieces(module, graph_name, params_as_inputs=True,
+                                     target=target_of(self.providers))
+        self._agree(after)
         for piece in pieces:
             piece.session = inference_session(piece.model.SerializeToString(),
                                               default_options(threads), self.providers)
@@ -258,6 +261,8 @@ class StagedProgram:
 
     def upload(self, array: np.ndarray) -> ort.OrtValue:
         return ort.OrtValue.ortvalue_from_numpy(np.require(array, requirements="C"), self.device, 0)
+
+    stage = upload           # a feed made ready ahead of its call
 
     def broadcast_state(self, state) -> None:
         """Rank 0's parameters and state on every rank: the ranks start from

@@ -60,10 +60,12 @@ from .staged import StagedProgram, communicates
 # =============================================================================
 
 
-def lower_training_graph(module: Module, graph_name: str, *, check: bool = True) -> onnx.ModelProto:
+def lower_training_graph(module: Module, graph_name: str, *, check: bool = True,
+                         target: str = "cpu", sizes: Optional[dict] = None) -> onnx.ModelProto:
     """The ONNX model of a training graph, every parameter a graph input
     (the runtime keeps their values on the device and binds them each call)."""
-    return lower_graph(module, graph_name, params_as_inputs=True, check=check)
+    return lower_graph(module, graph_name, params_as_inputs=True, check=check, target=target,
+                       sizes=sizes)
 
 
 @dataclass
@@ -116,17 +118,28 @@ class Program:
     """One onnxruntime session over one training (or evaluation) graph."""
 
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
-                 threads: Optional[int] = None):
-        from .runtime import default_options, inference_session, node_origins, providers_for
+                 threads: Optional[int] = None, cuda_graphs: bool = True):
+        from .runtime import default_options, providers_for, target_of
         self.graph: Graph = module.graph(graph_name)
-        model = lower_training_graph(module, graph_name)
-        self.origins = node_origins(model)      # for run_failure's message
+        self.module, self.graph_name = module, graph_name
         self.providers = providers_for(device_target)
-        options = default_options(threads)
-        self.session = inference_session(model.SerializeToString(), options, self.providers)
-        self.provider = self.session.get_providers()[0]
-        self.device = "cuda" if self.provider == "CUDAExecutionProvider" else "cpu"
+        self.target = target_of(self.providers)
+        self.options = default_options(threads)
+        model = lower_training_graph(module, graph_name, target=self.target)
         self._interface(model)
+        # On CUDA a session is made at the first call, specialised to the
+        # sizes it is fed (the batch): with every shape known, no shape
+        # arithmetic is left for onnxruntime to run on the CPU, whose results
+        # would stop the stream on their way back to the GPU, and the calls
+        # can be replayed as CUDA graphs (cuda_graphs.py).  A short last
+        # batch gets a session of its own.
+        self.symbolic = self._symbols()
+        self.cuda_graphs = cuda_graphs and self.target == "cuda"
+        self.sessions: dict[tuple, tuple] = {}
+        if self.target != "cuda":
+            self._make_session((), model)
+        self.provider = self.providers[0]
+        self.device = "cuda" if self.target == "cuda" else "cpu"
         self.calls = 0
         # Set from another thread, ``terminate`` stops a running call between two
         # nodes (onnxruntime would log that stop, and any failure, which the
@@ -150,15 +163,82 @@ class Program:
         self.steps_per_call = int(lr_t.shape[0]) if self.sunk else 1
         self.long_calls = self.sunk
 
+    def _symbols(self) -> dict[str, list]:
+        """Input name -> its dimensions, for inputs with symbolic ones."""
+        found = {}
+        for node in self.graph.find("input"):
+            dims = node.out_types[0].shape
+            if any(isinstance(d, str) for d in dims):
+                found[node.results[0]] = list(dims)
+        return found
+
+    def _make_session(self, key: tuple, model: onnx.ModelProto):
+        """(session, node origins for run_failure's message, CUDA graph calls or None)."""
+        from .cuda_graphs import CudaGraphCalls, graph_session
+        from .runtime import inference_session, node_origins
+        graphed = graph_session(model, self.options, self.providers) if self.cuda_graphs else None
+        if graphed is not None:
+            self.sessions[key] = (graphed, node_origins(model), CudaGraphCalls(graphed, self))
+        else:
+            session = inference_session(model.SerializeToString(), self.options, self.providers)
+            self.sessions[key] = (session, node_origins(model), None)
+        return self.sessions[key]
+
+    def _session_for(self, feeds: dict):
+        """The session for these feeds' sizes (see ``_make_session``)."""
+        if self.target != "cuda":
+            return self.sessions[()]
+        sizes = {}
+        for name, dims in self.symbolic.items():
+            value = feeds.get(name)
+            if value is None:
+                continue
+            shape = value.shape() if isinstance(value, ort.OrtValue) else value.shape
+            for d, n in zip(dims, shape):
+                if isinstance(d, str):
+                    sizes.setdefault(d, int(n))
+        key = tuple(sorted(sizes.items()))
+        if key not in self.sessions:
+            model = lower_training_graph(self.module, self.graph_name, target=self.target,
+                                         sizes=sizes, check=False)
+            self._make_session(key, model)
+        return self.sessions[key]
+
+    def _replay_plainly(self, graphs):
+        """The session of ``graphs`` remade without CUDA graphs."""
+        from .runtime import inference_session
+        key = next(k for k, v in self.sessions.items() if v[2] is graphs)
+        sizes = dict(key)
+        model = lower_training_graph(self.module, self.graph_name, target=self.target,
+                                     sizes=sizes or None, check=False)
+        session = inference_session(model.SerializeToString(), self.options, self.providers)
+        self.sessions[key] = (session, self.sessions[key][1], None)
+        return self.sessions[key]
+
     # -- running ----------------------------------------------------------------------
     def upload(self, array: np.ndarray) -> ort.OrtValue:
         return ort.OrtValue.ortvalue_from_numpy(np.require(array, requirements="C"), self.device, 0)
+
+    def stage(self, array: np.ndarray):
+        """A feed made ready ahead of its call: on the device, or kept on the
+        host where calls are CUDA graph replays (they copy their feeds into
+        the buffers they were recorded with)."""
+        return np.require(array, requirements="C") if self.cuda_graphs else self.upload(array)
 
     def run(self, feeds: dict, state: "DeviceState") -> list:
         """One call: ``feeds`` (input name -> array or OrtValue) plus the
         parameters from ``state``; updated parameters go back into ``state``;
         returns the other results as numpy arrays, by result name."""
-        b = self.session.io_binding()
+        session, origins, graphs = self._session_for(feeds)
+        if graphs is not None:
+            from .cuda_graphs import CaptureFailed
+            try:
+                results = graphs.run(feeds, state)
+                self.calls += 1
+                return results
+            except CaptureFailed:
+                session, origins, _ = self._replay_plainly(graphs)
+        b = session.io_binding()
         for name, value in feeds.items():
             if isinstance(value, ort.OrtValue):
                 b.bind_ortvalue_input(name, value)
@@ -171,7 +251,7 @@ class Program:
         options = self.run_options if self.long_calls else None
         started = time.perf_counter()
         try:
-            run_with_iobinding(self.session, b, self.origins, options)
+            run_with_iobinding(session, b, origins, options)
         except UserRuntimeError:
             if self.run_options.terminate:     # aborted by a second Ctrl-C (SignalGuard)
                 raise KeyboardInterrupt from None
@@ -369,9 +449,9 @@ def stack_sink(program: Program, feeds: list[dict], rates: np.ndarray) -> Option
         shapes = {f[name].shape for f in feeds}
         if len(shapes) != 1:
             return None
-        queue[name] = program.upload(np.stack([f[name] for f in feeds]))
+        queue[name] = program.stage(np.stack([f[name] for f in feeds]))
     if program.lr is not None:
-        queue[program.lr.results[0]] = program.upload(rates.astype(np.float32))
+        queue[program.lr.results[0]] = program.stage(rates.astype(np.float32))
     return queue
 
 

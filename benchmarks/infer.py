@@ -105,11 +105,11 @@ def feeds_for(sess: Session, first: np.ndarray) -> dict:
     return feeds
 
 
-def compare(fused_model, bare_model, iters: int):
+def compare(fused_model, bare_model, iters: int, device: str = "CPU"):
     rng = np.random.default_rng(0)
     batches = [rng.integers(0, 256, (BATCH, 32, 32, 1), dtype=np.uint8) for _ in range(8)]
-    fused = Session(fused_model, device_target="CPU")
-    bare = Session(bare_model, device_target="CPU")
+    fused = Session(fused_model, device_target=device)
+    bare = Session(bare_model, device_target=device)
     fused_feeds = [feeds_for(fused, b) for b in batches]
     bare_feeds = [feeds_for(bare, numpy_preprocess(b)) for b in batches]
 
@@ -134,8 +134,9 @@ def compare(fused_model, bare_model, iters: int):
     return rows, err
 
 
-def print_table(rows, err: float, iters: int) -> None:
-    print(f"LeNet5, batch {BATCH}, uint8 32x32x1 inputs, CPU ({os.cpu_count()} cores), "
+def print_table(rows, err: float, iters: int, device: str = "CPU") -> None:
+    where = f"CPU ({os.cpu_count()} cores)" if device == "CPU" else f"device_target {device}"
+    print(f"LeNet5, batch {BATCH}, uint8 32x32x1 inputs, {where}, "
           f"onnxruntime {ort.__version__}, median of {iters}")
     head = f"{'method':<40} {'total ms':>9} {'numpy ms':>9} {'ORT ms':>9} {'stages':>6} {'img/s':>9}"
     print(head)
@@ -199,12 +200,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--iters", type=int, default=300, help="timed runs per measurement")
     p.add_argument("--sweep", action="store_true", help="also time ORT session options")
+    p.add_argument("--device", default="CPU", choices=["CPU", "GPU"],
+                   help="device_target of both sessions (GPU: CUDA, where it works)")
     args = p.parse_args(argv)
     lenet_sink, resnet = load_samples()
     np.random.seed(0)
     fused, bare = compile_lenet(lenet_sink)
-    rows, err = compare(fused, bare, args.iters)
-    print_table(rows, err, args.iters)
+    rows, err = compare(fused, bare, args.iters, args.device)
+    print_table(rows, err, args.iters, args.device)
     if args.sweep:
         sweep(bare, resnet18_model(resnet), args.iters)
     return 0

@@ -83,8 +83,8 @@ def batches(steps: int):
     return images, labels
 
 
-def compile_programs(steps: int, unroll: int, threads):
-    """(sunk program, step program, weights) for LeNet5 with S = steps."""
+def compile_lenet(steps: int, unroll: int):
+    """(sunk module, step module) of LeNet5's job with S = steps, and the compile time."""
     images, labels = batches(steps)
     data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(BATCH)
     np.random.seed(1)
@@ -96,11 +96,17 @@ def compile_programs(steps: int, unroll: int, threads):
                                      "steps_per_sink": steps, "unroll": unroll}, None)
     t0 = time.perf_counter()
     module, step_module = compile_job(job, keep_step=True)
+    return module, step_module, time.perf_counter() - t0
+
+
+def compile_programs(steps: int, unroll: int, threads):
+    """(sunk program, step program, weights) for LeNet5 with S = steps."""
+    module, step_module, compile_s = compile_lenet(steps, unroll)
     t1 = time.perf_counter()
     sunk = Program(module, "device", threads=threads)
     t2 = time.perf_counter()
     step = Program(step_module, "device", threads=threads)
-    return sunk, step, module.weights, (t1 - t0, t2 - t1)
+    return sunk, step, module.weights, (compile_s, t2 - t1)
 
 
 def sunk_runner(prog: Program, weights, steps: int):
@@ -127,9 +133,11 @@ def step_runner(prog: Program, weights, steps: int):
     return run
 
 
-def torch_sgd_steps(torch, net, images, labels, steps: int, batch: int = BATCH):
+def torch_sgd_steps(torch, net, images, labels, steps: int, batch: int = BATCH, device: str = "cpu"):
     """PyTorch eager training, SGD with momentum 0.9 and cross entropy, as irc's
-    job: a function running ``steps`` steps over the prepared batches."""
+    job: a function running ``steps`` steps over the prepared batches (on
+    "cuda": host batches copied each step, as irc is fed, synchronised at the end)."""
+    net = net.to(device)
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     xs = [torch.from_numpy(images[i * batch:(i + 1) * batch]) for i in range(steps)]
@@ -138,18 +146,15 @@ def torch_sgd_steps(torch, net, images, labels, steps: int, batch: int = BATCH):
     def run():
         for x, y in zip(xs, ys):
             opt.zero_grad()
-            loss_fn(net(x), y).backward()
+            loss_fn(net(x.to(device)), y.to(device)).backward()
             opt.step()
+        if device == "cuda":
+            torch.cuda.synchronize()
     return run
 
 
-def torch_runner(steps: int, threads):
-    try:
-        import torch
-    except ImportError:
-        return None
-    if threads:
-        torch.set_num_threads(threads)
+def torch_lenet(torch):
+    """seed 002's LeNet5 in PyTorch."""
     F = torch.nn.functional
 
     class Net(torch.nn.Module):
@@ -166,8 +171,17 @@ def torch_runner(steps: int, threads):
             x = F.max_pool2d(F.relu(self.conv2(x)), 2)
             x = x.reshape(BATCH, -1)
             return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
-    net = Net()
-    return torch_sgd_steps(torch, net, *batches(steps), steps)
+    return Net()
+
+
+def torch_runner(steps: int, threads):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if threads:
+        torch.set_num_threads(threads)
+    return torch_sgd_steps(torch, torch_lenet(torch), *batches(steps), steps)
 
 
 def resnet_batches(steps: int, batch: int, size: int):

@@ -98,8 +98,9 @@ def check_rule(op, shapes, attrs, *, values=None, tol=1e-6, ort_tol=2e-4, const_
     return out
 
 
-def check_onnx(gm, names, weights, tol):
-    """The lowered backward graph (float32) agrees with the reference."""
+def check_onnx(gm, names, weights, tol, target="cpu"):
+    """The lowered backward graph (float32) agrees with the reference (one
+    lowered for CUDA too: run here on the CPU, ONNX means the same)."""
     m32 = Module(gm.name, {k: g.copy() for k, g in gm.graphs.items()})
     g = m32.graph("device")
     for node in g.topo_order():
@@ -114,7 +115,7 @@ def check_onnx(gm, names, weights, tol):
            for k, v in {**gm.weights, **weights}.items()}
     m32.weights = w32
     ref = run_graph(m32, "device", {}, weights=w32)
-    model = lower_graph(m32, "device")
+    model = lower_graph(m32, "device", target=target)
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = sess.run(None, {})
     for r, o in zip(ref, got):
@@ -339,6 +340,43 @@ def test_conv_on_large_images(attrs, kernel):
     ops = [n.op_type for n in lower_graph(gm, "device").graph.node]
     assert "Col2Im" not in ops and ops.count("Conv") == 2         # the forward's and dX's
     check_onnx(gm, names, weights, 5e-4)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"strides": [2, 2], "pads": [0, 0, 1, 1]},                 # "same" at stride 2
+    {"strides": [2, 1], "pads": [0, 1, 2, 0], "dilations": [1, 2]},
+    {"strides": [2, 2], "pads": [1, 1, 1, 1]},
+    {},
+])
+def test_conv_lowered_for_cuda(attrs):
+    """For CUDA, dX is a ConvTranspose with symmetric pads (onnxruntime's CUDA
+    kernel sends others and Col2Im to the CPU), cropped for asymmetric ones:
+    equal to the reference."""
+    shapes = [(2, 3, 9, 10), (4, 3, 3, 3)]
+    weights = {"p0": RNG.normal(size=shapes[0]), "p1": RNG.normal(size=shapes[1])}
+    m, names = build("nn.Conv", shapes, attrs)
+    gm = gradients_of(m, names)
+    gm.weights.update(weights)
+    nodes = lower_graph(gm, "device", target="cuda").graph.node
+    assert "Col2Im" not in {n.op_type for n in nodes}
+    assert all(a.ints[:2] == a.ints[2:] for n in nodes if n.op_type == "ConvTranspose"
+               for a in n.attribute if a.name == "pads")
+    check_onnx(gm, names, weights, 5e-4, target="cuda")
+
+
+def test_conv_lowered_for_cuda_records_in_a_cuda_graph():
+    """A 7x7 kernel's 49 im2col taps: for CUDA, Concats of at most 32 inputs
+    (onnxruntime's CUDA Concat records no more in a CUDA graph)."""
+    shapes = [(2, 3, 9, 9), (4, 3, 7, 7)]
+    weights = {"p0": RNG.normal(size=shapes[0]), "p1": RNG.normal(size=shapes[1])}
+    m, names = build("nn.Conv", shapes, {"pads": [3, 3, 3, 3]})
+    gm = gradients_of(m, names)
+    gm.weights.update(weights)
+    concats = [len(n.input) for n in lower_graph(gm, "device", target="cuda").graph.node
+               if n.op_type == "Concat"]
+    assert concats and max(concats) <= 32
+    assert max(len(n.input) for n in lower_graph(gm, "device").graph.node if n.op_type == "Concat") == 49
+    check_onnx(gm, names, weights, 5e-4, target="cuda")
 
 
 def test_conv_weight_grad_on_huge_images_is_a_gemm_per_tap():

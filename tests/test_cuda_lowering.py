@@ -1,0 +1,120 @@
+"""Lowering for CUDA, checked on any machine (ONNX means the same on the CPU),
+and CUDA graph replay, checked where CUDA works."""
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+import irc
+from irc import nn
+from irc.backends import runtime
+from irc.backends.onnx_lowering import lower_graph
+from irc.backends.trainer import DeviceState, Program
+from irc.capture import Job
+from irc.compiler import compile_job
+from irc.dataset import NumpySlicesDataset
+
+SHAPE_OPS = {"Shape", "Size", "ConstantOfShape", "Range", "Compress", "Gather"}
+
+
+class ConvBN(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, stride=2, pad_mode="same")     # asymmetric pads
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Dense(4 * 4 * 4, 3)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        return self.fc(self.flatten(nn.ReLU()(self.bn(self.conv(x)))))
+
+
+def _training_module(batch=4):
+    rng = np.random.default_rng(0)
+    data = NumpySlicesDataset({"image": rng.normal(size=(3 * batch, 3, 8, 8)).astype(np.float32),
+                               "label": rng.integers(0, 3, 3 * batch).astype(np.int32)},
+                              shuffle=False).batch(batch)
+    np.random.seed(0)
+    net = ConvBN()
+    model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                      nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    job = Job("train", model, data, {"epoch": 1, "callbacks": [], "dataset_sink_mode": False,
+                                     "steps_per_epoch": 3}, None)
+    module, _ = compile_job(job)
+    return module, data
+
+
+def _feeds(steps, batch=4):
+    rng = np.random.default_rng(1)
+    return [{"image": rng.normal(size=(batch, 3, 8, 8)).astype(np.float32),
+             "label": rng.integers(0, 3, batch).astype(np.int32),
+             "learning_rate": np.array(0.01, np.float32)} for _ in range(steps)]
+
+
+def _ops(model):
+    return [n.op_type for n in model.graph.node]
+
+
+def test_a_batch_bound_to_a_number_leaves_no_shape_arithmetic():
+    """IR with a symbolic batch N in; ONNX out: bound to 4, BatchNorm's counts
+    and the loss's mean are constants (no node onnxruntime's CUDA provider
+    would run on the CPU); left symbolic, they stay nodes (an export runs at
+    any batch)."""
+    module, _ = _training_module()
+    symbolic = lower_graph(module, "device", params_as_inputs=True, target="cuda")
+    bound = lower_graph(module, "device", params_as_inputs=True, target="cuda", sizes={"N": 4})
+    assert {"Shape", "Size"} <= set(_ops(symbolic))
+    assert not SHAPE_OPS & set(_ops(bound)), sorted(SHAPE_OPS & set(_ops(bound)))
+    assert "Col2Im" not in _ops(bound)
+    dims = {i.name: [d.dim_value or d.dim_param for d in i.type.tensor_type.shape.dim]
+            for i in bound.graph.input}
+    assert dims["image"] == [4, 3, 8, 8]
+
+
+def test_the_cuda_lowering_trains_as_the_cpu_one():
+    """The CUDA-target model, run here on the CPU, gives the CPU model's
+    losses and weights step by step."""
+    module, _ = _training_module()
+    feeds = _feeds(3)
+    results = []
+    for model in (lower_graph(module, "device", params_as_inputs=True),
+                  lower_graph(module, "device", params_as_inputs=True, target="cuda", sizes={"N": 4})):
+        sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        prog = Program(module, "device", device_target="CPU")
+        state = {s.name: s.initial(module.weights) for s in prog.params}
+        losses = []
+        for f in feeds:
+            outs = sess.run(None, {**f, **state})
+            for i, name in prog.updates.items():
+                state[name] = outs[i]
+            losses.append(float(np.asarray(outs[prog.loss_index]).mean()))
+        results.append((losses, state))
+    (cpu_losses, cpu_state), (cuda_losses, cuda_state) = results
+    np.testing.assert_allclose(cuda_losses, cpu_losses, rtol=1e-5)
+    for name in cpu_state:
+        np.testing.assert_allclose(cuda_state[name], cpu_state[name], rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.skipif(not runtime.cuda_status()[0], reason="needs CUDA (onnxruntime-gpu with a GPU)")
+def test_cuda_graph_replay_trains_as_plain_calls():
+    """On a GPU: calls replayed as CUDA graphs (parameters alternating
+    between two buffer sets) give the plain calls' losses and weights, and
+    a checkpoint loaded between calls is read by the next replay."""
+    module, _ = _training_module()
+    feeds = _feeds(5)
+    runs = []
+    for graphs in (False, True):
+        prog = Program(module, "device", cuda_graphs=graphs)
+        state = DeviceState(prog, module.weights)
+        losses = [float(np.mean(prog.run(f, state)[prog.result_names[prog.loss_index]]))
+                  for f in feeds[:3]]
+        saved = state.numpy()
+        losses += [float(np.mean(prog.run(f, state)[prog.result_names[prog.loss_index]]))
+                   for f in feeds[3:]]
+        state.load(saved)                     # back to step 3, as a resume would
+        again = float(np.mean(prog.run(feeds[3], state)[prog.result_names[prog.loss_index]]))
+        runs.append((losses, again, state.numpy()))
+    (plain, plain_again, plain_w), (graphed, graphed_again, graphed_w) = runs
+    np.testing.assert_allclose(graphed, plain, rtol=1e-5)
+    assert graphed_again == pytest.approx(graphed[3], rel=1e-6)
+    for name in plain_w:
+        np.testing.assert_allclose(graphed_w[name], plain_w[name], rtol=1e-4, atol=1e-6)
