@@ -64,6 +64,7 @@ FOLDABLE = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Gather",
                       "Not", "NonZero", "Range", "Compress", "ConstantOfShape"})
 FOLD_LIMIT = 4096      # elements: a folded result becomes an initializer
 CUDA_CONCAT_INPUTS = 32
+_FOLDED: dict = {}     # (op, attrs, operand bytes) -> folded value: a network repeats its shapes
 # Ops whose result has their operands' broadcast shape and first dtype
 SHAPE_PRESERVING = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Relu", "Sqrt",
                               "Reciprocal", "Exp", "Log", "Abs", "Identity"})
@@ -181,6 +182,14 @@ class Emitter:
             return None
         if op_type == "ConstantOfShape" and np.prod(self.constants[inputs[0]]) > FOLD_LIMIT:
             return None
-        node = helper.make_node(op_type, list(inputs), ["y"], **attrs)
-        (value,) = ReferenceEvaluator(node).run(None, {i: self.constants[i] for i in inputs if i})
-        return value if np.size(value) <= FOLD_LIMIT else None
+        values = [self.constants[i] if i else None for i in inputs]
+        key = (op_type, repr(sorted(attrs.items())),
+               tuple(None if v is None else (v.dtype.str, v.shape, v.tobytes()) for v in values))
+        if key not in _FOLDED:
+            # onnx's reference implementation: the op's semantics, defined once
+            names = [f"x{k}" if v is not None else "" for k, v in enumerate(values)]
+            node = helper.make_node(op_type, names, ["y"], **attrs)
+            (value,) = ReferenceEvaluator(node).run(
+                None, {n: v for n, v in zip(names, values) if v is not None})
+            _FOLDED[key] = value if np.size(value) <= FOLD_LIMIT else None
+        return _FOLDED[key]
