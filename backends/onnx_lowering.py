@@ -333,15 +333,22 @@ class _Lowering:
             self.emit.static[name] = (tuple(t.shape), to_numpy_dtype(t.dtype))
 
     def _tag(self, node: Node, onnx_nodes: list[onnx.NodeProto]) -> None:
-        props = {"irc.node": node.name, "irc.op": node.op}
-        if node.scope is not None:
-            props["irc.scope"] = node.scope
-        if node.loc is not None:
-            props["irc.source"] = str(node.loc)
+        props = ir_origin(node)
         for n in onnx_nodes:
             for key, value in props.items():
                 n.metadata_props.add(key=key, value=value)
             self.produced.update(n.output)
+
+
+def ir_origin(node: Node) -> dict[str, str]:
+    """The ``irc.*`` metadata an ONNX node carries of the IR node it was
+    lowered from (what a run failure names)."""
+    props = {"irc.node": node.name, "irc.op": node.op}
+    if node.scope is not None:
+        props["irc.scope"] = node.scope
+    if node.loc is not None:
+        props["irc.source"] = str(node.loc)
+    return props
 
 
 # -----------------------------------------------------------------------------

@@ -296,15 +296,20 @@ def run_failure(exc: BaseException, origins: Mapping[str, Mapping[str, str]]) ->
     failed = _FAILED_NODE.findall(text)    # a Loop's, then its body's node: the last is the cause
     reason = text.rsplit("Status Message:", 1)[-1].strip() if failed else text
     reason = _CXX_PREFIX.sub("", reason).strip()
-    where, what = user_frame(), "onnxruntime failed"
-    if failed:
-        op_type, name = failed[-1]
-        origin = origins.get(name, {})
-        what = f"onnxruntime failed in {op_type} node {name!r}"
-        if origin.get("irc.node"):
-            scope = f" (Cell {origin['irc.scope']})" if origin.get("irc.scope") else ""
-            what += f", lowered from %{origin['irc.node']} = {origin.get('irc.op', '?')}{scope}"
-        where = origin.get("irc.source") or where
+    if not failed:
+        return located_failure("onnxruntime failed", reason, {})
+    op_type, name = failed[-1]
+    return located_failure(f"onnxruntime failed in {op_type} node {name!r}", reason,
+                           origins.get(name, {}))
+
+
+def located_failure(what: str, reason: str, origin: Mapping[str, str]) -> UserRuntimeError:
+    """A failure of the IR op ``origin`` names (its ``irc.*`` metadata): at
+    the user's line of that op, with a hint at the likely cause."""
+    where = origin.get("irc.source") or user_frame()
+    if origin.get("irc.node"):
+        scope = f" (Cell {origin['irc.scope']})" if origin.get("irc.scope") else ""
+        what += f", lowered from %{origin['irc.node']} = {origin.get('irc.op', '?')}{scope}"
     hint = next((h for pattern, h in _CAUSES if pattern.search(reason)),
                 "run with --traceback to see where irc called onnxruntime")
     return UserRuntimeError(f"{what}: {shorten(reason, 600)}", where=where, hint=hint)

@@ -47,6 +47,7 @@ import onnxruntime as ort
 
 from irc.diagnostics import UserError, UserRuntimeError
 from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, graph_results
+from irc.dialects.train import SCE
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
@@ -110,6 +111,26 @@ def read_interface(program, graph: Graph) -> None:
     program.results = graph_results(graph)
 
 
+def label_bounds(module: Module, graph: Graph) -> list[tuple[str, int, Node]]:
+    """(input name, classes, loss node) for each sparse label a loss of the
+    module reads from a column that ``graph`` is fed.  onnxruntime's CUDA
+    kernels do not check indices: a label outside [0, classes) would train
+    on garbage without a word (on the CPU it is a located error), so these
+    are checked on the host before the call."""
+    fed = {n.column: n.results[0] for n in graph.find("input") if n.column}
+    found = []
+    for g in module.graphs.values():
+        for node in g.find(SCE.name):
+            logits, labels = g.operands(node)
+            classes = g.type_of(logits).shape[-1]
+            source = g.node(labels.node)
+            while source.op != "input" and len(g.operands(source)) >= 1:
+                source = g.node(g.operands(source)[0].node)   # a cast, the step's slice of a queue
+            if node.attrs["sparse"] and isinstance(classes, int) and source.column in fed:
+                found.append((fed[source.column], classes, node))
+    return found
+
+
 # A device call this long can be stopped midway by a second Ctrl-C (SignalGuard)
 LONG_CALL_S = 0.05
 
@@ -140,6 +161,7 @@ class Program:
             self._make_session((), model)
         self.provider = self.providers[0]
         self.device = "cuda" if self.target == "cuda" else "cpu"
+        self.label_checks = label_bounds(module, self.graph) if self.target == "cuda" else []
         self.calls = 0
         # Set from another thread, ``terminate`` stops a running call between two
         # nodes (onnxruntime would log that stop, and any failure, which the
@@ -215,6 +237,21 @@ class Program:
         self.sessions[key] = (session, self.sessions[key][1], None)
         return self.sessions[key]
 
+    def check_labels(self, feeds: dict) -> None:
+        """A located error for a label outside its loss's classes (``label_bounds``)."""
+        from .onnx_lowering import ir_origin
+        from .runtime import located_failure
+        for name, classes, loss in self.label_checks:
+            labels = feeds.get(name)
+            if not isinstance(labels, np.ndarray) or labels.size == 0:
+                continue
+            low, high = int(labels.min()), int(labels.max())
+            if low < 0 or high >= classes:
+                bad = low if low < 0 else high
+                raise located_failure("a label the loss cannot read", f"Out of range label {bad} in "
+                                      f"column {name!r}: the network has {classes} classes",
+                                      ir_origin(loss))
+
     # -- running ----------------------------------------------------------------------
     def upload(self, array: np.ndarray) -> ort.OrtValue:
         return ort.OrtValue.ortvalue_from_numpy(np.require(array, requirements="C"), self.device, 0)
@@ -229,6 +266,7 @@ class Program:
         """One call: ``feeds`` (input name -> array or OrtValue) plus the
         parameters from ``state``; updated parameters go back into ``state``;
         returns the other results as numpy arrays, by result name."""
+        self.check_labels(feeds)
         session, origins, graphs = self._session_for(feeds)
         if graphs is not None:
             from .cuda_graphs import CaptureFailed
@@ -449,7 +487,9 @@ def stack_sink(program: Program, feeds: list[dict], rates: np.ndarray) -> Option
         shapes = {f[name].shape for f in feeds}
         if len(shapes) != 1:
             return None
-        queue[name] = program.stage(np.stack([f[name] for f in feeds]))
+        queue[name] = np.stack([f[name] for f in feeds])
+    program.check_labels(queue)
+    queue = {name: program.stage(value) for name, value in queue.items()}
     if program.lr is not None:
         queue[program.lr.results[0]] = program.stage(rates.astype(np.float32))
     return queue

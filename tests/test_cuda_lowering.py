@@ -118,3 +118,36 @@ def test_cuda_graph_replay_trains_as_plain_calls():
     assert graphed_again == pytest.approx(graphed[3], rel=1e-6)
     for name in plain_w:
         np.testing.assert_allclose(graphed_w[name], plain_w[name], rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("sink", [False, True])
+def test_labels_outside_the_classes_are_caught_before_a_cuda_call(sink):
+    """onnxruntime's CUDA kernels do not check indices: the labels a sparse
+    loss reads are checked on the host, and a bad one is the same located
+    error the CPU run gives (checked here by giving a CPU program the CUDA
+    program's checks)."""
+    from irc.backends.trainer import label_bounds, stack_sink
+    from irc.diagnostics import UserRuntimeError
+    data = NumpySlicesDataset({"x": np.ones((8, 4), np.float32), "y": np.full(8, 2, np.int32)},
+                              shuffle=False).batch(4)
+    net = nn.Dense(4, 5)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    line = __import__("inspect").currentframe().f_lineno - 1
+    model = irc.Model(net, loss, nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    options = {"epoch": 1, "callbacks": [], "dataset_sink_mode": sink, "steps_per_epoch": 2}
+    if sink:
+        options.update(sink_size=2, steps_per_sink=2)
+    module, _ = compile_job(Job("train", model, data, options, None))
+    prog = Program(module, "device", device_target="CPU")
+    prog.label_checks = label_bounds(module, prog.graph)
+    assert [(name, classes) for name, classes, _ in prog.label_checks] == [("y", 5)]
+    state = DeviceState(prog, module.weights)
+    steps = [{"x": np.ones((4, 4), np.float32), "y": np.array([0, 4, 7, 1], np.int32)}] * 2
+    with pytest.raises(UserRuntimeError) as info:     # a sink's queue is checked as it is stacked
+        feeds = stack_sink(prog, steps, np.full(2, 0.01)) if sink else \
+            {**steps[0], "learning_rate": np.array(0.01, np.float32)}
+        prog.run(feeds, state)
+    text = info.value.format()
+    assert info.value.where.endswith(f"test_cuda_lowering.py:{line}"), text
+    assert "lowered from %loss = train.SoftmaxCrossEntropyWithLogits" in text
+    assert "Out of range label 7" in text and "label outside [0, number of classes)" in text
