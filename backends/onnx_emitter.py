@@ -81,6 +81,9 @@ class Emitter:
         # The device the model is lowered for ("cpu" or "cuda"): rules choose
         # between equivalent forms by what each provider runs fast.
         self.target = target
+        # gradients whose bits do not depend on the order of atomic adds
+        # (onnxruntime's CUDA ScatterElements adds with atomics)
+        self.deterministic = False
         # What is known at compile time: constants' values and the static
         # (shape, dtype) of values the lowering driver has typed.
         self.constants: dict[str, np.ndarray] = {}

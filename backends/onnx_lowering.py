@@ -96,7 +96,8 @@ class _Emitter(Emitter):
         """A graph of the module as an ONNX graph, its parameters as inputs
         (node names unique across both graphs)."""
         return _lowered(self.module, graph_name, True, None, self.node_names,
-                        target=self.target, sizes=self.sizes).graph
+                        target=self.target, sizes=self.sizes,
+                        deterministic=self.deterministic).graph
 
     def fresh(self, hint: str = "t") -> str:
         while True:
@@ -120,7 +121,8 @@ def lower_graph(module: Module, graph_name: str = "device", *,
                 params_as_inputs: ParamsAsInputs = False, check: bool = True,
                 model_name: Optional[str] = None,
                 external: Optional[ExternalWeights] = None, target: str = "cpu",
-                sizes: Optional[Mapping[str, int]] = None) -> onnx.ModelProto:
+                sizes: Optional[Mapping[str, int]] = None,
+                deterministic: bool = False) -> onnx.ModelProto:
     """The ONNX model (opset ``OPSET``, IR version ``IR_VERSION``) of one graph.
 
     ``params_as_inputs``: False keeps every parameter as an initializer; True
@@ -134,10 +136,11 @@ def lower_graph(module: Module, graph_name: str = "device", *,
     pick the forms each runs fastest; the results are the same).
     ``sizes``: symbolic dimensions bound to numbers (the batch ``N`` a
     session is made for): the model is specialised to them, its shape
-    arithmetic folded into constants.
+    arithmetic folded into constants.  ``deterministic``: no form whose bits
+    depend on the order of atomic adds on the target.
     """
     model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames(), external, target,
-                     sizes)
+                     sizes, deterministic)
     if check:
         onnx.checker.check_model(_without_weights(model), full_check=True)
     return model
@@ -146,9 +149,11 @@ def lower_graph(module: Module, graph_name: str = "device", *,
 def _lowered(module: Module, graph_name: str, params_as_inputs: ParamsAsInputs,
              model_name: Optional[str], node_names: NodeNames,
              external: Optional[ExternalWeights] = None, target: str = "cpu",
-             sizes: Optional[Mapping[str, int]] = None) -> onnx.ModelProto:
+             sizes: Optional[Mapping[str, int]] = None,
+             deterministic: bool = False) -> onnx.ModelProto:
     lowering = _Lowering(module, module.graph(graph_name), params_as_inputs, node_names, external,
                          target, sizes)
+    lowering.emit.deterministic = deterministic
     model = lowering.run(model_name or f"{module.name}.{graph_name}")
     align_scalar_operands(model, node_names)
     return model

@@ -170,8 +170,12 @@ def providers_for(device_target: Optional[str] = None) -> list[str]:
 
 
 def cuda_provider_options() -> dict[str, str]:
-    """onnxruntime's CUDA options: full fp32 unless TF32 was allowed."""
-    return {"use_tf32": os.environ.get("IRC_TF32", "0")}
+    """onnxruntime's CUDA options: full fp32; deterministic cuDNN algorithms
+    where asked (its fastest ones differ run to run)."""
+    options = {"use_tf32": "0"}
+    if settings.deterministic:
+        options["cudnn_conv_algo_search"] = "DEFAULT"
+    return options
 
 
 def target_of(providers: Sequence[str]) -> str:
@@ -203,6 +207,7 @@ def default_options(threads: Optional[int] = None,
     # errors are raised as exceptions (run_failure words them), not logged in red too
     options.log_severity_level = 4
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+    options.use_deterministic_compute = settings.deterministic
     return options
 
 

@@ -23,6 +23,9 @@ class ExecutionSettings:
     # device this machine has (CUDA where it really works, else the CPU), as
     # MindSpore's default is the device its package was built for.
     device_target: Optional[str] = None
+    # set_deterministic(True) / set_context(deterministic="ON"): the same
+    # results, bit for bit, from run to run on CUDA too (slower kernels)
+    deterministic: bool = False
 
     def reset(self) -> None:
         for f in fields(self):

@@ -54,6 +54,7 @@ from irc.ir.types import to_numpy_dtype
 
 from .onnx_lowering import lower_graph
 from .runtime import run_with_iobinding
+from .settings import settings
 from .staged import StagedProgram, communicates
 
 # =============================================================================
@@ -62,11 +63,12 @@ from .staged import StagedProgram, communicates
 
 
 def lower_training_graph(module: Module, graph_name: str, *, check: bool = True,
-                         target: str = "cpu", sizes: Optional[dict] = None) -> onnx.ModelProto:
+                         target: str = "cpu", sizes: Optional[dict] = None,
+                         deterministic: bool = False) -> onnx.ModelProto:
     """The ONNX model of a training graph, every parameter a graph input
     (the runtime keeps their values on the device and binds them each call)."""
     return lower_graph(module, graph_name, params_as_inputs=True, check=check, target=target,
-                       sizes=sizes)
+                       sizes=sizes, deterministic=deterministic)
 
 
 @dataclass
@@ -146,7 +148,8 @@ class Program:
         self.providers = providers_for(device_target)
         self.target = target_of(self.providers)
         self.options = default_options(threads)
-        model = lower_training_graph(module, graph_name, target=self.target)
+        self.deterministic = settings.deterministic
+        model = self._lower({}, check=True)
         self._interface(model)
         # On CUDA a session is made at the first call, specialised to the
         # sizes it is fed (the batch): with every shape known, no shape
@@ -221,18 +224,19 @@ class Program:
                     sizes.setdefault(d, int(n))
         key = tuple(sorted(sizes.items()))
         if key not in self.sessions:
-            model = lower_training_graph(self.module, self.graph_name, target=self.target,
-                                         sizes=sizes, check=False)
-            self._make_session(key, model)
+            self._make_session(key, self._lower(sizes))
         return self.sessions[key]
+
+    def _lower(self, sizes: dict, check: bool = False) -> onnx.ModelProto:
+        return lower_training_graph(self.module, self.graph_name, target=self.target,
+                                    sizes=sizes or None, check=check,
+                                    deterministic=self.deterministic)
 
     def _replay_plainly(self, graphs):
         """The session of ``graphs`` remade without CUDA graphs."""
         from .runtime import inference_session
         key = next(k for k, v in self.sessions.items() if v[2] is graphs)
-        sizes = dict(key)
-        model = lower_training_graph(self.module, self.graph_name, target=self.target,
-                                     sizes=sizes or None, check=False)
+        model = self._lower(dict(key))
         session = inference_session(model.SerializeToString(), self.options, self.providers)
         self.sessions[key] = (session, self.sessions[key][1], None)
         return self.sessions[key]

@@ -16,7 +16,7 @@ _DTYPES = (
     "bool_", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64",
     "float16", "float32", "float64", "half", "single", "double",
 )
-_CONTEXT = ("GRAPH_MODE", "PYNATIVE_MODE", "get_context", "set_context")
+_CONTEXT = ("GRAPH_MODE", "PYNATIVE_MODE", "get_context", "set_context", "set_deterministic")
 
 # name -> module that defines it
 _LAZY = {

@@ -13,7 +13,7 @@ _DEFAULTS = {"mode": GRAPH_MODE, "save_graphs": False, "save_graphs_path": ".", 
 _context = dict(_DEFAULTS)
 # device_target is the runtime's setting (irc.backends.settings), read there
 # when a session picks its execution providers.
-_RUNTIME_KEYS = ("device_target",)
+_RUNTIME_KEYS = ("device_target", "deterministic")
 
 
 @register_process_state
@@ -21,6 +21,7 @@ def reset_context() -> None:
     _context.clear()
     _context.update(_DEFAULTS)
     settings.device_target = type(settings).device_target
+    settings.deterministic = type(settings).deterministic
 
 
 def set_context(**kwargs) -> None:
@@ -33,6 +34,11 @@ def set_context(**kwargs) -> None:
                                  f"got {value!r}", where=user_frame())
         if key == "save_graphs":
             value = bool(value)
+        if key == "deterministic":
+            if value not in ("ON", "OFF"):
+                raise UserValueError(f"deterministic must be 'ON' or 'OFF', got {value!r}",
+                                     where=user_frame())
+            value = value == "ON"
         if key in _RUNTIME_KEYS:
             setattr(settings, key, value)
         else:
@@ -48,9 +54,21 @@ def get_context(key: str):
     if key == "device_target":   # what sessions will run on, as MindSpore reports it
         from .backends.runtime import device_target_in_use
         return device_target_in_use()
+    if key == "deterministic":
+        return "ON" if settings.deterministic else "OFF"
     if key in _RUNTIME_KEYS:
         return getattr(settings, key)
     return _context.get(key)
+
+
+def set_deterministic(deterministic: bool) -> None:
+    """``mindspore.set_deterministic``: the same results, bit for bit, from
+    run to run (on CUDA: deterministic cuDNN algorithms and gradients
+    without atomic adds; the CPU's already are)."""
+    if not isinstance(deterministic, bool):
+        raise UserValueError(f"set_deterministic takes True or False, got {deterministic!r}",
+                             where=user_frame())
+    settings.deterministic = deterministic
 
 
 __getattr__ = missing_names(__name__)

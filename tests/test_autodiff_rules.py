@@ -98,7 +98,7 @@ def check_rule(op, shapes, attrs, *, values=None, tol=1e-6, ort_tol=2e-4, const_
     return out
 
 
-def check_onnx(gm, names, weights, tol, target="cpu"):
+def check_onnx(gm, names, weights, tol, target="cpu", deterministic=False):
     """The lowered backward graph (float32) agrees with the reference (one
     lowered for CUDA too: run here on the CPU, ONNX means the same)."""
     m32 = Module(gm.name, {k: g.copy() for k, g in gm.graphs.items()})
@@ -115,7 +115,7 @@ def check_onnx(gm, names, weights, tol, target="cpu"):
            for k, v in {**gm.weights, **weights}.items()}
     m32.weights = w32
     ref = run_graph(m32, "device", {}, weights=w32)
-    model = lower_graph(m32, "device", target=target)
+    model = lower_graph(m32, "device", target=target, deterministic=deterministic)
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = sess.run(None, {})
     for r, o in zip(ref, got):
@@ -211,6 +211,27 @@ def test_conv_weight_grad_only_skips_the_input():
 ])
 def test_maxpool(attrs):
     check_rule("nn.MaxPool", [(2, 3, 7, 7)], attrs)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},      # ResNet's
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [0, 0, 1, 1]},      # "same"
+    {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]},
+    {"kernel_shape": [3, 2], "strides": [2, 1], "ceil_mode": 1},
+    {"kernel_shape": [2, 2], "strides": [1, 1], "dilations": [2, 1]},
+])
+def test_deterministic_maxpool_grad_for_cuda(attrs):
+    """set_deterministic(True) on CUDA: overlapping windows' gradient is
+    each tap's share placed and summed, not ScatterElements' atomic add:
+    equal to the reference."""
+    shapes = [(2, 3, 7, 8)]
+    weights = {"p0": RNG.normal(size=shapes[0])}
+    m, names = build("nn.MaxPool", shapes, attrs)
+    gm = gradients_of(m, names)
+    gm.weights.update(weights)
+    ops = {n.op_type for n in lower_graph(gm, "device", target="cuda", deterministic=True).graph.node}
+    assert "ScatterElements" not in ops and "Sum" in ops
+    check_onnx(gm, names, weights, 1e-5, target="cuda", deterministic=True)
 
 
 def test_maxpool_ties_go_to_the_first_maximum():

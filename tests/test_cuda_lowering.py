@@ -151,3 +151,26 @@ def test_labels_outside_the_classes_are_caught_before_a_cuda_call(sink):
     assert info.value.where.endswith(f"test_cuda_lowering.py:{line}"), text
     assert "lowered from %loss = train.SoftmaxCrossEntropyWithLogits" in text
     assert "Out of range label 7" in text and "label outside [0, number of classes)" in text
+
+
+def test_set_deterministic_asks_cuda_for_reproducible_kernels():
+    """MindSpore's set_deterministic / set_context(deterministic=...): on CUDA,
+    cuDNN's default (deterministic) algorithms instead of the fastest measured
+    ones, onnxruntime's deterministic compute, and max-pool gradients without
+    atomic adds (the CPU's kernels are deterministic already)."""
+    from irc.diagnostics import UserValueError
+    assert irc.get_context("deterministic") == "OFF"
+    assert "cudnn_conv_algo_search" not in runtime.cuda_provider_options()
+    assert not runtime.default_options().use_deterministic_compute
+    irc.set_deterministic(True)
+    assert irc.get_context("deterministic") == "ON"
+    assert runtime.cuda_provider_options()["cudnn_conv_algo_search"] == "DEFAULT"
+    assert runtime.default_options().use_deterministic_compute
+    module, _ = _training_module()
+    assert Program(module, "device", device_target="CPU").deterministic
+    irc.set_context(deterministic="OFF")
+    assert irc.get_context("deterministic") == "OFF"
+    with pytest.raises(UserValueError, match="'ON' or 'OFF'"):
+        irc.set_context(deterministic=True)
+    with pytest.raises(UserValueError, match="True or False"):
+        irc.set_deterministic("ON")

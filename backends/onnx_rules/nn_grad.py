@@ -322,6 +322,10 @@ def _maxpool_grad_onnx(emit, inputs, attrs, draws):
         # ScatterElements on LeNet's first pool
         return [emit.op("MaxUnpool", [dy, idx, shape], kernel_shape=list(attrs["kernel_shape"]),
                         strides=list(attrs["strides"]))]
+    x_hw = _static_chw(emit.in_types[2]) if len(emit.in_types) > 2 else None
+    dy_hw = _static_chw(emit.in_types[0]) if emit.in_types else None
+    if emit.deterministic and emit.target == "cuda" and x_hw and dy_hw:
+        return [_maxpool_grad_by_taps_onnx(emit, dy, idx, attrs, x_hw[1:], dy_hw[1:])]
     flat = emit.const(_i64([-1]))
     zeros = emit.op("ConstantOfShape", [emit.op("Reshape", [emit.op("Size", [x]), flat])],
                     value=onnx.helper.make_tensor("zero", onnx.TensorProto.FLOAT, [1], [0.0]))
@@ -329,6 +333,45 @@ def _maxpool_grad_onnx(emit, inputs, attrs, draws):
     dx = emit.op("ScatterElements", [zeros, emit.op("Reshape", [idx, flat]),
                                      emit.op("Reshape", [dy, flat])], axis=0, reduction="add")
     return [emit.op("Reshape", [dx, shape])]
+
+
+def _maxpool_grad_by_taps_onnx(emit, dy, idx, attrs, hw, out_hw):
+    """dX of overlapping max-pool windows without ScatterElements' add
+    (atomic on CUDA: the bits change run to run): each kernel tap's share
+    (dy where the window's maximum is that tap) lands on distinct inputs, so
+    it is placed by dilating it with the stride and shifting it by the tap's
+    offset; the taps' shares are then summed in a fixed order."""
+    h, w = hw
+    ho, wo = out_hw
+    (kh, kw), (sh, sw) = attrs["kernel_shape"], attrs["strides"]
+    (dh, dw_), (pt, pl) = attrs["dilations"], attrs["pads"][:2]
+    local = emit.op("Mod", [idx, emit.const(np.int64(h * w))])        # the index within its image plane
+    zero = emit.op("CastLike", [emit.const(np.float32(0.0)), dy])
+    shares = []
+    for i in range(kh):
+        for j in range(kw):
+            rows, cols = np.arange(ho) * sh + i * dh - pt, np.arange(wo) * sw + j * dw_ - pl
+            inside = ((rows >= 0) & (rows < h))[:, None] & ((cols >= 0) & (cols < w))[None, :]
+            if not inside.any():
+                continue
+            at = np.where(inside, rows[:, None] * w + cols[None, :], -1).astype(np.int64)
+            share = emit.op("Where", [emit.op("Equal", [local, emit.const(at[None, None])]), dy, zero])
+            # dilated by the stride: share[.., r, c] at [.., r * sh, c * sw]
+            share = emit.op("Reshape", [share, emit.const(_i64([0, 0, ho, 1, wo, 1]))])
+            share = emit.op("Pad", [share, emit.const(_i64([0] * 6 + [0, 0, 0, sh - 1, 0, sw - 1]))])
+            share = emit.op("Reshape", [share, emit.const(_i64([0, 0, ho * sh, wo * sw]))])
+            # shifted by the tap's offset (rows[0], cols[0]) and fitted to h x w
+            start = [max(0, -int(rows[0])), max(0, -int(cols[0]))]
+            before = [max(0, int(rows[0])), max(0, int(cols[0]))]
+            kept = [min(ho * sh - start[0], h - before[0]), min(wo * sw - start[1], w - before[1])]
+            share = emit.op("Slice", [share, emit.const(_i64(start)),
+                                      emit.const(_i64([start[0] + kept[0], start[1] + kept[1]])),
+                                      emit.const(_i64([2, 3]))])
+            after = [h - before[0] - kept[0], w - before[1] - kept[1]]
+            if any(before + after):
+                share = emit.op("Pad", [share, emit.const(_i64([0, 0] + before + [0, 0] + after))])
+            shares.append(share)
+    return emit.op("Sum", shares)
 
 
 def _first_max_weights(kernel, hw) -> np.ndarray:
