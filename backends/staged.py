@@ -227,6 +227,8 @@ class StagedProgram:
         self.provider = pieces[0].session.get_providers()[0] if pieces else "CPUExecutionProvider"
         self.device = "cpu"      # values cross pieces and the engine through host memory
         read_interface(self, self.graph)
+        from .trainer import label_bounds
+        self.label_checks = label_bounds(module, self.graph) if target_of(self.providers) == "cuda" else []
         # the schedule: per stage its piece (None when the stage has no ops) and collectives
         by_stage = {p.index: p for p in pieces}
         self.schedule = [(by_stage.get(k), after[k]) for k in sorted(after)]
@@ -264,6 +266,10 @@ class StagedProgram:
 
     stage = upload           # a feed made ready ahead of its call
 
+    def check_labels(self, feeds: dict) -> None:
+        from .trainer import check_labels
+        check_labels(self.label_checks, feeds)
+
     def broadcast_state(self, state) -> None:
         """Rank 0's parameters and state on every rank: the ranks start from
         one model (MindSpore initialises them alike; irc's initialisers draw
@@ -278,6 +284,7 @@ class StagedProgram:
     def run(self, feeds: dict, state) -> dict:
         """One step: ``feeds`` by input name, parameters from ``state`` (their
         next values go back into it); returns the other results by name."""
+        self.check_labels(feeds)        # on CUDA (label_bounds)
         env: dict[Value, object] = {value: feeds[name] for value, name in self.inputs
                                     if name in feeds}
         for piece, collectives_after in self.schedule:

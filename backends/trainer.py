@@ -133,6 +133,22 @@ def label_bounds(module: Module, graph: Graph) -> list[tuple[str, int, Node]]:
     return found
 
 
+def check_labels(checks: list, feeds: dict) -> None:
+    """A located error for a label outside its loss's classes (``checks``
+    from ``label_bounds``; feeds already on the device are not read back)."""
+    from .onnx_lowering import ir_origin
+    from .runtime import located_failure
+    for name, classes, loss in checks:
+        labels = feeds.get(name)
+        if not isinstance(labels, np.ndarray) or labels.size == 0:
+            continue
+        low, high = int(labels.min()), int(labels.max())
+        if low < 0 or high >= classes:
+            raise located_failure("a label the loss cannot read",
+                                  f"Out of range label {low if low < 0 else high} in column "
+                                  f"{name!r}: the network has {classes} classes", ir_origin(loss))
+
+
 # A device call this long can be stopped midway by a second Ctrl-C (SignalGuard)
 LONG_CALL_S = 0.05
 
@@ -242,19 +258,7 @@ class Program:
         return self.sessions[key]
 
     def check_labels(self, feeds: dict) -> None:
-        """A located error for a label outside its loss's classes (``label_bounds``)."""
-        from .onnx_lowering import ir_origin
-        from .runtime import located_failure
-        for name, classes, loss in self.label_checks:
-            labels = feeds.get(name)
-            if not isinstance(labels, np.ndarray) or labels.size == 0:
-                continue
-            low, high = int(labels.min()), int(labels.max())
-            if low < 0 or high >= classes:
-                bad = low if low < 0 else high
-                raise located_failure("a label the loss cannot read", f"Out of range label {bad} in "
-                                      f"column {name!r}: the network has {classes} classes",
-                                      ir_origin(loss))
+        check_labels(self.label_checks, feeds)
 
     # -- running ----------------------------------------------------------------------
     def upload(self, array: np.ndarray) -> ort.OrtValue:

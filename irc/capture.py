@@ -56,6 +56,10 @@ class Capture:
     context: dict = field(default_factory=dict)    # set_context(...) keywords
     save_graphs: bool = False
     options: dict = field(default_factory=dict)    # from the command line
+    # What running it produced (irc.train.summary's RunSummary), kept on the
+    # capture itself: a table keyed by id() handed a new capture the summary
+    # of a collected one that had the same id
+    summary: Optional[object] = None
 
     @property
     def executes(self) -> bool:

@@ -89,7 +89,6 @@ class RunSummary:
         return d
 
 
-_SUMMARIES: dict[int, RunSummary] = {}
 _PROCESS = RunSummary()
 
 
@@ -100,7 +99,9 @@ def summary_for(capture=None) -> RunSummary:
         capture = current()
     if capture is None:
         return _PROCESS
-    return _SUMMARIES.setdefault(id(capture), RunSummary())
+    if capture.summary is None:
+        capture.summary = RunSummary()
+    return capture.summary
 
 
 def write_run_json(path, capture=None, extra: Optional[dict] = None) -> dict:
