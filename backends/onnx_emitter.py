@@ -122,29 +122,33 @@ class Emitter:
         if self.source:
             node.doc_string = self.source
         self.nodes.append(node)
-        if outputs == 1 and op_type in SHAPE_PRESERVING:
-            self._propagate(outs[0], inputs)
-        elif op_type == "Reshape" and inputs[1] in self.constants and self.shape_of(inputs[0]):
-            dims = [int(d) for d in self.constants[inputs[1]]]
-            shape = self.shape_of(inputs[0])
-            dims = [shape[i] if d == 0 else d for i, d in enumerate(dims)]
-            self.static[outs[0]] = (np.empty(shape, np.bool_).reshape(dims).shape, self.dtype_of(inputs[0]))
-        elif op_type in ("ReduceSum", "ReduceMean") and len(inputs) == 2 and inputs[1] in self.constants \
-                and self.constants[inputs[1]].size \
-                and self.shape_of(inputs[0]) is not None:
-            shape, keep = self.shape_of(inputs[0]), attrs.get("keepdims", 1)
-            axes = {int(a) % len(shape) for a in self.constants[inputs[1]].ravel()}
-            dims = [1 if i in axes else d for i, d in enumerate(shape)] if keep else \
-                [d for i, d in enumerate(shape) if i not in axes]
-            self.static[outs[0]] = (tuple(dims), self.dtype_of(inputs[0]))
+        if outputs == 1:
+            self._infer_static(op_type, inputs, outs[0], attrs)
         return outs[0] if outputs == 1 else outs
 
-    def _propagate(self, out: str, inputs: Sequence[str]) -> None:
-        """An elementwise result's static shape (its operands' broadcast),
-        so that shape arithmetic on it folds too."""
-        known = [(self.shape_of(i), self.dtype_of(i)) for i in inputs]
-        if all(shape is not None for shape, _ in known):
-            self.static[out] = (np.broadcast_shapes(*(shape for shape, _ in known)), known[0][1])
+    def _infer_static(self, op_type: str, inputs: Sequence[str], out: str, attrs: dict) -> None:
+        """Record the static shape of a result the rules take the shape of
+        (elementwise ops, Reshape and reductions by constants), so that shape
+        arithmetic on it folds too."""
+        shapes = [self.shape_of(i) for i in inputs]
+        if not shapes or shapes[0] is None:
+            return
+        dtype = self.dtype_of(inputs[0])
+        if op_type in SHAPE_PRESERVING and all(shape is not None for shape in shapes):
+            self.static[out] = (np.broadcast_shapes(*shapes), dtype)
+        elif op_type == "Reshape" and inputs[1] in self.constants:
+            dims = [shapes[0][i] if d == 0 else int(d) for i, d in enumerate(self.constants[inputs[1]])]
+            if -1 in dims:
+                known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+                dims[dims.index(-1)] = int(np.prod(shapes[0], dtype=np.int64)) // max(known, 1)
+            self.static[out] = (tuple(dims), dtype)
+        elif op_type in ("ReduceSum", "ReduceMean") and len(inputs) == 2 and inputs[1] in self.constants \
+                and self.constants[inputs[1]].size:
+            rank, keep = len(shapes[0]), attrs.get("keepdims", 1)
+            axes = {int(a) % rank for a in self.constants[inputs[1]].ravel()}
+            dims = [1 if i in axes else d for i, d in enumerate(shapes[0])] if keep else \
+                [d for i, d in enumerate(shapes[0]) if i not in axes]
+            self.static[out] = (tuple(dims), dtype)
 
     def const(self, value, dtype=None, name_hint: str = "const") -> str:
         """A constant initializer; numpy scalars and arrays keep their dtype."""
