@@ -48,9 +48,10 @@ class CudaGraphCalls:
     """Calls of one training session as alternating CUDA graph replays (the
     interface of ``Program.run`` for one input signature)."""
 
-    def __init__(self, session: ort.InferenceSession, program):
+    def __init__(self, session: ort.InferenceSession, program, device: str = "cuda"):
         self.session = session
         self.program = program
+        self.device = device     # "cpu" in the tests of this bookkeeping (a CPU session ignores graph ids)
         outputs = session.get_outputs()
         self.output_names = [o.name for o in outputs]
         self.inputs: dict[str, ort.OrtValue] = {}
@@ -65,14 +66,16 @@ class CudaGraphCalls:
         """Buffers and bindings, from the first call's feeds and parameters."""
         prog = self.program
         for name, value in feeds.items():
-            self.inputs[name] = ort.OrtValue.ortvalue_from_numpy(_host(value), "cuda", 0)
-        for _ in range(2):
-            self.sets.append({s.name: ort.OrtValue.ortvalue_from_numpy(
-                state.values[s.name].numpy(), "cuda", 0) for s in prog.params})
+            self.inputs[name] = ort.OrtValue.ortvalue_from_numpy(np.array(_host(value)), self.device, 0)
+        # a parameter no call updates (an eval program's weights) has one buffer in both sets
+        updated = set(prog.updates.values())
+        first = {s.name: self._buffer(state.values[s.name]) for s in prog.params}
+        self.sets = [first, {name: self._buffer(value) if name in updated else value
+                             for name, value in first.items()}]
         for _ in range(2):
             self.outputs.append({
                 o.name: ort.OrtValue.ortvalue_from_shape_and_type(
-                    o.shape, _numpy_type(o.type), "cuda", 0)
+                    o.shape, _numpy_type(o.type), self.device, 0)
                 for i, o in enumerate(self.session.get_outputs()) if i not in prog.updates})
         for k in range(2):
             b = self.session.io_binding()
@@ -93,9 +96,17 @@ class CudaGraphCalls:
         for s in prog.params:
             state.values[s.name] = self.sets[0][s.name]
 
+    def _buffer(self, value: ort.OrtValue) -> ort.OrtValue:
+        """A buffer of its own holding ``value`` (``numpy()`` of a CPU value
+        is a view of it, which a buffer made from it would share)."""
+        return ort.OrtValue.ortvalue_from_numpy(np.array(value.numpy()), self.device, 0)
+
     def run(self, feeds: dict, state) -> dict:
         if not self.bindings:
-            self._bind(feeds, state)
+            try:
+                self._bind(feeds, state)
+            except Exception as e:   # noqa: BLE001 -- an output of no static size or known type
+                raise CaptureFailed(str(e)) from e
         else:
             for name, value in feeds.items():
                 self.inputs[name].update_inplace(_host(value))

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from typing import Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 import onnx
@@ -65,25 +66,35 @@ FOLDABLE = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Gather",
 FOLD_LIMIT = 4096      # elements: a folded result becomes an initializer
 CUDA_CONCAT_INPUTS = 32
 _FOLDED: dict = {}     # (op, attrs, operand bytes) -> folded value: a network repeats its shapes
+FOLD_CACHE = 20000     # entries (each at most FOLD_LIMIT elements)
 # Ops whose result has their operands' broadcast shape and first dtype
 SHAPE_PRESERVING = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Relu", "Sqrt",
                               "Reciprocal", "Exp", "Log", "Abs", "Identity"})
 
 
+@dataclass(frozen=True)
+class LoweringOptions:
+    """What a model is lowered for: rules choose between forms that give the
+    same results by it.  A subgraph is lowered with its graph's options."""
+    # the device ("cpu" or "cuda"): the forms each provider runs fastest
+    target: str = "cpu"
+    # symbolic dimensions bound to numbers (the batch ``N`` a session is made
+    # for): the model is specialised to them, its shape arithmetic folded
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    # no form whose bits depend on the order of atomic adds (onnxruntime's
+    # CUDA ScatterElements adds with atomics)
+    deterministic: bool = False
+
+
 class Emitter:
     def __init__(self, prefix: str = "", node_names: Optional[NodeNames] = None,
-                 target: str = "cpu"):
+                 options: LoweringOptions = LoweringOptions()):
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
         self._ids = itertools.count()
         self._prefix = prefix
         self.node_names = node_names if node_names is not None else NodeNames()
-        # The device the model is lowered for ("cpu" or "cuda"): rules choose
-        # between equivalent forms by what each provider runs fast.
-        self.target = target
-        # gradients whose bits do not depend on the order of atomic adds
-        # (onnxruntime's CUDA ScatterElements adds with atomics)
-        self.deterministic = False
+        self.options = options
         # What is known at compile time: constants' values and the static
         # (shape, dtype) of values the lowering driver has typed.
         self.constants: dict[str, np.ndarray] = {}
@@ -92,6 +103,14 @@ class Emitter:
         self.scope: str = ""         # its Cell scope (``layer3.0.conv1``)
         self.source: str = ""
         self.in_types: list = []     # the node's operand types (irc TensorType)
+
+    @property
+    def target(self) -> str:
+        return self.options.target
+
+    @property
+    def deterministic(self) -> bool:
+        return self.options.deterministic
 
     def node_name(self, op_type: str) -> str:
         """A fresh node name in the current scope (``/layer3/0/conv1/Conv``)."""
@@ -137,7 +156,9 @@ class Emitter:
         if op_type in SHAPE_PRESERVING and all(shape is not None for shape in shapes):
             self.static[out] = (np.broadcast_shapes(*shapes), dtype)
         elif op_type == "Reshape" and inputs[1] in self.constants:
-            dims = [shapes[0][i] if d == 0 else int(d) for i, d in enumerate(self.constants[inputs[1]])]
+            copy = not attrs.get("allowzero", 0)      # 0 copies the input's dimension
+            dims = [shapes[0][i] if d == 0 and copy else int(d)
+                    for i, d in enumerate(self.constants[inputs[1]])]
             if -1 in dims:
                 known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
                 dims[dims.index(-1)] = int(np.prod(shapes[0], dtype=np.int64)) // max(known, 1)
@@ -152,7 +173,8 @@ class Emitter:
 
     def const(self, value, dtype=None, name_hint: str = "const") -> str:
         """A constant initializer; numpy scalars and arrays keep their dtype."""
-        array = np.asarray(value, dtype=dtype)
+        array = np.array(value, dtype=dtype)     # a copy: folds must not see the caller's later writes
+        array.flags.writeable = False
         name = self.fresh(name_hint)
         self.initializers.append(numpy_helper.from_array(array, name))
         self.constants[name] = array
@@ -187,16 +209,34 @@ class Emitter:
             return None
         if any(self.constants[i].size > FOLD_LIMIT for i in inputs if i):
             return None
-        if op_type == "ConstantOfShape" and np.prod(self.constants[inputs[0]]) > FOLD_LIMIT:
+        if _result_too_large(op_type, [self.constants[i] for i in inputs if i]):
             return None
         values = [self.constants[i] if i else None for i in inputs]
         key = (op_type, repr(sorted(attrs.items())),
                tuple(None if v is None else (v.dtype.str, v.shape, v.tobytes()) for v in values))
         if key not in _FOLDED:
+            if len(_FOLDED) >= FOLD_CACHE:          # a long process compiling many networks
+                _FOLDED.clear()
             # onnx's reference implementation: the op's semantics, defined once
             names = [f"x{k}" if v is not None else "" for k, v in enumerate(values)]
             node = helper.make_node(op_type, names, ["y"], **attrs)
             (value,) = ReferenceEvaluator(node).run(
                 None, {n: v for n, v in zip(names, values) if v is not None})
-            _FOLDED[key] = value if np.size(value) <= FOLD_LIMIT else None
+            if np.size(value) <= FOLD_LIMIT:
+                value = np.array(value)       # shared by every emitter: read-only
+                value.flags.writeable = False
+                _FOLDED[key] = value
+            else:
+                _FOLDED[key] = None
         return _FOLDED[key]
+
+
+def _result_too_large(op_type: str, values: list) -> bool:
+    """Whether an op whose result can outgrow its operands (a shape made into
+    a tensor, a range) would exceed ``FOLD_LIMIT``: not computed to be dropped."""
+    if op_type == "ConstantOfShape":
+        return np.prod(values[0]) > FOLD_LIMIT
+    if op_type == "Range":
+        start, limit, delta = (v.item() for v in values)
+        return delta == 0 or np.ceil((limit - start) / delta) > FOLD_LIMIT     # 0: endless
+    return False

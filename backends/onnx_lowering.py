@@ -27,7 +27,7 @@ from irc.ir.graph import Module, Node, Value
 from irc.ir.registry import MAP, get as get_op
 from irc.ir.types import UNKNOWN, TensorType, to_numpy_dtype
 
-from .onnx_emitter import IR_VERSION, OPSET, Emitter, NodeNames
+from .onnx_emitter import IR_VERSION, OPSET, Emitter, LoweringOptions, NodeNames
 from .onnx_rules import rule_for
 
 ParamsAsInputs = Union[bool, Collection[str]]
@@ -85,10 +85,9 @@ class _Emitter(Emitter):
     Rules of ops that hold a graph (``train.Loop``'s body) lower it with
     :meth:`lower_subgraph`."""
 
-    def __init__(self, reserved: set[str], module: Module, node_names: NodeNames, target: str,
-                 sizes: dict[str, int]):
-        super().__init__(node_names=node_names, target=target)
-        self.sizes = sizes           # the outer graph's bound dimensions, for subgraphs
+    def __init__(self, reserved: set[str], module: Module, node_names: NodeNames,
+                 options: LoweringOptions):
+        super().__init__(node_names=node_names, options=options)
         self.reserved = reserved
         self.module = module
 
@@ -96,8 +95,7 @@ class _Emitter(Emitter):
         """A graph of the module as an ONNX graph, its parameters as inputs
         (node names unique across both graphs)."""
         return _lowered(self.module, graph_name, True, None, self.node_names,
-                        target=self.target, sizes=self.sizes,
-                        deterministic=self.deterministic).graph
+                        options=self.options).graph
 
     def fresh(self, hint: str = "t") -> str:
         while True:
@@ -132,15 +130,12 @@ def lower_graph(module: Module, graph_name: str = "device", *,
     seen as typed inputs: the checker copies the model it is given twice, and
     the weights are numpy arrays made initializers by ``numpy_helper``.
     ``external``: parameters whose bytes lie in a file point at them there.
-    ``target``: the device the model will run on, "cpu" or "cuda" (rules
-    pick the forms each runs fastest; the results are the same).
-    ``sizes``: symbolic dimensions bound to numbers (the batch ``N`` a
-    session is made for): the model is specialised to them, its shape
-    arithmetic folded into constants.  ``deterministic``: no form whose bits
-    depend on the order of atomic adds on the target.
+    ``target`` ("cpu" or "cuda"), ``sizes`` (symbolic dimensions bound to
+    numbers) and ``deterministic``: what it is lowered for
+    (:class:`LoweringOptions`; the results are the same).
     """
-    model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames(), external, target,
-                     sizes, deterministic)
+    options = LoweringOptions(target, dict(sizes or {}), deterministic)
+    model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames(), external, options)
     if check:
         onnx.checker.check_model(_without_weights(model), full_check=True)
     return model
@@ -148,12 +143,10 @@ def lower_graph(module: Module, graph_name: str = "device", *,
 
 def _lowered(module: Module, graph_name: str, params_as_inputs: ParamsAsInputs,
              model_name: Optional[str], node_names: NodeNames,
-             external: Optional[ExternalWeights] = None, target: str = "cpu",
-             sizes: Optional[Mapping[str, int]] = None,
-             deterministic: bool = False) -> onnx.ModelProto:
+             external: Optional[ExternalWeights] = None,
+             options: LoweringOptions = LoweringOptions()) -> onnx.ModelProto:
     lowering = _Lowering(module, module.graph(graph_name), params_as_inputs, node_names, external,
-                         target, sizes)
-    lowering.emit.deterministic = deterministic
+                         options)
     model = lowering.run(model_name or f"{module.name}.{graph_name}")
     align_scalar_operands(model, node_names)
     return model
@@ -162,13 +155,12 @@ def _lowered(module: Module, graph_name: str, params_as_inputs: ParamsAsInputs,
 class _Lowering:
     def __init__(self, module: Module, graph, params_as_inputs: ParamsAsInputs,
                  node_names: NodeNames, external: Optional[ExternalWeights] = None,
-                 target: str = "cpu", sizes: Optional[Mapping[str, int]] = None):
+                 options: LoweringOptions = LoweringOptions()):
         self.module, self.graph = module, graph
-        self.sizes = dict(sizes or {})
         self.params_as_inputs = params_as_inputs
         self.external = external
         self.reserved: set[str] = set()
-        self.emit = _Emitter(self.reserved, module, node_names, target, self.sizes)
+        self.emit = _Emitter(self.reserved, module, node_names, options)
         self.names: dict[Value, str] = {}          # IR value -> ONNX value name
         self.inputs: list[tuple[int, onnx.ValueInfoProto]] = []
         self.param_inputs: list[onnx.ValueInfoProto] = []
@@ -326,9 +318,10 @@ class _Lowering:
 
     def _bound(self, t):
         """``t`` with the symbolic dimensions of ``sizes`` replaced by their numbers."""
-        if not self.sizes or not isinstance(t, TensorType):
+        sizes = self.emit.options.sizes
+        if not sizes or not isinstance(t, TensorType):
             return t
-        return t.with_shape(self.sizes.get(d, d) if isinstance(d, str) else d for d in t.shape)
+        return t.with_shape(sizes.get(d, d) if isinstance(d, str) else d for d in t.shape)
 
     def _know(self, name: str, t) -> None:
         """Tell the emitter a value's shape where it is static (a symbolic

@@ -42,6 +42,7 @@ from .runtime import (
     target_of,
     run_with_iobinding,
 )
+from .settings import settings
 
 _INTERFACE = ("input", "param", "const")
 
@@ -161,17 +162,18 @@ def cut(graph: Graph) -> tuple[list[Piece], dict[int, list[Node]]]:
 
 
 def lower_pieces(module: Module, graph_name: str, *, params_as_inputs: bool = False,
-                 target: str = "cpu"):
+                 target: str = "cpu", deterministic: bool = False):
     """The cut of ``graph_name`` lowered: (pieces with their ONNX models,
     collectives after each stage).  Parameters are initializers unless
-    ``params_as_inputs`` (the runtime binds them from its device state)."""
+    ``params_as_inputs`` (the runtime binds them from its device state);
+    ``target`` and ``deterministic`` as for ``lower_graph``."""
     pieces, after = cut(module.graph(graph_name))
     scratch = Module(module.name)
     scratch.weights = module.weights
     for piece in pieces:
         scratch.graphs[piece.graph.name] = piece.graph
         piece.model = lower_graph(scratch, piece.graph.name, params_as_inputs=params_as_inputs,
-                                  check=False, target=target)
+                                  check=False, target=target, deterministic=deterministic)
         piece.output_names = [o.name for o in piece.model.graph.output]
         piece.params = [n.attrs["name"] for n in piece.graph.find("param")]
     return pieces, after
@@ -218,7 +220,8 @@ class StagedProgram:
         self.comm = collectives.communicator()
         self.providers = providers_for(device_target)
         pieces, after = lower_pieces(module, graph_name, params_as_inputs=True,
-                                     target=target_of(self.providers))
+                                     target=target_of(self.providers),
+                                     deterministic=settings.deterministic)
         self._agree(after)
         for piece in pieces:
             piece.session = inference_session(piece.model.SerializeToString(),

@@ -47,7 +47,8 @@ import onnxruntime as ort
 
 from irc.diagnostics import UserError, UserRuntimeError
 from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, graph_results
-from irc.dialects.train import SCE
+from irc.dialects.nn import CAST
+from irc.dialects.train import QUEUE_GET, SCE
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
@@ -113,12 +114,18 @@ def read_interface(program, graph: Graph) -> None:
     program.results = graph_results(graph)
 
 
+# ops that hand a loss its labels' values unchanged: a cast, the step's slice of a queue
+_LABEL_PRESERVING = (CAST.name, QUEUE_GET.name)
+
+
 def label_bounds(module: Module, graph: Graph) -> list[tuple[str, int, Node]]:
     """(input name, classes, loss node) for each sparse label a loss of the
     module reads from a column that ``graph`` is fed.  onnxruntime's CUDA
     kernels do not check indices: a label outside [0, classes) would train
     on garbage without a word (on the CPU it is a located error), so these
-    are checked on the host before the call."""
+    are checked on the host before the call.  Only labels that reach the
+    loss unchanged are checked: a network that computes its labels (``y - 1``)
+    may be fed values outside [0, classes)."""
     fed = {n.column: n.results[0] for n in graph.find("input") if n.column}
     found = []
     for g in module.graphs.values():
@@ -126,9 +133,10 @@ def label_bounds(module: Module, graph: Graph) -> list[tuple[str, int, Node]]:
             logits, labels = g.operands(node)
             classes = g.type_of(logits).shape[-1]
             source = g.node(labels.node)
-            while source.op != "input" and len(g.operands(source)) >= 1:
-                source = g.node(g.operands(source)[0].node)   # a cast, the step's slice of a queue
-            if node.attrs["sparse"] and isinstance(classes, int) and source.column in fed:
+            while source.op in _LABEL_PRESERVING:
+                source = g.node(g.operands(source)[0].node)
+            if node.attrs["sparse"] and isinstance(classes, int) and source.op == "input" \
+                    and source.column in fed:
                 found.append((fed[source.column], classes, node))
     return found
 
@@ -284,6 +292,11 @@ class Program:
                 return results
             except CaptureFailed:
                 session, origins, _ = self._replay_plainly(graphs)
+            except UserRuntimeError:
+                raise
+            except RuntimeError as e:      # onnxruntime's failure in a replay, in the user's terms
+                from .runtime import run_failure
+                raise run_failure(e, origins) from None
         b = session.io_binding()
         for name, value in feeds.items():
             if isinstance(value, ort.OrtValue):

@@ -35,6 +35,7 @@ def torch_cuda():
         return None
     return torch if torch.cuda.is_available() else None
 
+
 def lenet_rows(steps: int, repeat: int, torch) -> None:
     sunk_m, step_m, _ = T.compile_lenet(steps, steps)
     loop_m, _, _ = T.compile_lenet(steps, 1)
@@ -56,6 +57,7 @@ def lenet_rows(steps: int, repeat: int, torch) -> None:
     print(f"\nLeNet5 training, batch {T.BATCH}, S={steps}: ms per step")
     table(times)
 
+
 def resnet_rows(depth: int, size: int, batch: int, steps: int, repeat: int, torch) -> None:
     module, weights = T.compile_resnet(depth, steps, batch, size)
     runners = {
@@ -72,11 +74,13 @@ def resnet_rows(depth: int, size: int, batch: int, steps: int, repeat: int, torc
     print(f"\nResNet-{depth} training, {size}x{size}, batch {batch}: ms per step")
     table(times)
 
+
 def table(times: dict) -> None:
     peer = times.get("pytorch eager (CUDA)")
     for name, t in times.items():
         ratio = f"   {peer / t:5.2f}x pytorch" if peer and name != "pytorch eager (CUDA)" else ""
         print(f"  {name:40s} {t * 1e3:9.3f}{ratio}")
+
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -100,6 +104,7 @@ def main(argv=None) -> int:
         for depth, size in ((18, 32), (18, 224), (50, 224)):
             resnet_rows(depth, size, args.batch, args.resnet_steps, args.repeat, torch)
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -219,6 +219,7 @@ def test_maxpool(attrs):
     {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]},
     {"kernel_shape": [3, 2], "strides": [2, 1], "ceil_mode": 1},
     {"kernel_shape": [2, 2], "strides": [1, 1], "dilations": [2, 1]},
+    {"kernel_shape": [2, 2], "strides": [3, 3], "pads": [1, 1, 1, 1]},      # stride > kernel
 ])
 def test_deterministic_maxpool_grad_for_cuda(attrs):
     """set_deterministic(True) on CUDA: overlapping windows' gradient is

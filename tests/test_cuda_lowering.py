@@ -7,6 +7,7 @@ import pytest
 import irc
 from irc import nn
 from irc.backends import runtime
+from irc.backends.onnx_emitter import FOLD_LIMIT, Emitter
 from irc.backends.onnx_lowering import lower_graph
 from irc.backends.trainer import DeviceState, Program
 from irc.capture import Job
@@ -28,17 +29,19 @@ class ConvBN(nn.Cell):
         return self.fc(self.flatten(nn.ReLU()(self.bn(self.conv(x)))))
 
 
-def _training_module(batch=4):
-    rng = np.random.default_rng(0)
-    data = NumpySlicesDataset({"image": rng.normal(size=(3 * batch, 3, 8, 8)).astype(np.float32),
-                               "label": rng.integers(0, 3, 3 * batch).astype(np.int32)},
-                              shuffle=False).batch(batch)
+def _training_module(batch=4, net=None, data=None):
+    """A compiled one-step training job (ConvBN on 8x8 images by default)."""
+    if data is None:
+        rng = np.random.default_rng(0)
+        data = NumpySlicesDataset({"image": rng.normal(size=(3 * batch, 3, 8, 8)).astype(np.float32),
+                                   "label": rng.integers(0, 3, 3 * batch).astype(np.int32)},
+                                  shuffle=False).batch(batch)
     np.random.seed(0)
-    net = ConvBN()
+    net = net or ConvBN()
     model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                       nn.Momentum(net.trainable_params(), 0.01, 0.9))
     job = Job("train", model, data, {"epoch": 1, "callbacks": [], "dataset_sink_mode": False,
-                                     "steps_per_epoch": 3}, None)
+                                     "steps_per_epoch": 2}, None)
     module, _ = compile_job(job)
     return module, data
 
@@ -68,6 +71,38 @@ def test_a_batch_bound_to_a_number_leaves_no_shape_arithmetic():
     dims = {i.name: [d.dim_value or d.dim_param for d in i.type.tensor_type.shape.dim]
             for i in bound.graph.input}
     assert dims["image"] == [4, 3, 8, 8]
+
+
+def test_a_folded_constant_does_not_follow_later_writes_to_its_operands():
+    """Folds are cached across emitters by their operands' bytes: a caller
+    reusing an array it made a constant of changes neither that constant
+    nor another model's fold."""
+    shape = np.array([2, 3], np.int64)
+    first = Emitter()
+    folded = first.op("Reshape", [first.const(shape), first.const(np.array([-1, 1], np.int64))])
+    shape[0] = 99
+    assert first.constants[folded].ravel().tolist() == [2, 3]
+    second = Emitter()
+    again = second.op("Reshape", [second.const(np.array([2, 3], np.int64)),
+                                  second.const(np.array([-1, 1], np.int64))])
+    assert second.constants[again].ravel().tolist() == [2, 3]
+
+
+def test_the_static_shape_of_a_reshape_keeps_zeros_with_allowzero():
+    """Reshape's 0 copies the input's dimension, unless allowzero says it is a 0."""
+    emit = Emitter()
+    emit.static["x"] = ((2, 0, 3), np.dtype(np.float32))
+    for allowzero, want in ((0, [2, 0, 3]), (1, [0, 0, 0])):
+        y = emit.op("Reshape", ["x", emit.const(np.zeros(3, np.int64))], allowzero=allowzero)
+        assert emit.constants[emit.op("Shape", [y])].tolist() == want
+
+
+def test_a_large_range_is_left_to_run():
+    """Shape arithmetic whose result would outgrow FOLD_LIMIT stays a node."""
+    emit = Emitter()
+    big = emit.op("Range", [emit.const(np.int64(0)), emit.const(np.int64(FOLD_LIMIT + 1)),
+                            emit.const(np.int64(1))])
+    assert big not in emit.constants and emit.nodes[-1].op_type == "Range"
 
 
 def test_the_cuda_lowering_trains_as_the_cpu_one():
@@ -153,6 +188,32 @@ def test_labels_outside_the_classes_are_caught_before_a_cuda_call(sink):
     assert "Out of range label 7" in text and "label outside [0, number of classes)" in text
 
 
+class ShiftedLabels(nn.Cell):
+    """A network fed labels 1..5 that shifts them itself."""
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Dense(4, 5)
+        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+
+    def construct(self, x, y):
+        return self.loss(self.net(x), y - 1)
+
+
+def test_labels_the_network_computes_are_not_checked_as_fed():
+    """Only labels that reach the loss unchanged (a cast, a queue's slice)
+    are checked: the column of a network that shifts its labels may hold 5
+    for 5 classes."""
+    from irc.backends.trainer import label_bounds
+    data = NumpySlicesDataset({"x": np.ones((8, 4), np.float32), "y": np.full(8, 5, np.int32)},
+                              shuffle=False).batch(4)
+    net = ShiftedLabels()
+    model = irc.Model(net, optimizer=nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    options = {"epoch": 1, "callbacks": [], "dataset_sink_mode": False, "steps_per_epoch": 2}
+    module, _ = compile_job(Job("train", model, data, options, None))
+    prog = Program(module, "device", device_target="CPU")
+    assert label_bounds(module, prog.graph) == []
+
+
 def test_set_deterministic_asks_cuda_for_reproducible_kernels():
     """MindSpore's set_deterministic / set_context(deterministic=...): on CUDA,
     cuDNN's default (deterministic) algorithms instead of the fastest measured
@@ -174,3 +235,58 @@ def test_set_deterministic_asks_cuda_for_reproducible_kernels():
         irc.set_context(deterministic=True)
     with pytest.raises(UserValueError, match="True or False"):
         irc.set_deterministic("ON")
+
+
+class OverlappingPool(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, pad_mode="same")
+        self.pool = nn.MaxPool2d(3, 2)                  # windows overlap
+        self.fc = nn.Dense(2 * 3 * 3, 3)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        return self.fc(self.flatten(self.pool(self.conv(x))))
+
+
+def test_the_pieces_of_a_staged_program_are_lowered_deterministically_where_asked():
+    """A data-parallel program's pieces (staged.lower_pieces) get the
+    deterministic max-pool gradient (no ScatterElements' atomic add) as a
+    one-session program does."""
+    from irc.backends.staged import lower_pieces
+    data = NumpySlicesDataset({"x": np.ones((8, 1, 8, 8), np.float32),
+                               "y": np.zeros(8, np.int32)}, shuffle=False).batch(4)
+    module, _ = _training_module(net=OverlappingPool(), data=data)
+    for deterministic in (False, True):
+        pieces, _ = lower_pieces(module, "device", params_as_inputs=True, target="cuda",
+                                 deterministic=deterministic)
+        scatters = ["ScatterElements" in _ops(p.model) for p in pieces]
+        assert scatters == [not deterministic], (deterministic, scatters)
+
+
+def test_cuda_graph_bookkeeping_trains_as_plain_calls():
+    """CudaGraphCalls' bookkeeping, run on a CPU session (which ignores the
+    graph ids): parameters alternating between two buffer sets, the weights
+    no call updates in one buffer, and a checkpoint loaded between calls
+    copied into the set the next call reads; bit for bit the plain calls'."""
+    from irc.backends.cuda_graphs import CudaGraphCalls
+    module, _ = _training_module()
+    feeds = _feeds(5)
+    prog = Program(module, "device", device_target="CPU")
+    plain, graphed = DeviceState(prog, module.weights), DeviceState(prog, module.weights)
+    session = prog.sessions[()][0]
+    calls = CudaGraphCalls(session, prog, device="cpu")
+    loss = prog.result_names[prog.loss_index]
+    for f in feeds[:3]:
+        assert np.array_equal(calls.run(f, graphed)[loss], prog.run(f, plain)[loss])
+    saved = plain.numpy()
+    for f in feeds[3:]:
+        calls.run(f, graphed), prog.run(f, plain)
+    plain.load(saved)
+    graphed.load(saved)                      # back to step 3, as a resume would
+    for f in feeds[3:]:
+        assert np.array_equal(calls.run(f, graphed)[loss], prog.run(f, plain)[loss])
+    for name, value in plain.numpy().items():
+        assert np.array_equal(graphed.numpy()[name], value), name
+    updated = set(prog.updates.values())
+    assert all((calls.sets[0][n] is calls.sets[1][n]) == (n not in updated) for n in calls.sets[0])
