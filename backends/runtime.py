@@ -216,14 +216,33 @@ def default_options(threads: Optional[int] = None,
 # while it is active; onnxruntime writes each one's Chrome-trace events.
 
 # sessions: (file prefix, start ns, weak ref) of this profile; made: every
-# session profiled in this process (a prefix is never reused)
-_profiling: dict = {"directory": None, "sessions": [], "made": 0}
+# session profiled in this process (a prefix is never reused); calls: irc's
+# calls into onnxruntime by calling function, timed here because cProfile on
+# Python 3.12 and later loses every frame on the stack across such a call
+_profiling: dict = {"directory": None, "sessions": [], "made": 0, "calls": None}
 
 
 def start_profiling(directory: str) -> None:
     """Profile every session made from now on, into ``directory``."""
     os.makedirs(directory, exist_ok=True)
-    _profiling.update(directory=directory, sessions=[])
+    _profiling.update(directory=directory, sessions=[], calls={})
+
+
+def device_calls() -> dict:
+    """(file, line, function) -> [calls, seconds] of irc's functions that
+    called onnxruntime while profiling was on."""
+    return dict(_profiling["calls"] or {})
+
+
+def _timed_call(started: Optional[float], depth: int) -> None:
+    """Count a call into onnxruntime that began at ``started`` (None: not
+    profiling) against the function ``depth`` frames up."""
+    if started is None:
+        return
+    code = sys._getframe(depth).f_code
+    entry = _profiling["calls"].setdefault((code.co_filename, code.co_firstlineno, code.co_name), [0, 0.0])
+    entry[0] += 1
+    entry[1] += time.perf_counter() - started
 
 
 def stop_profiling() -> list[tuple[str, int]]:
@@ -237,7 +256,7 @@ def stop_profiling() -> list[tuple[str, int]]:
             found.append((session.end_profiling(), start_ns))
         else:
             found += [(path, start_ns) for path in sorted(glob.glob(prefix + "_*.json"))]
-    _profiling.update(directory=None, sessions=[])
+    _profiling.update(directory=None, sessions=[], calls=None)
     return [(path, start) for path, start in found if path and os.path.exists(path)]
 
 
@@ -324,10 +343,12 @@ def run_with_iobinding(session: ort.InferenceSession, binding, origins,
                        options: ort.RunOptions | None = None) -> None:
     """``session.run_with_iobinding``, a failure raised as :func:`run_failure`
     (``origins``: :func:`node_origins` of the session's model)."""
+    started = time.perf_counter() if _profiling["calls"] is not None else None
     try:
         session.run_with_iobinding(binding, options)
     except Exception as e:  # onnxruntime's pybind errors share no base but Exception
         raise run_failure(e, origins) from e
+    _timed_call(started, 2)
 
 
 # -----------------------------------------------------------------------------
@@ -465,10 +486,13 @@ class Session:
             self.check(feeds)
         if self.device == "cpu" and not any(isinstance(v, DeviceArray) for v in feeds.values()):
             # numpy in, numpy out: onnxruntime's own run is the shortest path
+            started = time.perf_counter() if _profiling["calls"] is not None else None
             try:
-                return self.session.run(self.output_names, dict(feeds))
+                outs = self.session.run(self.output_names, dict(feeds))
             except Exception as e:  # noqa: BLE001 -- onnxruntime's errors share no base
                 raise run_failure(e, self.origins) from e
+            _timed_call(started, 1)
+            return outs
         return [o.numpy() for o in self.run(feeds, check=False)]
 
 

@@ -77,6 +77,7 @@ class Profiler:
         self._sessions: list[tuple[str, int]] = []
         self._host: Optional[cProfile.Profile] = None
         self._host_stats: Optional[pstats.Stats] = None
+        self._device_calls: dict = {}    # runtime.device_calls() over every window
         self._window: list[tuple[int, int]] = []
         self.step_num = 0
         if start_profile:
@@ -110,6 +111,10 @@ class Profiler:
             else:
                 self._host_stats.add(stats)
             self._host = None
+        for key, (calls, seconds) in runtime.device_calls().items():
+            entry = self._device_calls.setdefault(key, [0, 0.0])
+            entry[0] += calls
+            entry[1] += seconds
         self._sessions += runtime.stop_profiling()
         self._window[-1] = (self._window[-1][0], time.time_ns())
         self._started, _active = False, None
@@ -187,13 +192,18 @@ class Profiler:
         return events, kernels
 
     def _host_rows(self) -> list:
-        if self._host_stats is None:
-            return []
+        """cProfile's functions, and irc's functions that called onnxruntime
+        with the time spent in those calls where cProfile lost them (Python
+        3.12 and later drop every frame on the stack across such a call)."""
+        table = self._host_stats.stats if self._host_stats is not None else {}
         rows = []
-        table = self._host_stats.stats   # pstats' table: function -> (.., calls, tt, ct, ..)
+        # pstats' table: function -> (.., calls, tt, ct, ..)
         for (filename, line, name), (_, calls, total, cumulative, _) in table.items():
             where = f"{filename}:{line}({name})" if filename != "~" else name
             rows.append((where, calls, round(total, 6), round(cumulative, 6)))
+        for (filename, line, name), (calls, seconds) in self._device_calls.items():
+            if (filename, line, name) not in table:
+                rows.append((f"{filename}:{line}({name})", calls, round(seconds, 6), round(seconds, 6)))
         rows.sort(key=lambda r: -r[3])
         return rows[:HOST_ROWS]
 
