@@ -290,3 +290,26 @@ def test_cuda_graph_bookkeeping_trains_as_plain_calls():
         assert np.array_equal(graphed.numpy()[name], value), name
     updated = set(prog.updates.values())
     assert all((calls.sets[0][n] is calls.sets[1][n]) == (n not in updated) for n in calls.sets[0])
+
+
+def test_a_cuda_program_specialises_its_sessions_to_the_batch(monkeypatch):
+    """Program's CUDA path, run on CPU sessions (the lowering target forced
+    to "cuda"): one session per fed batch size, made at its first call, a
+    short last batch with its own; losses and weights those of the CPU
+    program fed the same batches."""
+    import irc.backends.runtime as rt
+    module, _ = _training_module()
+    feeds = _feeds(2) + _feeds(1, batch=2) + _feeds(1)
+    cpu = Program(module, "device", device_target="CPU")
+    monkeypatch.setattr(rt, "target_of", lambda providers: "cuda")
+    cuda = Program(module, "device", device_target="CPU", cuda_graphs=False)
+    assert cuda.target == "cuda" and not cuda.sessions          # made at the first call
+    cuda.device = "cpu"                                         # its values live where its sessions run
+    states = DeviceState(cpu, module.weights), DeviceState(cuda, module.weights)
+    loss = cpu.result_names[cpu.loss_index]
+    for f in feeds:
+        want, got = cpu.run(f, states[0])[loss], cuda.run(f, states[1])[loss]
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert sorted(cuda.sessions) == [(("N", 2),), (("N", 4),)]
+    for name, value in states[0].numpy().items():
+        np.testing.assert_allclose(states[1].numpy()[name], value, rtol=1e-4, atol=1e-6)
