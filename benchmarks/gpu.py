@@ -13,7 +13,7 @@ Every figure is the median of ``--repeat`` rounds, runners taking turns.
 Needs a CUDA machine (onnxruntime-gpu's CUDA provider working) and torch
 with CUDA for the peer; without them it says so and exits 0.
 
-    python benchmarks/gpu.py [--steps 32] [--batch 32] [--repeat 5] [--skip-resnet]
+    python benchmarks/gpu.py [--steps 32] [--batch 32] [--repeat 5] [--skip-resnet] [--deterministic]
 """
 from __future__ import annotations
 
@@ -89,14 +89,20 @@ def main(argv=None) -> int:
     p.add_argument("--resnet-steps", type=int, default=5, help="ResNet steps per round")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--skip-resnet", action="store_true")
+    p.add_argument("--deterministic", action="store_true",
+                   help="irc with set_deterministic(True) (bit-reproducible, slower kernels)")
     args = p.parse_args(argv)
+    if args.deterministic:
+        import irc
+        irc.set_deterministic(True)
     works, reason = cuda_status()
     if not works:
         print(f"no CUDA here ({reason}): nothing to measure")
         return 0
     torch = torch_cuda()
     if torch is not None:
-        print(f"device: {torch.cuda.get_device_name(0)}; peer: torch {torch.__version__}")
+        print(f"device: {torch.cuda.get_device_name(0)}; peer: torch {torch.__version__}"
+              + ("; irc with set_deterministic(True)" if args.deterministic else ""))
     else:
         print("PyTorch with CUDA is not installed: irc's figures only")
     lenet_rows(args.steps, args.repeat, torch)
