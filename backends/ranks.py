@@ -235,13 +235,21 @@ def failed_ranks(out: Path, world: int) -> list[tuple[int, Optional[str]]]:
             for m in _MPI_DIED.finditer(log.read_text(errors="replace"))} if log.is_file() else {}
     for r in range(world):
         f = out / f"rank{r}" / STATUS_FILE
-        code = int(f.read_text()) if f.is_file() else None
+        code = _status(f)
         if code == 0:
             continue
         how = f"exited with status {code}" if code is not None else died.get(r)
         failed.append((r, how))
     order = {r: (0 if how and how.startswith("exited") else 1 if how else 2) for r, how in failed}
     return sorted(failed, key=lambda item: (order[item[0]], item[0]))
+
+
+def _status(path: Path) -> Optional[int]:
+    """A rank's exit status, None where it wrote none (it died first)."""
+    try:
+        return int(path.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def gpu_count() -> int:

@@ -136,3 +136,5 @@ def test_failed_ranks_name_the_cause_first(tmp_path):
     assert failed_ranks(tmp_path, 4) == [(3, "was killed by signal 9"), (1, None), (2, None)]
     (tmp_path / "rank2" / STATUS_FILE).write_text("1")
     assert failed_ranks(tmp_path, 4)[0] == (2, "exited with status 1")
+    (tmp_path / "rank1" / STATUS_FILE).write_text("")     # read while being written (was an internal error)
+    assert (1, None) in failed_ranks(tmp_path, 4)

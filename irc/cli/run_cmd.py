@@ -186,7 +186,9 @@ def run_launched_rank(args, script_args: list[str]) -> int:
         from ..cli import run_guarded
         code = run_guarded(lambda: run_script_job(args, script_args), args)
     finally:
-        (rank_dir / STATUS_FILE).write_text(str(code))
+        # whole or absent: the launcher may read it while a rank still writes
+        from ..output import write_file_atomically
+        write_file_atomically(rank_dir / STATUS_FILE, str(code))
         sys.stdout.flush()
         sys.stderr.flush()
         if code != 0:
