@@ -26,7 +26,9 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from .runtime import CUDA, cuda_provider_options, inference_session
+from irc.diagnostics import UserRuntimeError
+
+from .runtime import CUDA, cuda_provider_options, inference_session, run_with_iobinding
 
 
 def graph_session(model: onnx.ModelProto, options: ort.SessionOptions,
@@ -48,12 +50,12 @@ class CudaGraphCalls:
     """Calls of one training session as alternating CUDA graph replays (the
     interface of ``Program.run`` for one input signature)."""
 
-    def __init__(self, session: ort.InferenceSession, program, device: str = "cuda"):
+    def __init__(self, session: ort.InferenceSession, program, origins, device: str = "cuda"):
         self.session = session
         self.program = program
+        self.origins = origins   # runtime.node_origins of the session's model: failures located
         self.device = device     # "cpu" in the tests of this bookkeeping (a CPU session ignores graph ids)
-        outputs = session.get_outputs()
-        self.output_names = [o.name for o in outputs]
+        self.output_names = [o.name for o in session.get_outputs()]
         self.inputs: dict[str, ort.OrtValue] = {}
         self.sets: list[dict[str, ort.OrtValue]] = []
         self.outputs: list[dict[str, ort.OrtValue]] = []
@@ -115,8 +117,8 @@ class CudaGraphCalls:
             if state.values[s.name] is not self.sets[k][s.name]:
                 self.sets[k][s.name].update_inplace(state.values[s.name].numpy())
         try:
-            self.session.run_with_iobinding(self.bindings[k], self.run_options[k])
-        except Exception as e:
+            run_with_iobinding(self.session, self.bindings[k], self.origins, self.run_options[k])
+        except UserRuntimeError as e:
             if self.recorded[k]:
                 raise
             # a kernel that cannot be recorded (one that waits for the device):

@@ -183,7 +183,10 @@ class _Lowering:
         g.node.extend(self.emit.nodes)
         g.input.extend([vi for _, vi in self.inputs] + self.param_inputs)
         g.output.extend(self.outputs)
-        g.initializer.extend(self.emit.initializers)
+        # constants only a folded node read are dropped (shape arithmetic
+        # folded at emission leaves its operands behind)
+        read = _names_read(g)
+        g.initializer.extend(t for t in self.emit.initializers if t.name in read)
         model.opset_import.append(helper.make_opsetid("", OPSET))
         model.producer_name, model.doc_string = "irc", f"irc graph @{self.graph.name}"
         model.ir_version = IR_VERSION
@@ -398,11 +401,23 @@ def align_scalar_operands(model: onnx.ModelProto, names: Optional[NodeNames] = N
         del graph.node[:]
         graph.node.extend(copies)
     if changed:
-        used = {n for node in graph.node for n in node.input} | {o.name for o in graph.output}
+        used = _names_read(graph)
         for i in reversed(range(len(graph.initializer))):   # in place: weights are not copied
             if graph.initializer[i].name not in used:
                 del graph.initializer[i]
     return changed
+
+
+def _names_read(graph: onnx.GraphProto) -> set[str]:
+    """The names the graph's nodes read, their subgraphs' too (a Loop body
+    reads outer values by name, not through the Loop's inputs), and its outputs."""
+    read = {o.name for o in graph.output}
+    for node in graph.node:
+        read.update(node.input)
+        for attr in node.attribute:
+            for sub in (attr.g,) if attr.type == onnx.AttributeProto.GRAPH else attr.graphs:
+                read |= _names_read(sub)
+    return read
 
 
 # A weight larger than this is left out of the model shape inference reads

@@ -176,27 +176,41 @@ def _wait_mpi_job(job: subprocess.Popen, out: Path, world: int) -> int:
     """Wait for mpirun.  A failed rank aborts the MPI job itself; should the
     job still be running GRACE_S after a rank reported a failure (a rank
     that failed before MPI started, a peer stuck outside MPI's reach), the
-    whole process group is killed, as the torch launcher does."""
-    failed_at = None
-    while job.poll() is None:
-        if failed_at is None and any(_reported_failure(out / f"rank{r}") for r in range(world)):
-            failed_at = time.monotonic()
-        if failed_at is not None and time.monotonic() - failed_at > GRACE_S:
-            try:
-                os.killpg(job.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+    whole process group is killed, as the torch launcher does.
+
+    The job has a session of its own, so the terminal's Ctrl-C reaches only
+    this process: it is passed on to the job's group (the ranks stop at a
+    step boundary, as one process does), and a second one kills the group."""
+    try:
+        failed_at = None
+        while job.poll() is None:
+            if failed_at is None and any(_reported_failure(out / f"rank{r}") for r in range(world)):
+                failed_at = time.monotonic()
+            if failed_at is not None and time.monotonic() - failed_at > GRACE_S:
+                _signal_group(job, signal.SIGKILL)
+                job.wait()
+                return job.returncode or 1
+            time.sleep(0.05)
+        return job.returncode
+    except KeyboardInterrupt:
+        _signal_group(job, signal.SIGINT)
+        try:
             job.wait()
-            return job.returncode or 1
-        time.sleep(0.05)
-    return job.returncode
+        except KeyboardInterrupt:
+            _signal_group(job, signal.SIGKILL)
+            job.wait()
+        raise
+
+
+def _signal_group(job: subprocess.Popen, signum: int) -> None:
+    try:
+        os.killpg(job.pid, signum)
+    except ProcessLookupError:
+        pass
 
 
 def _reported_failure(rank_dir: Path) -> bool:
-    try:
-        return (rank_dir / STATUS_FILE).read_text().strip() not in ("", "0")
-    except OSError:
-        return False
+    return _status(rank_dir / STATUS_FILE) not in (None, 0)
 
 
 def _torch_ranks(command: list[str], world: int, env: dict, log) -> int:

@@ -48,7 +48,7 @@ import onnxruntime as ort
 from irc.diagnostics import UserError, UserRuntimeError
 from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, graph_results
 from irc.dialects.nn import CAST
-from irc.dialects.train import QUEUE_GET, SCE
+from irc.dialects.train import LOOP, QUEUE_GET, SCE
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
@@ -144,14 +144,14 @@ def label_bounds(module: Module, graph: Graph) -> list[tuple[str, int, Node]]:
 def check_labels(checks: list, feeds: dict) -> None:
     """A located error for a label outside its loss's classes (``checks``
     from ``label_bounds``; feeds already on the device are not read back)."""
-    from .onnx_lowering import ir_origin
-    from .runtime import located_failure
     for name, classes, loss in checks:
         labels = feeds.get(name)
         if not isinstance(labels, np.ndarray) or labels.size == 0:
             continue
         low, high = int(labels.min()), int(labels.max())
         if low < 0 or high >= classes:
+            from .onnx_lowering import ir_origin     # only for the message: not on every call
+            from .runtime import located_failure
             raise located_failure("a label the loss cannot read",
                                   f"Out of range label {low if low < 0 else high} in column "
                                   f"{name!r}: the network has {classes} classes", ir_origin(loss))
@@ -182,7 +182,9 @@ class Program:
         # can be replayed as CUDA graphs (cuda_graphs.py).  A short last
         # batch gets a session of its own.
         self.symbolic = self._symbols()
-        self.cuda_graphs = cuda_graphs and self.target == "cuda"
+        # onnxruntime records no Loop: a loop-sunk graph runs plainly, its
+        # queue uploaded ahead of the call (stage) and no recording tried
+        self.cuda_graphs = cuda_graphs and self.target == "cuda" and not self.graph.find(LOOP.name)
         self.sessions: dict[tuple, tuple] = {}
         if self.target != "cuda":
             self._make_session((), model)
@@ -226,11 +228,12 @@ class Program:
         from .cuda_graphs import CudaGraphCalls, graph_session
         from .runtime import inference_session, node_origins
         graphed = graph_session(model, self.options, self.providers) if self.cuda_graphs else None
+        origins = node_origins(model)
         if graphed is not None:
-            self.sessions[key] = (graphed, node_origins(model), CudaGraphCalls(graphed, self))
+            self.sessions[key] = (graphed, origins, CudaGraphCalls(graphed, self, origins))
         else:
             session = inference_session(model.SerializeToString(), self.options, self.providers)
-            self.sessions[key] = (session, node_origins(model), None)
+            self.sessions[key] = (session, origins, None)
         return self.sessions[key]
 
     def _session_for(self, feeds: dict):
@@ -292,11 +295,6 @@ class Program:
                 return results
             except CaptureFailed:
                 session, origins, _ = self._replay_plainly(graphs)
-            except UserRuntimeError:
-                raise
-            except RuntimeError as e:      # onnxruntime's failure in a replay, in the user's terms
-                from .runtime import run_failure
-                raise run_failure(e, origins) from None
         b = session.io_binding()
         for name, value in feeds.items():
             if isinstance(value, ort.OrtValue):

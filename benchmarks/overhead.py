@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 import onnx
@@ -30,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from irc.backends.runtime import Session, default_options  # noqa: E402
+from peers import taking_turns  # noqa: E402
 
 
 def tiny_model() -> onnx.ModelProto:
@@ -61,11 +60,12 @@ def random_feeds(model: onnx.ModelProto, rng, batch: int = 32) -> dict:
     return feeds
 
 
-def per_call(fn, calls: int) -> float:
-    started = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - started) / calls * 1e6
+def calls_of(fn, calls: int):
+    """A runner making ``calls`` calls of ``fn``."""
+    def run():
+        for _ in range(calls):
+            fn()
+    return run
 
 
 def compare(model: onnx.ModelProto, feeds: dict, calls: int, repeat: int) -> list[tuple]:
@@ -88,12 +88,10 @@ def compare(model: onnx.ModelProto, feeds: dict, calls: int, repeat: int) -> lis
              "results on device": (lambda: irc_session.run(feeds), bare_bound)}
     rows = []
     for label, (irc_call, bare_call) in pairs.items():
-        irc_call(), bare_call()                           # warm up, check the signature once
-        irc_times, bare_times = [], []
-        for _ in range(repeat):                           # taking turns
-            irc_times.append(per_call(irc_call, calls))
-            bare_times.append(per_call(bare_call, calls))
-        irc_us, bare_us = statistics.median(irc_times), statistics.median(bare_times)
+        # the warm-up round checks irc's feed signature once
+        times = taking_turns({"irc": calls_of(irc_call, calls), "bare": calls_of(bare_call, calls)},
+                             repeat)
+        irc_us, bare_us = (times[name] / calls * 1e6 for name in ("irc", "bare"))
         rows.append((label, irc_us, bare_us, irc_us - bare_us))
     return rows
 

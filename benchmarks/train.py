@@ -48,7 +48,7 @@ from irc import nn, ops  # noqa: E402
 from irc.capture import Job  # noqa: E402
 from irc.common.initializer import TruncatedNormal  # noqa: E402
 from irc.compiler import compile_job  # noqa: E402
-from peers import MINDSPORE_PYTHON, run_peer  # noqa: E402
+from peers import MINDSPORE_PYTHON, run_peer, taking_turns  # noqa: E402
 
 BATCH = 32
 
@@ -365,17 +365,9 @@ def mindspore_step_ms(python: str, net: str, threads: int, **options) -> "float 
 
 
 def measure(runners: dict, steps: int, repeat: int) -> dict:
-    """Seconds per step of each runner: the median of ``repeat`` rounds, the
-    runners taking turns so that load from other processes hits them alike."""
-    for run in runners.values():
-        run()                      # warm up (first-run allocations)
-    rounds = {name: [] for name in runners}
-    for _ in range(repeat):
-        for name, run in runners.items():
-            t = time.perf_counter()
-            run()
-            rounds[name].append(time.perf_counter() - t)
-    return {name: float(np.median(ts)) / steps for name, ts in rounds.items()}
+    """Seconds per step of each runner (``steps`` steps a call): the median
+    of ``repeat`` rounds, the runners taking turns."""
+    return {name: t / steps for name, t in taking_turns(runners, repeat).items()}
 
 
 def end_to_end(threads) -> dict:

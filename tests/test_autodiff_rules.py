@@ -192,6 +192,20 @@ def test_conv(attrs):
     check_rule("nn.Conv", [(2, 4, 7, 8), (6, 4 // group, 3, 3), (6,)], attrs, ort_tol=5e-4)
 
 
+@pytest.mark.parametrize("x_shape, attrs", [
+    ((2, 3, 3, 3), {}),
+    ((2, 3, 2, 2), {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ((2, 3, 2, 3), {"strides": [2, 2], "pads": [1, 0, 0, 0]}),
+])
+def test_a_conv_with_one_output_pixel_is_a_gemm(x_shape, attrs):
+    """One window per image (the taps over padding dropped) is one Gemm over
+    the batch, forward and backward the same results as the reference."""
+    check_rule("nn.Conv", [x_shape, (4, 3, 3, 3), (4,)], attrs, ort_tol=5e-4)
+    m, _ = build("nn.Conv", [x_shape, (4, 3, 3, 3), (4,)], attrs)
+    ops = [n.op_type for n in lower_graph(m, params_as_inputs=True).graph.node]
+    assert "Gemm" in ops and "Conv" not in ops
+
+
 def test_conv_weight_grad_only_skips_the_input():
     """The input of the first layer is data: no ConvTranspose is emitted for it."""
     x = RNG.normal(size=(2, 1, 6, 6))

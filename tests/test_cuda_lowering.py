@@ -274,8 +274,8 @@ def test_cuda_graph_bookkeeping_trains_as_plain_calls():
     feeds = _feeds(5)
     prog = Program(module, "device", device_target="CPU")
     plain, graphed = DeviceState(prog, module.weights), DeviceState(prog, module.weights)
-    session = prog.sessions[()][0]
-    calls = CudaGraphCalls(session, prog, device="cpu")
+    session, origins, _ = prog.sessions[()]
+    calls = CudaGraphCalls(session, prog, origins, device="cpu")
     loss = prog.result_names[prog.loss_index]
     for f in feeds[:3]:
         assert np.array_equal(calls.run(f, graphed)[loss], prog.run(f, plain)[loss])
@@ -290,6 +290,25 @@ def test_cuda_graph_bookkeeping_trains_as_plain_calls():
         assert np.array_equal(graphed.numpy()[name], value), name
     updated = set(prog.updates.values())
     assert all((calls.sets[0][n] is calls.sets[1][n]) == (n not in updated) for n in calls.sets[0])
+
+
+def test_a_failing_replay_is_a_located_error():
+    """A call that fails after its graph was recorded is the plain call's
+    located error, not onnxruntime's own exception (which is no
+    RuntimeError): here a label outside the classes, which the CPU kernel
+    checks, fed to replays on a CPU session with the host checks off."""
+    from irc.backends.cuda_graphs import CudaGraphCalls
+    from irc.diagnostics import UserRuntimeError
+    module, _ = _training_module()
+    prog = Program(module, "device", device_target="CPU")
+    session, origins, _ = prog.sessions[()]
+    prog.sessions[()] = (session, origins, CudaGraphCalls(session, prog, origins, device="cpu"))
+    state = DeviceState(prog, module.weights)
+    good, bad = _feeds(2)
+    prog.run(good, state), prog.run(good, state)          # both graphs recorded
+    with pytest.raises(UserRuntimeError) as info:
+        prog.run({**bad, "label": np.array([0, 1, 9, 2], np.int32)}, state)
+    assert "lowered from %loss = train.SoftmaxCrossEntropyWithLogits" in info.value.format()
 
 
 def test_a_cuda_program_specialises_its_sessions_to_the_batch(monkeypatch):
@@ -313,3 +332,21 @@ def test_a_cuda_program_specialises_its_sessions_to_the_batch(monkeypatch):
     assert sorted(cuda.sessions) == [(("N", 2),), (("N", 4),)]
     for name, value in states[0].numpy().items():
         np.testing.assert_allclose(states[1].numpy()[name], value, rtol=1e-4, atol=1e-6)
+
+
+def test_a_loop_sunk_program_on_cuda_is_not_recorded(monkeypatch):
+    """onnxruntime records no Loop: on CUDA a loop-sunk program neither tries
+    CUDA graphs nor keeps its queue on the host for them (an unrolled sink,
+    which has no Loop, does)."""
+    import irc.backends.runtime as rt
+    monkeypatch.setattr(rt, "target_of", lambda providers: "cuda")
+    for unroll, graphed in ((1, False), (2, True)):
+        data = NumpySlicesDataset({"x": np.ones((8, 4), np.float32), "y": np.zeros(8, np.int32)},
+                                  shuffle=False).batch(4)
+        net = nn.Dense(4, 3)
+        model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                          nn.Momentum(net.trainable_params(), 0.01, 0.9))
+        module, _ = compile_job(Job("train", model, data, {
+            "epoch": 1, "callbacks": [], "dataset_sink_mode": True, "sink_size": 2,
+            "steps_per_epoch": 2, "steps_per_sink": 2, "unroll": unroll}, None))
+        assert Program(module, "device", device_target="CPU").cuda_graphs == graphed, unroll

@@ -79,7 +79,8 @@ KINDS = {"value": r"%[A-Za-z0-9_.]+", "symbol": r"@[A-Za-z0-9_.]+", "string": r'
 
 
 def _tokens(line: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _TOKEN.finditer(line) if m.lastgroup != "ws"]
+    # the group that matched is the token (the match includes the blanks before it)
+    return [m.span(m.lastindex) for m in _TOKEN.finditer(line) if m.lastindex]
 
 
 @st.composite

@@ -219,3 +219,47 @@ def test_a_run_time_scalar_takes_the_rank_of_what_it_broadcasts_over():
     xv = np.random.default_rng(0).normal(size=(8, 4, 1, 1)).astype(np.float32)
     got = _run(model, {"x": xv, "s": np.array(0.5, np.float32)})[0]
     np.testing.assert_array_equal(got, xv * np.float32(0.5) + np.float32(0.5))
+
+
+def test_aligning_scalars_keeps_the_outer_values_a_loop_body_reads():
+    """A Loop body reads outer values by name, not through the Loop's inputs:
+    the initializers left unused by aligning a scalar must count those reads
+    (the weight ``w`` was dropped and the model no longer loaded)."""
+    from onnx import TensorProto as T, helper, numpy_helper
+
+    from irc.backends.onnx_lowering import align_scalar_operands
+    vi = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Add", ["y_in", "w"], ["y_out"])],
+        "body", [vi("i", T.INT64, []), vi("c_in", T.BOOL, []), vi("y_in", T.FLOAT, [2, 2])],
+        [vi("c_out", T.BOOL, []), vi("y_out", T.FLOAT, [2, 2])])
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "half"], ["x2"]),
+         helper.make_node("Loop", ["trip", "cond", "x2"], ["y"], body=body)],
+        "outer", [vi("x", T.FLOAT, [2, 2])], [vi("y", T.FLOAT, [2, 2])],
+        initializer=[numpy_helper.from_array(np.float32(0.5), "half"),
+                     numpy_helper.from_array(np.ones((2, 2), np.float32), "w"),
+                     numpy_helper.from_array(np.int64(3), "trip"),
+                     numpy_helper.from_array(np.bool_(True), "cond")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = IR_VERSION
+    assert align_scalar_operands(model) == 1
+    assert "w" in {t.name for t in model.graph.initializer}
+    got = _run(model, {"x": np.ones((2, 2), np.float32)})[0]
+    np.testing.assert_array_equal(got, np.full((2, 2), 3.5, np.float32))
+
+
+def test_a_lowered_model_holds_no_constant_that_nothing_reads():
+    """Shape arithmetic folded at emission leaves its operands unread: they
+    are not written into the model."""
+    module = Module("expand")
+    g = module.add_graph("device", "device")
+    x = g.add("input", [], {"index": 0}, out_types=[TensorType("f32", (2, 3))], names=["x"])
+    s = g.add("input", [], {"index": 1}, out_types=[TensorType("f32", ())], names=["s"])
+    dx = g.add("grad.ExpandLike", [s.out(), x.out()], {"axes": None, "keepdims": 0})
+    g.add("return", [dx.out()], {"names": ["dx"]})
+    model = lower_graph(module)
+    read = {n for node in model.graph.node for n in node.input}
+    assert model.graph.initializer and all(t.name in read for t in model.graph.initializer)
+    got = _run(model, {"x": np.zeros((2, 3), np.float32), "s": np.array(2.0, np.float32)})[0]
+    np.testing.assert_array_equal(got, np.full((2, 3), 2.0, np.float32))

@@ -138,3 +138,45 @@ def test_failed_ranks_name_the_cause_first(tmp_path):
     assert failed_ranks(tmp_path, 4)[0] == (2, "exited with status 1")
     (tmp_path / "rank1" / STATUS_FILE).write_text("")     # read while being written (was an internal error)
     assert (1, None) in failed_ranks(tmp_path, 4)
+
+
+def _job_in_its_own_session():
+    """A stand-in for mpirun: a process in a session of its own that ends on SIGINT."""
+    import subprocess
+    import sys
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                            start_new_session=True)
+
+
+def test_ctrl_c_while_ranks_run_reaches_the_mpi_job(tmp_path, monkeypatch):
+    """mpirun runs in a session of its own, out of reach of the terminal's
+    Ctrl-C: the launcher passes it on, and no rank outlives `irc run`."""
+    from irc.backends import ranks
+
+    def interrupted(_seconds):
+        raise KeyboardInterrupt
+    job = _job_in_its_own_session()
+    monkeypatch.setattr(ranks.time, "sleep", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ranks._wait_mpi_job(job, tmp_path, 2)
+        assert job.poll() is not None
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.wait()
+
+
+def test_an_mpi_job_that_outlives_a_failed_rank_is_ended(tmp_path, monkeypatch):
+    from irc.backends import ranks
+    monkeypatch.setattr(ranks, "GRACE_S", 0.2)
+    (tmp_path / "rank1").mkdir()
+    (tmp_path / "rank1" / ranks.STATUS_FILE).write_text("1")
+    job = _job_in_its_own_session()
+    try:
+        assert ranks._wait_mpi_job(job, tmp_path, 2) != 0
+        assert job.poll() is not None
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.wait()

@@ -119,12 +119,10 @@ def _single_window(emit, attrs):
     shapes = (tuple(x_t.shape[1:]), tuple(w_t.shape))
     if x_t.rank != 4 or not all(isinstance(d, int) for s in shapes for d in s):
         return None
+    if tuple(CONV.infer_types(attrs, emit.in_types)[0].shape[2:]) != (1, 1):
+        return None
     (_, h, w), (_, _, kh, kw) = shapes
     p = attrs["pads"]
-    out = [(size + p[i] + p[i + 2] - k) // s + 1 for i, (size, k, s) in
-           enumerate(zip((h, w), (kh, kw), attrs["strides"]))]
-    if out != [1, 1]:
-        return None
     rows = (0, min(h, kh - p[0]))          # the window starts at -pad <= 0
     cols = (0, min(w, kw - p[1]))
     return rows, cols, (rows[0] + p[0], rows[1] + p[0]), (cols[0] + p[1], cols[1] + p[1])

@@ -120,8 +120,7 @@ def _conv_input_col2im_onnx(emit, dy, w, attrs, dy_chw, w_shape):
     _, c, kh, kw = w_shape
     (sh, sw), (dh, dw_), p = attrs["strides"], attrs["dilations"], attrs["pads"]
     op = attrs["output_padding"]
-    h = (ho - 1) * sh - p[0] - p[2] + dh * (kh - 1) + 1 + op[0]
-    wd = (wo - 1) * sw - p[1] - p[3] + dw_ * (kw - 1) + 1 + op[1]
+    h, wd = _conv_input_hw(emit, attrs)
     w2 = emit.op("Reshape", [w, emit.const(_i64([o, c * kh * kw]))])
     # one GEMM over every pixel of the batch ([N, O, L] batches are tiny GEMMs)
     dy2 = _channel_rows(emit, dy, o)
@@ -190,9 +189,8 @@ def _conv_input_cropped_onnx(emit, dy, w, attrs, dy_chw, w_shape):
     no window reached): onnxruntime's CUDA ConvTranspose takes symmetric pads
     only, and sends the others to the CPU (ResNet-50: 135 ms a step)."""
     (sh, sw), (dh, dw_), p = attrs["strides"], attrs["dilations"], attrs["pads"]
-    op = attrs["output_padding"]
     full = [(dy_chw[1] - 1) * sh + dh * (w_shape[2] - 1) + 1, (dy_chw[2] - 1) * sw + dw_ * (w_shape[3] - 1) + 1]
-    size = [full[0] - p[0] - p[2] + op[0], full[1] - p[1] - p[3] + op[1]]
+    size = _conv_input_hw(emit, attrs)
     y = emit.op("ConvTranspose", [dy, w], strides=[sh, sw], dilations=[dh, dw_], group=int(attrs["group"]))
     ends = [min(p[0] + size[0], full[0]), min(p[1] + size[1], full[1])]
     y = emit.op("Slice", [y, emit.const(_i64(p[:2])), emit.const(_i64(ends)), emit.const(_i64([2, 3]))])
@@ -200,6 +198,11 @@ def _conv_input_cropped_onnx(emit, dy, w, attrs, dy_chw, w_shape):
     if any(short):
         y = emit.op("Pad", [y, emit.const(_i64([0, 0, 0, 0, 0, 0, short[0], short[1]]))])
     return y
+
+
+def _conv_input_hw(emit, attrs) -> tuple[int, int]:
+    """dX's spatial size for static dy and weight shapes, by the op's own inference."""
+    return tuple(CONV_INPUT.infer_types(attrs, emit.in_types)[0].shape[2:])
 
 
 def _static_dims(dims):
@@ -430,16 +433,11 @@ def _slice_grad_onnx(emit, inputs, attrs, draws):
     return [emit.op("Pad", [dy, pads, zero, axes], mode="constant")]
 
 
-def _bn_channel_view(emit, x):
-    """(the axes but 1, a [1, C, 1, ...] shape for per-channel vectors), from x's run-time rank."""
-    rank = emit.op("Size", [emit.op("Shape", [x])])
-    all_axes = emit.op("Range", [emit.const(np.int64(0)), rank, emit.const(np.int64(1))])
-    axes = emit.op("Compress", [all_axes, emit.op("Not", [emit.op("Equal", [
-        all_axes, emit.const(np.int64(1))])])], axis=0)
-    ones = emit.op("ConstantOfShape", [emit.op("Reshape", [emit.op("Sub", [rank, emit.const(np.int64(2))]),
-                                                           emit.const(_i64([1]))])],
-                   value=onnx.helper.make_tensor("one", I64, [1], [1]))
-    return axes, emit.op("Concat", [emit.const(_i64([1, -1])), ones], axis=0)
+def _bn_channel_view(emit):
+    """(the axes but 1, a [1, C, 1, ...] shape for per-channel vectors) for
+    x's rank, which the IR knows even where the batch is symbolic."""
+    rank = emit.in_types[1].rank
+    return emit.const(_i64([0, *range(2, rank)])), emit.const(_i64([1, -1] + [1] * (rank - 2)))
 
 
 def _affine_per_channel(emit, v, scale, bias):
@@ -460,7 +458,7 @@ def _channel_zeros(emit, like):
 @lowering(BN_GRAD)
 def _bn_grad_onnx(emit, inputs, attrs, draws):
     dy, x, scale, mean, var = inputs
-    axes, chan_shape = _bn_channel_view(emit, x)
+    axes, chan_shape = _bn_channel_view(emit)
 
     def per_channel(v):
         return emit.op("Reshape", [v, chan_shape])

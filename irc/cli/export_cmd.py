@@ -20,13 +20,15 @@ import io
 import os
 import sys
 from pathlib import Path
-
-from irc.passes.batch_analysis import BatchDim, batch_dim
+from typing import TYPE_CHECKING
 
 from ..diagnostics import UserError, display_path
 from ..ir.types import BATCH
 from ..output import check_output_file
 from .compile_cmd import add_force_option
+
+if TYPE_CHECKING:
+    from irc.passes.batch_analysis import BatchDim
 
 EXPORT_KEY = "irc.export"       # the metadata entry that marks a model irc exported
 
@@ -151,6 +153,7 @@ def fix_batch(model, size: int) -> None:
 
 def main(args) -> int:
     from irc.backends.onnx_lowering import lower_graph
+    from irc.passes.batch_analysis import batch_dim
 
     from ..output import write_file_atomically
 

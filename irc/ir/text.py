@@ -23,7 +23,6 @@ attributes sorted by key, placement only where it differs from the graph's.
 """
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -75,16 +74,11 @@ def format_attrs(attrs: dict) -> str:
     return "{" + ", ".join(f"{k} = {format_attr(attrs[k])}" for k in sorted(attrs)) + "}"
 
 
-@functools.lru_cache(maxsize=4096)
-def _type_text(t: TensorType) -> str:
-    """str(t), once per distinct type (a module spells few)."""
-    return str(t)
-
-
 def format_types(types: list[TensorType], *, bare_single: bool) -> str:
+    # str(t) is kept on each type (TensorType.__str__): no cache of its own here
     if bare_single and len(types) == 1:
-        return _type_text(types[0])
-    return "(" + ", ".join(map(_type_text, types)) + ")"
+        return str(types[0])
+    return "(" + ", ".join(map(str, types)) + ")"
 
 
 def printed_attrs(node: Node) -> dict:
@@ -187,19 +181,27 @@ MAX_NESTING = 64
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
+# The lexical pieces, spelled once: the token parser and the fast path for
+# printed node lines (below) are built from them.
+_VALUE = r"%[A-Za-z0-9_.]+"
+_SYMBOL = r"@[A-Za-z0-9_.]+"
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_TYPE_OPEN = r"[a-z][a-z0-9]*\[[^\]\s#]*"     # a type before its ']' (a missing one is reported)
+_IDENT = r"[A-Za-z_][A-Za-z0-9_.]*"
+
 # One match per token, the blanks before it included; the group that
 # matched (m.lastindex) names the kind through _KINDS.
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(rf"""
     [ \t]*(?:
     (\#.*)
-  | (%[A-Za-z0-9_.]+)
-  | (@[A-Za-z0-9_.]+)
-  | ("(?:[^"\\]|\\.)*")
-  | ([a-z][a-z0-9]*\[[^\]\s#]*\]?)
+  | ({_VALUE})
+  | ({_SYMBOL})
+  | ({_STRING})
+  | ({_TYPE_OPEN}\]?)
   | ((?:-inf|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?![A-Za-z0-9_]))
   | (->)
-  | ([A-Za-z_][A-Za-z0-9_.]*)
-  | ([(){}\[\],=:?])
+  | ({_IDENT})
+  | ([(){{}}\[\],=:?])
   | $)
 """, re.VERBOSE)
 _KINDS = (None, "comment", "value", "symbol", "string", "type", "number", "arrow", "ident", "punct")
@@ -283,13 +285,20 @@ def _parse_int(ln: _Line, tok, low: int = INT64_MIN, what: str = "an integer") -
     return int(text)
 
 
+def _json_string(text: str) -> str:
+    """The value of a JSON string literal; ValueError where JSON refuses it
+    or where it is not UTF-8 (both parsers' rule for a string)."""
+    value = json.loads(text)
+    value.encode("utf-8")
+    return value
+
+
 def _parse_string(ln: _Line, what: str = "a string") -> str:
     """A JSON string literal; refused where JSON refuses it, or where it
     could not be written back as UTF-8 (a lone surrogate such as \\ud800)."""
     tok = ln.take(kind="string", what=what)
     try:
-        value = json.loads(tok[TEXT])
-        value.encode("utf-8")
+        value = _json_string(tok[TEXT])
     except ValueError as e:   # json.JSONDecodeError, UnicodeEncodeError
         reason = e.msg if isinstance(e, json.JSONDecodeError) else "a lone surrogate (not UTF-8)"
         pos = e.pos if isinstance(e, json.JSONDecodeError) else 0
@@ -488,18 +497,16 @@ def _add_parsed_node(graph, values: dict[str, Value], file: str, lineno: int, co
 # The fast path: a node line exactly as the printer writes it, matched by
 # one expression.  Anything else (other spacing, metadata in another order,
 # any error) goes to the token parser, which owns every message.
-_VALUE = r"%[A-Za-z0-9_.]+"
-_STRING = r'"(?:[^"\\]|\\.)*"'
 _PRINTED_NODE = re.compile(rf"""
     [ ]{{4}}(?:(?P<results>{_VALUE}(?:,[ ]{_VALUE})*)[ ]=[ ])?
-    (?P<op>[A-Za-z_][A-Za-z0-9_.]*)\((?P<operands>(?:{_VALUE}(?:,[ ]{_VALUE})*)?)\)
+    (?P<op>{_IDENT})\((?P<operands>(?:{_VALUE}(?:,[ ]{_VALUE})*)?)\)
     (?:\ (?P<attrs>\{{.*?\}}))?
     \ :\ \((?P<ins>[^()]*)\)\ ->\ (?:\((?P<outs>[^()]*)\)|(?P<out>[^\s()]+))
     (?:\ @(?P<placement>host|device))?
     (?:\ col\ (?P<col>{_STRING}))?(?:\ scope\ (?P<scope>{_STRING}))?
     (?:\ prov\ (?P<prov>{_STRING}))?
     (?:\ \ \#\ (?P<file>\S.*):(?P<line>\d{{1,9}}))?""", re.VERBOSE)
-_TYPE_TOKEN = re.compile(r"[a-z][a-z0-9]*\[[^\]\s#]*\]")
+_TYPE_TOKEN = re.compile(rf"{_TYPE_OPEN}\]")
 
 
 class _NotPrinted(Exception):
@@ -579,11 +586,9 @@ def _printed_string(text: str | None) -> str | None:
     if text is None:
         return None
     try:
-        value = json.loads(text)
-        value.encode("utf-8")
+        return _json_string(text)
     except ValueError:
         raise _NotPrinted from None
-    return value
 
 
 def _lines(text: str) -> list[str]:
