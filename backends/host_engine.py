@@ -218,9 +218,11 @@ class SegmentExec:
             source.close()
 
     def _pieces(self, source):
-        """Chunks cut so that every worker gets rows (row-by-row ops only)."""
+        """Chunks cut so that every worker gets rows (row-by-row ops only):
+        one piece per worker (smaller pieces cost more in handing over,
+        threads waking and batch-level ops' calls than they win in balance)."""
         for chunk in source:
-            step = max(2, -(-chunk.n // (2 * self.workers))) if self.per_row else chunk.n
+            step = max(2, -(-chunk.n // self.workers)) if self.per_row else chunk.n
             for a in range(0, chunk.n, step):
                 yield chunk if step >= chunk.n else chunk.slice(a, min(a + step, chunk.n))
 

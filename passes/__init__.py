@@ -8,6 +8,7 @@ from .manager import PassContext, PassFailed, PassManager, Pipeline, get, regist
 from .options import CompileOptions  # noqa: F401,E402
 from . import dataset_strategy, dce, graph_sink, hoist_hwc2chw, offload_legality, tail_extraction  # noqa: F401,E402,E501
 from . import allreduce_gradients, autodiff, drop_unused_inputs, loop_sink, sync_batch_norm, whole_image  # noqa: F401,E402,E501
+from . import maps_after_batch  # noqa: F401,E402
 
 load_all()   # the passes query the ops of every dialect
 
@@ -17,6 +18,7 @@ DEFAULT = Pipeline("default", (
     "offload-legality",
     "tail-extraction",
     "dataset-strategy",
+    "maps-after-batch",
     "graph-sink",
     "hoist-hwc2chw",
     "sync-batch-norm",
@@ -28,8 +30,9 @@ DEFAULT = Pipeline("default", (
 ITERATE = Pipeline("iterate", (
     "offload-legality",
     "tail-extraction",
+    "maps-after-batch",
     "hoist-hwc2chw",
-), "a dataset's iterator with offload: the offloaded tail runs through onnxruntime")
+), "a dataset's iterator: the offloaded tail runs through onnxruntime, the rest on the host")
 EXPORT = Pipeline("export", (
     "offload-legality",
     "tail-extraction",

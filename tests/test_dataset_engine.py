@@ -80,6 +80,24 @@ def test_lenet_chain_equals_eager_ops_per_sample():
     assert images.dtype == np.float32 and labels.dtype == np.int32 and len(images) == 300
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_tail_run_per_batch_gives_the_per_sample_batches(workers):
+    # seed 000's chain: the iterator runs Normalize and HWC2CHW once per batch
+    # (maps-after-batch); the uncompiled pipeline runs them per sample
+    d = ds.ImageFolder(FOLDER, shuffle=True)
+    d = d.map([vision.RandomCropDecodeResize(24), vision.RandomHorizontalFlip(0.5),
+               vision.Normalize([120.0, 115.5, 104.0], [58.4, 57.1, 57.4]), vision.HWC2CHW()], "image",
+              num_parallel_workers=workers).batch(7)
+    it = d.create_dict_iterator(num_epochs=2, output_numpy=True)
+    compiled = [r["image"] for _ in range(2) for r in it]
+    assert "maps-after-batch" in " ".join(n.prov[-1] for n in d._iteration_module().graph("host").nodes()
+                                          if n.prov)
+    per_sample = [r["image"] for r in d._engine().rows(2)]
+    assert len(compiled) == len(per_sample) == 18
+    for a, b in zip(compiled, per_sample):
+        assert a.dtype == b.dtype == np.float32 and a.shape == b.shape and np.array_equal(a, b)
+
+
 def test_random_ops_draw_by_position_whatever_the_chunking_and_workers(monkeypatch):
     def pipeline(workers):
         d = ds.ImageFolder(FOLDER, shuffle=False, decode=True)

@@ -341,16 +341,12 @@ class Dataset:
         return HostEngine(self._lowered(), "host")
 
     def _iteration_module(self):
-        """The module iterators run: the pipeline as lowered or, with offload
-        requested (map(offload=True) or config.set_auto_offload), compiled
-        through ITERATE, its offloaded tail moved into graph @offload."""
-        from . import config
-        module = self._lowered()
-        if config.get_auto_offload() or any(
-                n.attrs.get("offload") for n in module.graph("host").nodes()):
-            from ..compiler import ITERATE, compile_dataset
-            module = compile_dataset(self, ITERATE).module
-        return module
+        """The module iterators run: the pipeline compiled through ITERATE
+        (with offload requested, by map(offload=True) or
+        config.set_auto_offload, its offloaded tail moved into graph
+        @offload; per-pixel tails left on the host run once per batch)."""
+        from ..compiler import ITERATE, compile_dataset
+        return compile_dataset(self, ITERATE).module
 
     def _iteration_engine(self):
         """The engine iterators use: with an offloaded tail, that runs through

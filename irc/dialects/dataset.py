@@ -395,7 +395,11 @@ class FileBytesCache:
 
 
 class ImageFolderReader(SourceReader):
-    chunk_rows = 16     # decoding is slow: small chunks spread over the workers
+    # decoding is slow: chunks small enough to spread over the workers, big
+    # enough that handing one over is cheap (measured, 2 workers, seed 000's
+    # chain: 32 rows a chunk, a piece per worker, 13-36% more images a
+    # second than 16 rows in four pieces, at 224 and 32 pixels)
+    chunk_rows = 32
     cache_bytes = 1 << 30    # a reader lives for one run: its epochs after the first read no file
 
     def __init__(self, attrs):

@@ -724,11 +724,26 @@ def _saturate(y: np.ndarray, dtype) -> np.ndarray:
 
 def resize_batch(x: np.ndarray, out_h: int, out_w: int, interpolation: str = "linear") -> np.ndarray:
     """Resize an NHWC batch (all images of one size) to (out_h, out_w)."""
-    n, h, w, c = x.shape
-    if interpolation == "linear" and x.dtype == np.uint8 and h and w and out_h > 0 \
-            and out_w > 0 and (h, w) != (out_h, out_w) and 1 <= c <= 4 and _opencv() is not None:
+    if _opencv_resizes(x, out_h, out_w, interpolation):
         return _resize_linear_cv2(x, out_h, out_w)
     return resize_batch_reference(x, out_h, out_w, interpolation)
+
+
+def _opencv_resizes(x: np.ndarray, out_h: int, out_w: int, interpolation: str) -> bool:
+    """Whether OpenCV's INTER_LINEAR gives this resize of an (N)HWC array
+    (uint8, a real size change, 1-4 channels)."""
+    h, w, c = x.shape[-3:]
+    return (interpolation == "linear" and x.dtype == np.uint8 and h and w and out_h > 0 and out_w > 0
+            and (h, w) != (out_h, out_w) and 1 <= c <= 4 and _opencv() is not None)
+
+
+def resize_image(x: np.ndarray, out_h: int, out_w: int, interpolation: str = "linear") -> np.ndarray:
+    """:func:`resize_batch` of one HWC image (per-sample ops call it once an
+    image: OpenCV directly, no batch to allocate and fill)."""
+    if _opencv_resizes(x, out_h, out_w, interpolation):
+        y = _opencv().resize(x, (out_w, out_h), interpolation=_opencv().INTER_LINEAR)
+        return y.reshape(out_h, out_w, x.shape[2])    # OpenCV drops a single channel axis
+    return resize_batch(x[None], out_h, out_w, interpolation)[0]
 
 
 def _resize_linear_cv2(x: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
@@ -943,6 +958,13 @@ def window_offset(u, room: int):
     return np.clip(off, 0, room)
 
 
+def window_offset_of(u: float, room: int) -> int:
+    """:func:`window_offset` of one draw (``u`` a float32's value as a Python
+    float): the same double arithmetic without numpy's per-scalar cost
+    (18 us a call, a third of a small image's whole crop)."""
+    return min(max(math.floor(u * (room + 1)), 0), room)
+
+
 @RANDOM_CROP.host_batch
 def _random_crop_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
@@ -969,7 +991,9 @@ def crop_box(h: int, w: int, attrs, draws) -> tuple[int, int, int, int]:
     Sizes and the fallback's centring round as C++ ``std::round``; the ratio
     bounds are float32, as MindSpore holds them (``7 / float32(0.4)`` is
     17.49..., not 17.5)."""
-    u = uniforms(draws, _rrc_draws(attrs)).astype(np.float64)
+    # Python floats (the float32 draws, exactly): one image's arithmetic in
+    # numpy scalars cost as much as decoding a small JPEG
+    u = uniforms(draws, _rrc_draws(attrs)).tolist()
     smin, smax = (float(v) for v in attrs["scale"])
     rmin, rmax = (float(np.float32(v)) for v in attrs["ratio"])
     lrmin, lrmax = math.log(rmin), math.log(rmax)
@@ -981,8 +1005,8 @@ def crop_box(h: int, w: int, attrs, draws) -> tuple[int, int, int, int]:
         ch = max(round_half_away(cw / aspect), 1)     # from cw before its clamp, as MindSpore
         cw = max(cw, 1)
         if cw <= w and ch <= h:
-            top = int(window_offset(np.float32(u[-2]), h - ch))
-            left = int(window_offset(np.float32(u[-1]), w - cw))
+            top = window_offset_of(u[-2], h - ch)
+            left = window_offset_of(u[-1], w - cw)
             return top, left, ch, cw
     img_aspect = w / h
     if img_aspect < rmin:
@@ -1002,7 +1026,7 @@ def _random_resized_crop(x: np.ndarray, attrs, draws) -> np.ndarray:
     top, left, ch, cw = crop_box(h, w, attrs, draws)
     window = x[top:top + ch, left:left + cw]
     oh, ow = attrs["size"]
-    return resize_batch(window[None], int(oh), int(ow), attrs["interpolation"])[0]
+    return resize_image(window, int(oh), int(ow), attrs["interpolation"])
 
 
 _RRC_ATTRS = {"size": REQUIRED, "scale": [0.08, 1.0], "ratio": [3.0 / 4.0, 4.0 / 3.0],
