@@ -985,6 +985,14 @@ def _rrc_draws(attrs) -> int:
     return 2 * int(attrs["max_attempts"]) + 2
 
 
+@functools.lru_cache(maxsize=64)
+def _rrc_bounds(scale: tuple, ratio: tuple) -> tuple[float, ...]:
+    """(smin, smax, rmin, rmax, log rmin, log rmax) of RandomResizedCrop's
+    attributes, the ratio bounds as the float32 MindSpore holds."""
+    rmin, rmax = (float(np.float32(v)) for v in ratio)
+    return float(scale[0]), float(scale[1]), rmin, rmax, math.log(rmin), math.log(rmax)
+
+
 def crop_box(h: int, w: int, attrs, draws) -> tuple[int, int, int, int]:
     """(top, left, crop_h, crop_w) of MindSpore's RandomCropAndResize, driven by draws.
 
@@ -994,9 +1002,7 @@ def crop_box(h: int, w: int, attrs, draws) -> tuple[int, int, int, int]:
     # Python floats (the float32 draws, exactly): one image's arithmetic in
     # numpy scalars cost as much as decoding a small JPEG
     u = uniforms(draws, _rrc_draws(attrs)).tolist()
-    smin, smax = (float(v) for v in attrs["scale"])
-    rmin, rmax = (float(np.float32(v)) for v in attrs["ratio"])
-    lrmin, lrmax = math.log(rmin), math.log(rmax)
+    smin, smax, rmin, rmax, lrmin, lrmax = _rrc_bounds(tuple(attrs["scale"]), tuple(attrs["ratio"]))
     area = float(h * w)
     for i in range(int(attrs["max_attempts"])):
         s = smin + u[2 * i] * (smax - smin)
