@@ -101,7 +101,7 @@ def run(module, ctx) -> bool:
             tail = movable_tail(graph, value)
             if tail:
                 _move(graph, index, tail)
-                _remark(ctx, tail, column)
+                _remark(ctx, graph, tail, column)
                 changed = True
     return changed
 
@@ -130,9 +130,10 @@ def _move(graph: Graph, index: int, tail: list[Node]) -> None:
     graph.refresh_types(ret)
 
 
-def _remark(ctx, tail: list[Node], column: str) -> None:
+def _remark(ctx, graph: Graph, tail: list[Node], column: str) -> None:
     ops = ", ".join(n.op.rsplit(".", 1)[-1] for n in tail)
     first = tail[0]
-    ctx.remark("passed", "maps-after-batch", f"{ops} on column '{column}' run once per batch, after batch",
+    ctx.remark("passed", "maps-after-batch",
+               f"@{graph.name}: {ops} on column '{column}' run once per batch, after batch",
                reason="exact per-pixel maps: the batch stacks uint8 rows and the float output is "
                       "written once", column=column, source=str(first.loc) if first.loc else None)
