@@ -33,6 +33,7 @@ from irc.ir.registry import get as get_op
 from irc.ir.traits import Collective
 
 from . import collectives
+from .label_checks import check_labels, label_bounds
 from .onnx_lowering import lower_graph
 from .runtime import (
     default_options,
@@ -230,7 +231,6 @@ class StagedProgram:
         self.provider = pieces[0].session.get_providers()[0] if pieces else "CPUExecutionProvider"
         self.device = "cpu"      # values cross pieces and the engine through host memory
         read_interface(self, self.graph)
-        from .trainer import label_bounds
         self.label_checks = label_bounds(module, self.graph) if target_of(self.providers) == "cuda" else []
         # the schedule: per stage its piece (None when the stage has no ops) and collectives
         by_stage = {p.index: p for p in pieces}
@@ -270,7 +270,6 @@ class StagedProgram:
     stage = upload           # a feed made ready ahead of its call
 
     def check_labels(self, feeds: dict) -> None:
-        from .trainer import check_labels
         check_labels(self.label_checks, feeds)
 
     def broadcast_state(self, state) -> None:

@@ -26,18 +26,12 @@ to :class:`TrainRun`:
   draws as an uninterrupted one.
 * **Signals.**  SIGINT or SIGTERM stops training at the next step boundary
   (the end of the sink in sink mode); a second one aborts at once, even
-  inside a sink's device call (:class:`SignalGuard`).
+  inside a sink's device call (:class:`SignalGuard`, in backends/signals.py).
 """
 from __future__ import annotations
 
-import _thread
-import signal
-import socket
-import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
@@ -47,15 +41,16 @@ import onnxruntime as ort
 
 from irc.diagnostics import UserError, UserRuntimeError
 from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, graph_results
-from irc.dialects.nn import CAST
-from irc.dialects.train import LOOP, QUEUE_GET, SCE
+from irc.dialects.train import LOOP
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
 
+from .label_checks import check_labels, label_bounds
 from .onnx_lowering import lower_graph
 from .runtime import run_with_iobinding
 from .settings import settings
+from .signals import SignalGuard
 from .staged import StagedProgram, communicates
 
 # =============================================================================
@@ -112,49 +107,6 @@ def read_interface(program, graph: Graph) -> None:
             seen.add(n.attrs["name"])
             program.params.append(ParamSlot(n.attrs["name"], n))
     program.results = graph_results(graph)
-
-
-# ops that hand a loss its labels' values unchanged: a cast, the step's slice of a queue
-_LABEL_PRESERVING = (CAST.name, QUEUE_GET.name)
-
-
-def label_bounds(module: Module, graph: Graph) -> list[tuple[str, int, Node]]:
-    """(input name, classes, loss node) for each sparse label a loss of the
-    module reads from a column that ``graph`` is fed.  onnxruntime's CUDA
-    kernels do not check indices: a label outside [0, classes) would train
-    on garbage without a word (on the CPU it is a located error), so these
-    are checked on the host before the call.  Only labels that reach the
-    loss unchanged are checked: a network that computes its labels (``y - 1``)
-    may be fed values outside [0, classes)."""
-    fed = {n.column: n.results[0] for n in graph.find("input") if n.column}
-    found = []
-    for g in module.graphs.values():
-        for node in g.find(SCE.name):
-            logits, labels = g.operands(node)
-            classes = g.type_of(logits).shape[-1]
-            source = g.node(labels.node)
-            while source.op in _LABEL_PRESERVING:
-                source = g.node(g.operands(source)[0].node)
-            if node.attrs["sparse"] and isinstance(classes, int) and source.op == "input" \
-                    and source.column in fed:
-                found.append((fed[source.column], classes, node))
-    return found
-
-
-def check_labels(checks: list, feeds: dict) -> None:
-    """A located error for a label outside its loss's classes (``checks``
-    from ``label_bounds``; feeds already on the device are not read back)."""
-    for name, classes, loss in checks:
-        labels = feeds.get(name)
-        if not isinstance(labels, np.ndarray) or labels.size == 0:
-            continue
-        low, high = int(labels.min()), int(labels.max())
-        if low < 0 or high >= classes:
-            from .onnx_lowering import ir_origin     # only for the message: not on every call
-            from .runtime import located_failure
-            raise located_failure("a label the loss cannot read",
-                                  f"Out of range label {low if low < 0 else high} in column "
-                                  f"{name!r}: the network has {classes} classes", ir_origin(loss))
 
 
 # A device call this long can be stopped midway by a second Ctrl-C (SignalGuard)
@@ -542,118 +494,6 @@ class TrainResult:
     images: int = 0
     interrupted: bool = False
     provider: str = ""
-
-
-class Interrupted(KeyboardInterrupt):
-    """A run stopped by a signal: its exit status is 128 + ``signum`` (130
-    for Ctrl-C, 143 for SIGTERM), as a shell reports a process it killed."""
-
-    def __init__(self, signum: int = signal.SIGINT, message: str = ""):
-        super().__init__(message)
-        self.signum = int(signum)
-
-    @property
-    def exit_status(self) -> int:
-        return 128 + self.signum
-
-
-@contextmanager
-def sigterm_as_interrupt():
-    """SIGTERM stops the code run inside as Ctrl-C does (training stops at a
-    step boundary with a checkpoint, ``irc run`` writes run.json), raising
-    :class:`Interrupted` (exit status 143)."""
-    def handler(signum, frame):
-        raise Interrupted(signum)
-    if threading.current_thread() is not threading.main_thread():
-        yield                # only the main thread may install handlers
-        return
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-class SignalGuard:
-    """SIGINT and SIGTERM while training.  The first asks the loop to stop
-    at the next step boundary (where it checkpoints); the second aborts at
-    once, even in the middle of a long device call.
-
-    Python runs a signal's handler only when the main thread is back in the
-    interpreter, and runs it once for all the signals that arrived
-    meanwhile, so the main thread blocked in a sink's onnxruntime call would
-    neither see the second Ctrl-C nor tell it from the first.  The C-level
-    handler also writes each signal's number to the wakeup fd: a watcher
-    thread counts them there and, on the second, sets ``terminate`` on the
-    device calls' RunOptions (onnxruntime returns between two nodes) and
-    wakes the main thread's handler, which raises KeyboardInterrupt.  No
-    thread hand-off per device call (``Program.run``: only calls longer than
-    LONG_CALL_S take RunOptions, which cost 65 us a call)."""
-
-    def __init__(self, stopping_at: str, on_abort, *, sigterm: bool = True):
-        self.stopping_at, self.on_abort = stopping_at, on_abort
-        # A rank of a multi-rank job leaves SIGTERM to its default: the
-        # launcher ends the ranks with it, and a rank blocked in a collective
-        # on a dead peer never reaches a step boundary.
-        self.signals = (signal.SIGINT, signal.SIGTERM) if sigterm else (signal.SIGINT,)
-        self.stop = threading.Event()      # first signal: stop at the next step boundary
-        self.abort = threading.Event()     # second: stop now
-        self.signum = 0                    # the signal that stopped (or aborted) the run
-        self.count = 0                     # signals seen (by the watcher)
-        self._handlers: dict = {}
-        self._sockets: tuple | None = None
-
-    def __enter__(self):
-        if threading.current_thread() is not threading.main_thread():
-            return self                    # only the main thread may install handlers
-        reader, writer = socket.socketpair()     # a socket: what Windows' wakeup fd takes too
-        writer.setblocking(False)
-        self._sockets = (reader, writer)
-        self._previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
-        self._handlers = {s: signal.signal(s, self._handler) for s in self.signals}
-        threading.Thread(target=self._watch, args=(reader,), name="irc-signals",
-                         daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._sockets is None:
-            return
-        for s, previous in self._handlers.items():
-            if previous is not None:       # None: a handler not installed from Python
-                signal.signal(s, previous)
-        signal.set_wakeup_fd(self._previous_fd)
-        self._sockets[1].close()           # the watcher reads end-of-file and returns
-        self._sockets = None
-
-    def _handler(self, signum, frame) -> None:
-        # the watcher counts; stopping here too makes the loop stop at the
-        # boundary right after the signal, not one step later
-        if not self.stop.is_set():
-            self.signum = signum
-            self.stop.set()
-        if self.abort.is_set():
-            raise KeyboardInterrupt
-
-    def _watch(self, reader) -> None:
-        with reader:
-            while data := reader.recv(64):
-                for signum in data:
-                    if signum in self.signals:
-                        self._count(signum)
-
-    def _count(self, signum: int) -> None:
-        self.count += 1
-        if self.count == 1:
-            self.signum = self.signum or signum
-            self.stop.set()
-            name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
-            print(f"\nirc: {name}: stopping {self.stopping_at} to write a checkpoint "
-                  f"(Ctrl-C again to abort)", file=sys.stderr, flush=True)
-        elif self.count == 2:
-            self.signum = signum
-            self.abort.set()
-            self.on_abort()
-            _thread.interrupt_main(signal.SIGINT)    # the handler raises in the main thread
 
 
 class TrainRun:

@@ -161,7 +161,8 @@ def test_labels_outside_the_classes_are_caught_before_a_cuda_call(sink):
     loss reads are checked on the host, and a bad one is the same located
     error the CPU run gives (checked here by giving a CPU program the CUDA
     program's checks)."""
-    from irc.backends.trainer import label_bounds, stack_sink
+    from irc.backends.label_checks import label_bounds
+    from irc.backends.trainer import stack_sink
     from irc.diagnostics import UserRuntimeError
     data = NumpySlicesDataset({"x": np.ones((8, 4), np.float32), "y": np.full(8, 2, np.int32)},
                               shuffle=False).batch(4)
@@ -203,7 +204,7 @@ def test_labels_the_network_computes_are_not_checked_as_fed():
     """Only labels that reach the loss unchanged (a cast, a queue's slice)
     are checked: the column of a network that shifts its labels may hold 5
     for 5 classes."""
-    from irc.backends.trainer import label_bounds
+    from irc.backends.label_checks import label_bounds
     data = NumpySlicesDataset({"x": np.ones((8, 4), np.float32), "y": np.full(8, 5, np.int32)},
                               shuffle=False).batch(4)
     net = ShiftedLabels()

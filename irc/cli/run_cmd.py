@@ -73,7 +73,7 @@ def _is_run_summary(path: Path) -> bool:
 
 
 def run_script_job(args, script_args: list[str]) -> int:
-    from irc.backends.trainer import sigterm_as_interrupt
+    from irc.backends.signals import sigterm_as_interrupt
     from ..capture import RUN, run_script
     from ..dataset import config  # noqa: F401 -- imported, it registers its reset (below)
     from ..train.summary import summary_for, write_run_json

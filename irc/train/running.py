@@ -78,7 +78,8 @@ class _Training:
         return self.kw["epoch"] * self.kw["steps_per_epoch"]
 
     def run(self) -> None:
-        from irc.backends.trainer import Interrupted, TrainPlan, TrainRun
+        from irc.backends.signals import Interrupted
+        from irc.backends.trainer import TrainPlan, TrainRun
         from ..dataset import config
         from ..frontend.network import PARAMETERS
         from .summary import summary_for
