@@ -30,6 +30,7 @@ to :class:`TrainRun`:
 """
 from __future__ import annotations
 
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ import onnxruntime as ort
 
 from irc.diagnostics import UserError, UserRuntimeError
 from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, graph_results
-from irc.dialects.train import LOOP
+from irc.dialects.train import ALL_FINITE, LOOP
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
@@ -516,6 +517,10 @@ class TrainRun:
         self.feeds = FeedMaker(self.program, module, host, seed, optimizer)
         self.guard: SignalGuard | None = None
         self.interrupted_by = 0            # the signal that stopped the last train()
+        # a step whose gradients are not finite updates nothing (a loss scale
+        # manager's drop_overflow_update): its loss does not stop training
+        self.drops_overflow = any(g.find(ALL_FINITE.name) for g in module.graphs.values())
+        self.dropped_steps = 0
 
     @property
     def step_program(self) -> Program:
@@ -646,12 +651,24 @@ class TrainRun:
         i = int(bad[0])
         step = sink.first_step + i + 1
         step_in_epoch = (step - 1) % plan.steps_per_epoch + 1
+        if self.drops_overflow:
+            self.dropped_steps += bad.size
+            if self.dropped_steps - bad.size < _DROPPED_SAID:
+                print(f"irc: the loss is {losses[i]} at step {step} (epoch {epoch + 1}, step "
+                      f"{step_in_epoch}): its update was dropped (drop_overflow_update)"
+                      + ("; further dropped steps are not listed" if self.dropped_steps >= _DROPPED_SAID else ""),
+                      file=sys.stderr, flush=True)
+            return
         kept = hooks.last_checkpoint()
         raise NonFiniteLoss(
             f"the loss is {losses[i]} at step {step} (epoch {epoch + 1}, step {step_in_epoch}): "
             f"training stopped", where=hooks.source,
             hint=(f"the last good checkpoint is {kept}" if kept else "no checkpoint was written") +
                  "; lower the learning rate, or check the data and the loss's inputs")
+
+# dropped steps (non-finite loss under drop_overflow_update) said on stderr, at most
+_DROPPED_SAID = 5
+
 
 class Hooks(Protocol):
     """What the loop reports to (``irc.train.model`` implements it):

@@ -45,6 +45,8 @@ _LAZY = {
     "get_log_config": "irc.log",
     "Profiler": "irc.profiler",
     "ParameterTuple": "irc.common.tensor",
+    **dict.fromkeys(("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"),
+                    "irc.train.loss_scale_manager"),
     "jit": "irc.train.functional",
     "ms_function": "irc.train.functional",
     "value_and_grad": "irc.train.functional",
@@ -53,7 +55,7 @@ _LAZY = {
 # The MindSpore API's submodules (``mindspore.X``); irc's other packages
 # (ir, passes, backends, the CLI ...) are its own, not MindSpore's.
 _API_MODULES = ("dataset", "nn", "ops", "common", "train", "communication", "context", "parallel",
-                "log", "profiler", "numpy")
+                "log", "profiler", "numpy", "amp")
 # name -> submodule it stands for (``from mindspore import dtype as mstype``)
 _SUBMODULES = {
     **{name: f"irc.{name}" for name in _API_MODULES},

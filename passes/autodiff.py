@@ -336,6 +336,8 @@ class OptimizerEmitter:
     def emit(self, grads: dict[str, Value], params: dict[str, list[Node]]) -> list[tuple[str, Value]]:
         lr = self._learning_rate(params)
         kind = self.attrs["optimizer"]
+        if self.attrs["drop_overflow"]:
+            grads = self._unscaled(grads)
         updates: list[tuple[str, Value]] = []
         state_updates: list[tuple[str, Value]] = []
         powers = self._adam_powers(state_updates) if kind == "Adam" else None
@@ -347,7 +349,38 @@ class OptimizerEmitter:
             updates.append((name, node.out(0)))
             for i, (prefix, _) in enumerate(OPTIMIZER_STATE[kind]):
                 state_updates.append((f"{prefix}.{name}", node.out(1 + i)))
+        if self.attrs["drop_overflow"]:
+            return self._kept_on_overflow(list(grads.values()), updates + state_updates)
         return updates + state_updates
+
+    def _unscaled(self, grads: dict[str, Value]) -> dict[str, Value]:
+        """The gradients divided by the loss scale they started from, as
+        MindSpore's TrainOneStepWithLossScaleCell does it: times the float32
+        reciprocal of the scale."""
+        g = self.graph
+        inverse = float(np.float32(1.0) / np.float32(self.attrs["sens"]))
+        scales: dict[str, Value] = {}     # one constant per gradient dtype
+        out = {}
+        for name, grad in grads.items():
+            dtype = g.type_of(grad).dtype
+            if dtype not in scales:
+                scales[dtype] = g.add("const", [], {"value": inverse, "dtype": dtype},
+                                      names=["loss_scale.inverse"], placement=g.placement,
+                                      prov=self.prov).out(0)
+            out[name] = g.add("nn.Mul", [grad, scales[dtype]], loc=self.marker.loc, prov=self.prov,
+                              names=[f"{name}.grad.unscaled"]).out(0)
+        return out
+
+    def _kept_on_overflow(self, grads: list[Value], updates: list[tuple[str, Value]]) -> list[tuple[str, Value]]:
+        """Each updated value, or the value it replaces when a gradient is not
+        finite (the step is dropped, MindSpore's drop_overflow_update)."""
+        g = self.graph
+        finite = g.add("train.AllFinite", grads, loc=self.marker.loc, prov=self.prov,
+                       names=["grads.finite"]).out(0)
+        old = {n.attrs["name"]: n.out(0) for n in g.nodes() if n.op == "param"}
+        return [(name, g.add("grad.Where", [finite, new, old[name]], loc=self.marker.loc,
+                             prov=self.prov, names=[f"{name}.kept"]).out(0))
+                for name, new in updates]
 
     def _learning_rate(self, params) -> Value:
         inputs = self.graph.find("input")

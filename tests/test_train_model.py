@@ -401,20 +401,52 @@ def test_a_short_last_batch_in_sink_mode_falls_back_to_one_call_per_step():
     assert_same(weights(a), weights(b))
 
 
-def test_a_fixed_loss_scale_cancels_out():
-    """sens = 128 on the backward pass, loss_scale = 128 in the optimizer:
-    the same weights as without loss scaling (MindSpore's FixedLossScaleManager)."""
-    class Fixed:
-        def get_loss_scale(self):
-            return 128.0
-
-        def get_drop_overflow_update(self):
-            return False
-    plain, _ = train(1)
+def scaled_train(manager, *, loss_scale=1.0, data=None, sink=True):
     np.random.seed(0)
     net = Small()
     model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-                      nn.Momentum(net.trainable_params(), 0.05, 0.9, loss_scale=128.0),
-                      loss_scale_manager=Fixed())
-    model.train(1, dataset())
-    assert_same(weights(net), weights(plain))
+                      nn.Momentum(net.trainable_params(), 0.05, 0.9, loss_scale=loss_scale),
+                      loss_scale_manager=manager)
+    model.train(1, data or dataset(), dataset_sink_mode=sink)
+    return net
+
+
+def test_a_fixed_loss_scale_cancels_out():
+    """sens = 128 on the backward pass, loss_scale = 128 in the optimizer (the
+    model zoo's FixedLossScaleManager(drop_overflow_update=False)), or the
+    step dividing it out itself (drop_overflow_update=True): the weights of
+    training without a loss scale (128 is a power of two: exactly)."""
+    from irc.train.loss_scale_manager import FixedLossScaleManager
+    plain, _ = train(1)
+    kept = scaled_train(FixedLossScaleManager(128.0, drop_overflow_update=False), loss_scale=128.0)
+    dropping = scaled_train(FixedLossScaleManager(128.0))
+    for name, w in weights(plain).items():
+        assert np.array_equal(weights(kept)[name], w) and np.array_equal(weights(dropping)[name], w), name
+
+
+@pytest.mark.parametrize("sink", [True, False])
+def test_a_step_whose_gradients_overflow_is_dropped(sink, capsys):
+    """drop_overflow_update: the step with an inf in its batch updates
+    nothing (parameters and momenta), training goes on: the weights of
+    training on the other batches alone."""
+    from irc.train.loss_scale_manager import FixedLossScaleManager
+    images, labels = images_and_labels()
+    bad = images.astype(np.float32) / 255
+    bad[2 * BATCH + 3, 0, 0, 0] = np.inf                  # batch 3
+    with_inf = ds.NumpySlicesDataset({"image": bad, "label": labels}, shuffle=False)
+    with_inf = with_inf.map(V.HWC2CHW(), input_columns="image").batch(BATCH, drop_remainder=True)
+    good = np.delete(np.arange(len(labels)), np.s_[2 * BATCH:3 * BATCH])
+    without = ds.NumpySlicesDataset({"image": bad[good], "label": labels[good]}, shuffle=False)
+    without = without.map(V.HWC2CHW(), input_columns="image").batch(BATCH, drop_remainder=True)
+    dropped = scaled_train(FixedLossScaleManager(128.0), data=with_inf, sink=sink)
+    assert "at step 3 (epoch 1, step 3): its update was dropped (drop_overflow_update)" in capsys.readouterr().err
+    reference = scaled_train(FixedLossScaleManager(128.0), data=without, sink=sink)
+    for name, w in weights(reference).items():
+        assert np.array_equal(weights(dropped)[name], w), name
+
+
+def test_a_dynamic_loss_scale_is_refused_with_a_hint():
+    from irc.train.loss_scale_manager import DynamicLossScaleManager
+    with pytest.raises(UserError, match="DynamicLossScaleManager") as e:
+        scaled_train(DynamicLossScaleManager())
+    assert "FixedLossScaleManager" in e.value.hint

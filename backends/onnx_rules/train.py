@@ -11,6 +11,7 @@ from onnx import helper
 from irc.dialects.train import (
     ADAM,
     ADAM_POWERS,
+    ALL_FINITE,
     BCE,
     BCE_GRAD,
     CONFIG,
@@ -248,6 +249,17 @@ def _adam_onnx(emit, inputs, attrs, draws):
         if attrs["use_nesterov"] else m2
     den = emit.op("Add", [emit.op("Sqrt", [v2]), _f32c(emit, attrs["eps"], p)])
     return [emit.op("Sub", [p, emit.op("Mul", [lr_t, emit.op("Div", [num, den])])]), m2, v2]
+
+
+@lowering(ALL_FINITE)
+def _all_finite_onnx(emit, inputs, attrs, draws):
+    # x * 0 is NaN exactly where x is not finite, and a NaN anywhere makes
+    # the sum NaN (a plain sum of finite values could overflow to inf)
+    sums = [emit.op("ReduceSum", [emit.op("Mul", [x, emit.op("CastLike", [emit.const(np.float32(0.0)), x])])],
+                    keepdims=0) for x in inputs]
+    sums = [emit.op("Cast", [v], to=onnx.TensorProto.FLOAT) for v in sums]
+    total = sums[0] if len(sums) == 1 else emit.op("Sum", sums)
+    return [emit.op("Not", [emit.op("IsNaN", [total])])]
 
 
 @lowering(MINIMIZE)

@@ -495,6 +495,24 @@ def _adam_host(inputs, attrs, draws):
     return [p2.astype(inputs.param.dtype), m2.astype(inputs.m.dtype), v2.astype(inputs.v.dtype)]
 
 
+def _infer_all_finite(attrs, ins):
+    for t in ins:
+        if not is_float(t.dtype):
+            raise TypeError(f"train.AllFinite: expected float tensors, got {_fmt(t)}")
+    return [TensorType("bool", ())]
+
+
+ALL_FINITE = _train("AllFinite", infer=_infer_all_finite, operands=("*values",),
+                    doc="true when every element of every operand is finite: a step whose "
+                        "gradients overflowed updates nothing (a loss scale manager's "
+                        "drop_overflow_update)")
+
+
+@ALL_FINITE.host_batch
+def _all_finite_host(inputs, attrs, draws):
+    return [np.array(all(bool(np.isfinite(np.asarray(x)).all()) for x in inputs))]
+
+
 # =============================================================================
 # the training marker
 # =============================================================================
@@ -548,14 +566,17 @@ MINIMIZE = _train(
            "momentum": 0.0, "use_nesterov": False, "dampening": 0.0,
            "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
            "weight_decay": 0.0, "decay_params": None, "loss_scale": 1.0, "sens": 1.0,
-           "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
+           "drop_overflow": False, "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
     infer=_infer_minimize, operands=("loss",), results=(), traits=(),
     doc="Train: minimise the operand (a scalar loss) over the parameters named in "
         "'params' with 'optimizer'.  'learning_rate' is the constant rate, or "
         "'dynamic' when it changes per step (it is a graph input after autodiff); "
         "'decay_params' lists the parameters weight decay applies to (none: all); "
         "'sens' is the gradient the backward pass starts from (a loss scale manager's "
-        "scale, which the optimizer's loss_scale divides out again).  "
+        "scale, which the optimizer's loss_scale divides out again); with "
+        "'drop_overflow' the step divides it out itself (times its float32 reciprocal, as "
+        "MindSpore's TrainOneStepWithLossScaleCell) and a step whose gradients are not all "
+        "finite updates nothing.  "
         "'dataset_sink_mode', 'sink_size' (steps per device call) and 'unroll' are "
         "Model.train's sink settings, which autodiff hands to loop-sink in the module "
         "header (train.*).  No results: the autodiff pass replaces it with the "

@@ -55,7 +55,7 @@ def append_training(module: Module, graph: Graph, job: Job) -> None:
     kw = job.kwargs
     sink = bool(kw.get("dataset_sink_mode", True))
     attrs.update(dataset_sink_mode=sink, sink_size=int(kw.get("steps_per_sink") or 1),
-                 unroll=int(kw.get("unroll") or DEFAULT_UNROLL), sens=_loss_scale(model, job))
+                 unroll=int(kw.get("unroll") or DEFAULT_UNROLL), **_loss_scale(model, job))
     graph.add("train.minimize", [objective], attrs, loc=_loc(job.source), scope="")
 
 
@@ -83,17 +83,23 @@ def mark_evaluation(module: Module, job: Job, graph: Graph) -> None:
     graph.add("train.config", [], config.to_attrs(), loc=_loc(job.source), scope="")
 
 
-def _loss_scale(model, job: Job) -> float:
-    """A loss scale manager's scale: the backward pass starts from it (MindSpore's
-    sens) and the optimizer's loss_scale divides it out."""
+def _loss_scale(model, job: Job) -> dict:
+    """train.minimize's loss-scale attributes from a loss scale manager: the
+    backward pass starts from its scale (MindSpore's sens); without
+    drop_overflow_update the optimizer's loss_scale divides it out, with it
+    the step does (TrainOneStepWithLossScaleCell) and skips the update of a
+    step whose gradients are not all finite."""
     manager = getattr(model, "_loss_scale_manager", None)
     if manager is None:
-        return 1.0
-    if not hasattr(manager, "get_loss_scale") or \
-            getattr(manager, "get_drop_overflow_update", lambda: False)():
-        raise UnsupportedError("irc supports fixed loss scales (FixedLossScaleManager with "
-                               "drop_overflow_update=False) only", where=job.source)
-    return float(manager.get_loss_scale())
+        return {"sens": 1.0, "drop_overflow": False}
+    # a scale that changes during training (DynamicLossScaleManager's scale_window)
+    if hasattr(manager, "scale_window") or not hasattr(manager, "get_loss_scale"):
+        raise UnsupportedError(f"irc does not support {type(manager).__name__}: its scale "
+                               f"changes during training", where=job.source,
+                               hint="use FixedLossScaleManager(scale) (irc trains in float32, "
+                                    "where a fixed scale does not overflow)")
+    drop = bool(getattr(manager, "get_drop_overflow_update", lambda: False)())
+    return {"sens": float(manager.get_loss_scale()), "drop_overflow": drop}
 
 
 def _loc(text: Optional[str]) -> Optional[Loc]:

@@ -7,5 +7,6 @@ from .metrics import (  # noqa: F401
     TopKCategoricalAccuracy, get_metrics,
 )
 from ..nn.metrics import rearrange_inputs  # noqa: F401
+from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: F401
 from .model import Model  # noqa: F401
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
