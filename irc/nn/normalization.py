@@ -71,3 +71,50 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm1d(_BatchNorm):
     _rank = (2, 3)
     _layout = "NC or NCL"
+
+
+class LayerNorm(Cell):
+    """``nn.LayerNorm(normalized_shape, begin_norm_axis=-1, begin_params_axis=-1,
+    gamma_init='ones', beta_init='zeros', epsilon=1e-7)``: over the axes from
+    ``begin_norm_axis`` on, ``(x - mean) / sqrt(var + epsilon)`` (biased
+    variance), times ``gamma`` plus ``beta`` (shaped ``normalized_shape``,
+    applied from ``begin_params_axis`` on).  Composed of the elementwise and
+    reduction ops, so its gradient is theirs."""
+
+    def __init__(self, normalized_shape, begin_norm_axis=-1, begin_params_axis=-1, gamma_init="ones",
+                 beta_init="zeros", epsilon=1e-7, dtype=None):
+        super().__init__()
+        if not isinstance(normalized_shape, (tuple, list)) or not normalized_shape:
+            raise UserTypeError(f"LayerNorm: normalized_shape must be a non-empty tuple or list of ints, "
+                                f"got {normalized_shape!r}", where=user_frame())
+        shape = tuple(_positive_int(d, "normalized_shape", "LayerNorm") for d in normalized_shape)
+        for what, axis in (("begin_norm_axis", begin_norm_axis), ("begin_params_axis", begin_params_axis)):
+            if isinstance(axis, bool) or not isinstance(axis, int):
+                raise UserTypeError(f"LayerNorm: {what} must be an int, got {axis!r}", where=user_frame())
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or epsilon <= 0:
+            raise UserValueError(f"LayerNorm: epsilon must be a positive number, got {epsilon!r}",
+                                 where=user_frame())
+        self.normalized_shape = shape
+        self.begin_norm_axis, self.begin_params_axis = begin_norm_axis, begin_params_axis
+        self.epsilon = float(epsilon)
+        self.gamma = make_param(gamma_init, shape, "gamma")
+        self.beta = make_param(beta_init, shape, "beta")
+
+    def construct(self, x):
+        rank = type_of(x).rank
+        norm_from = self.begin_norm_axis % rank if -rank <= self.begin_norm_axis < rank else None
+        params_from = self.begin_params_axis % rank if -rank <= self.begin_params_axis < rank else None
+        if norm_from is None or params_from is None or \
+                tuple(type_of(x).shape[params_from:]) != self.normalized_shape:
+            raise UserValueError(f"LayerNorm: an input of type {type_of(x)} does not end in "
+                                 f"normalized_shape {list(self.normalized_shape)} from "
+                                 f"begin_params_axis {self.begin_params_axis} (begin_norm_axis "
+                                 f"{self.begin_norm_axis})", where=user_frame())
+        axes = tuple(range(norm_from, rank))
+        centred = x - ops.mean(x, axes, keep_dims=True)
+        var = ops.mean(centred * centred, axes, keep_dims=True)
+        return centred / ops.sqrt(var + self.epsilon) * self.gamma + self.beta
+
+    def extend_repr(self) -> str:
+        return (f"normalized_shape={list(self.normalized_shape)}, begin_norm_axis={self.begin_norm_axis}, "
+                f"begin_params_axis={self.begin_params_axis}")
