@@ -507,3 +507,63 @@ def test_layer_norm_values_gradients_and_names():
     assert abs(grad[i] - numeric) < 1e-3 * max(1.0, abs(numeric))
     with pytest.raises(UserError, match="normalized_shape"):
         nn.LayerNorm((8,))(Tensor(x))
+
+
+def test_adam_weight_decay_is_mindspore_kernel_and_slice_grads_survive_onnxruntime():
+    """nn.AdamWeightDecay (MindSpore's CPU kernel: no bias correction, the
+    decay added to the update, state adam_m/adam_v) in a jitted step whose
+    network slices q/k/v off one tensor (the slices' gradient Pads once broke
+    onnxruntime's transpose optimizer)."""
+    rng = np.random.default_rng(0)
+    w0 = rng.normal(size=(3, 8)).astype(np.float32)
+    x = rng.normal(size=(4, 2, 12)).astype(np.float32)
+    y = rng.normal(size=(4, 3)).astype(np.float32)
+    w = Parameter(Tensor(w0.copy()), name="weight")
+    opt = nn.AdamWeightDecay([w], learning_rate=0.01, weight_decay=0.1)
+
+    def loss_fn(x, y):
+        qkv = ops.reshape(x, (4, 2, 3, 4)).transpose(2, 0, 1, 3)
+        h = ops.reshape(qkv[0] * qkv[1] + qkv[2], (4, -1))
+        return ((ops.matmul(h, w.T) - y) ** 2).mean()
+    grad_fn = irc.value_and_grad(loss_fn, None, [w])
+
+    @irc.jit
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss
+    p, m, v = w0.astype(np.float32), np.zeros_like(w0), np.zeros_like(w0)
+    xt = x.reshape(4, 2, 3, 4).transpose(2, 0, 1, 3)
+    h = (xt[0] * xt[1] + xt[2]).reshape(4, -1)
+    for _ in range(3):
+        step(Tensor(x), Tensor(y))
+        g = (2 * (h @ p.T - y) / y.size).T @ h
+        m = m + (g - m) * np.float32(0.1)
+        v = v + (g * g - v) * np.float32(0.001)
+        p = p - np.float32(0.01) * (m / (np.sqrt(v) + np.float32(1e-6)) + np.float32(0.1) * p)
+    np.testing.assert_allclose(w.asnumpy(), p, rtol=1e-5, atol=1e-6)
+    assert [s.name for s in opt.state_of(w)] == ["adam_m.weight", "adam_v.weight"]
+
+
+def test_attention_slices_differentiate_through_two_blocks():
+    """q, k, v sliced off one transposed tensor in two stacked blocks: the
+    slices' gradient Pads once broke onnxruntime's transpose optimizer
+    ("idx=2 must be within [-2,1]"); the gradient matches a finite difference."""
+    rng = np.random.default_rng(1)
+    weights = [Parameter(Tensor(rng.normal(size=(24, 8)).astype(np.float32) * 0.3), name=f"qkv{i}")
+               for i in range(2)]
+
+    def net(x):
+        for w in weights:
+            b, n, c = x.shape
+            qkv = ops.matmul(x, w.T).reshape(b, n, 3, 2, c // 2).transpose(2, 0, 3, 1, 4)
+            q, k, v = qkv[0], qkv[1], qkv[2]
+            attn = ops.softmax(ops.matmul(q, k.transpose(0, 1, 3, 2)), -1)
+            x = x + ops.matmul(attn, v).transpose(0, 2, 1, 3).reshape(b, n, c)
+        return (x * x).sum()
+    x = rng.normal(size=(2, 3, 8)).astype(np.float32)
+    grad = irc.jit(irc.grad(net))(Tensor(x)).asnumpy()
+    e = np.zeros_like(x)
+    e[1, 2, 5] = 1e-2
+    numeric = (float(net(Tensor(x + e)).asnumpy()) - float(net(Tensor(x - e)).asnumpy())) / 2e-2
+    assert abs(grad[1, 2, 5] - numeric) < 2e-2 * max(1.0, abs(numeric))

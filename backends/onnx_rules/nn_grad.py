@@ -425,12 +425,17 @@ def _avgpool_grad_onnx(emit, inputs, attrs, draws):
 @lowering(SLICE_GRAD)
 def _slice_grad_onnx(emit, inputs, attrs, draws):
     dy, x = inputs
-    axes = emit.const(_i64(attrs["axes"]), name_hint="axes")
-    size = emit.op("Gather", [emit.op("Shape", [x]), axes], axis=0)
-    after = emit.op("Sub", [size, emit.const(_i64(attrs["ends"]))])
-    pads = emit.op("Concat", [emit.const(_i64(attrs["starts"])), after], axis=0)
+    # pads for every axis, not Pad's axes input: onnxruntime's transpose
+    # optimizer permutes a Pad's pads as if they covered every axis (an
+    # attention block's q/k/v slices failed with "idx=2 must be within [-2,1]")
+    rank = emit.in_types[1].rank
+    before, ends, sliced = np.zeros(rank, np.int64), np.zeros(rank, np.int64), np.zeros(rank, np.int64)
+    for axis, start, end in zip(attrs["axes"], attrs["starts"], attrs["ends"]):
+        before[axis % rank], ends[axis % rank], sliced[axis % rank] = start, end, 1
+    after = emit.op("Mul", [emit.op("Sub", [emit.op("Shape", [x]), emit.const(ends)]), emit.const(sliced)])
+    pads = emit.op("Concat", [emit.const(before), after], axis=0)
     zero = emit.op("CastLike", [emit.const(np.float32(0.0)), dy])
-    return [emit.op("Pad", [dy, pads, zero, axes], mode="constant")]
+    return [emit.op("Pad", [dy, pads, zero], mode="constant")]
 
 
 def _bn_channel_view(emit):

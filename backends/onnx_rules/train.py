@@ -11,6 +11,7 @@ from onnx import helper
 from irc.dialects.train import (
     ADAM,
     ADAM_POWERS,
+    ADAMW,
     ALL_FINITE,
     BCE,
     BCE_GRAD,
@@ -249,6 +250,22 @@ def _adam_onnx(emit, inputs, attrs, draws):
         if attrs["use_nesterov"] else m2
     den = emit.op("Add", [emit.op("Sqrt", [v2]), _f32c(emit, attrs["eps"], p)])
     return [emit.op("Sub", [p, emit.op("Mul", [lr_t, emit.op("Div", [num, den])])]), m2, v2]
+
+
+@lowering(ADAMW)
+def _adamw_onnx(emit, inputs, attrs, draws):
+    p, g, m, v, lr = inputs
+    if attrs["loss_scale"] != 1.0:
+        g = emit.op("Div", [g, _f32c(emit, attrs["loss_scale"], g)])
+    one = _f32c(emit, 1.0, p)
+    b1 = emit.op("Sub", [one, _f32c(emit, attrs["beta1"], p)])
+    b2 = emit.op("Sub", [one, _f32c(emit, attrs["beta2"], p)])
+    m2 = emit.op("Add", [m, emit.op("Mul", [emit.op("Sub", [g, m]), b1])])
+    v2 = emit.op("Add", [v, emit.op("Mul", [emit.op("Sub", [emit.op("Mul", [g, g]), v]), b2])])
+    update = emit.op("Div", [m2, emit.op("Add", [emit.op("Sqrt", [v2]), _f32c(emit, attrs["eps"], p)])])
+    if attrs["weight_decay"]:
+        update = emit.op("Add", [update, emit.op("Mul", [_f32c(emit, attrs["weight_decay"], p), p])])
+    return [emit.op("Sub", [p, emit.op("Mul", [lr, update])]), m2, v2]
 
 
 @lowering(ALL_FINITE)

@@ -138,6 +138,10 @@ class Tensor:
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         return ops.transpose(self, tuple(axes) if axes else tuple(reversed(range(self.ndim))))
 
+    @property
+    def T(self):    # noqa: N802 -- MindSpore's name: the axes reversed
+        return self.transpose()
+
     def flatten(self):
         from .. import ops
         return ops.reshape(self, (-1,))

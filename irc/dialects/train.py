@@ -365,8 +365,12 @@ def _check_lr(op: str, lr: TensorType, param: TensorType) -> None:
         raise ValueError(f"{op}: the learning rate must be a {param.dtype}[] scalar, got {_fmt(lr)}")
 
 
+def _unscaled_host(g, attrs):
+    return g / attrs["loss_scale"] if attrs["loss_scale"] != 1.0 else g
+
+
 def _decayed_host(g, p, attrs):
-    g = g / attrs["loss_scale"] if attrs["loss_scale"] != 1.0 else g
+    g = _unscaled_host(g, attrs)
     if attrs["weight_decay"]:
         g = g + attrs["weight_decay"] * p
     return g
@@ -464,12 +468,16 @@ def _adam_powers_host(inputs, attrs, draws):
 
 def _infer_adam(attrs, ins):
     op = "train.AdamUpdate"
-    param, grad, m, v, lr, b1p, b2p = ins
-    _check_update(op, param, [("gradient", grad), ("first moment", m), ("second moment", v)])
-    _check_lr(op, lr, param)
-    for t in (b1p, b2p):
+    for t in ins[5:]:
         if t.rank != 0:
             raise ValueError(f"{op}: beta powers must be scalars, got {_fmt(t)}")
+    return _check_moments(op, *ins[:5])
+
+
+def _check_moments(op: str, param, grad, m, v, lr) -> list:
+    """An Adam-style update's result types (param, m, v), checked."""
+    _check_update(op, param, [("gradient", grad), ("first moment", m), ("second moment", v)])
+    _check_lr(op, lr, param)
     return [param, m, v]
 
 
@@ -495,6 +503,30 @@ def _adam_host(inputs, attrs, draws):
     return [p2.astype(inputs.param.dtype), m2.astype(inputs.m.dtype), v2.astype(inputs.v.dtype)]
 
 
+def _infer_adamw(attrs, ins):
+    return _check_moments("train.AdamWeightDecayUpdate", *ins)
+
+
+ADAMW = _train("AdamWeightDecayUpdate",
+               attrs={"beta1": 0.9, "beta2": 0.999, "eps": 1e-6, **_DECAY_ATTRS},
+               infer=_infer_adamw, operands=("param", "grad", "m", "v", "lr"), results=("param", "m", "v"),
+               doc="(param, grad, m, v, lr) -> (param', m', v'): MindSpore's AdamWeightDecay kernel, "
+                   "no bias correction, the decay decoupled from the gradient: m' = m + (g - m)(1 - b1), "
+                   "v' = v + (g^2 - v)(1 - b2), param' = param - lr (m' / (sqrt(v') + eps) + "
+                   "weight_decay param)")
+
+
+@ADAMW.host_batch
+def _adamw_host(inputs, attrs, draws):
+    p, g, m, v, lr = (np.asarray(x, dtype=np.float32) for x in inputs)
+    g = _unscaled_host(g, attrs).astype(np.float32)
+    b1, b2 = np.float32(1) - np.float32(attrs["beta1"]), np.float32(1) - np.float32(attrs["beta2"])
+    m2 = (m + (g - m) * b1).astype(np.float32)
+    v2 = (v + (g * g - v) * b2).astype(np.float32)
+    update = m2 / (np.sqrt(v2) + np.float32(attrs["eps"])) + np.float32(attrs["weight_decay"]) * p
+    return [(p - lr * update).astype(inputs.param.dtype), m2.astype(inputs.m.dtype), v2.astype(inputs.v.dtype)]
+
+
 def _infer_all_finite(attrs, ins):
     for t in ins:
         if not is_float(t.dtype):
@@ -517,17 +549,18 @@ def _all_finite_host(inputs, attrs, draws):
 # the training marker
 # =============================================================================
 
-OPTIMIZERS = ("Momentum", "SGD", "Adam")
+OPTIMIZERS = ("Momentum", "SGD", "Adam", "AdamWeightDecay")
 # Each optimizer's update op and its per-parameter state: the state's name
 # prefix (MindSpore's: moments.conv1.weight) and its first value.  Both
 # the autodiff pass (Model.train) and an optimizer called on gradients
 # (functional training) emit updates from this one table.
 UPDATE_OPS = {"Momentum": "train.MomentumUpdate", "SGD": "train.SGDUpdate",
-              "Adam": "train.AdamUpdate"}
+              "Adam": "train.AdamUpdate", "AdamWeightDecay": "train.AdamWeightDecayUpdate"}
 OPTIMIZER_STATE = {
     "Momentum": (("moments", "zeros"),),
     "SGD": (("accum", "zeros"), ("stat", "ones")),
     "Adam": (("moment1", "zeros"), ("moment2", "zeros")),
+    "AdamWeightDecay": (("adam_m", "zeros"), ("adam_v", "zeros")),
 }
 SCALAR_STATE = ("stat",)   # SGD's first-step flag is one number per parameter
 STATE_FILL = {"zeros": 0.0, "ones": 1.0}    # a state's first value, by its init (an IR attr)
@@ -542,6 +575,8 @@ def update_attrs(kind: str, hyper: dict, weight_decay: float, loss_scale: float)
     elif kind == "SGD":
         own = {"momentum": float(hyper["momentum"]), "dampening": float(hyper["dampening"]),
                "nesterov": bool(hyper["use_nesterov"])}
+    elif kind == "AdamWeightDecay":
+        own = {"beta1": float(hyper["beta1"]), "beta2": float(hyper["beta2"]), "eps": float(hyper["eps"])}
     else:
         own = {"beta1": float(hyper["beta1"]), "beta2": float(hyper["beta2"]),
                "eps": float(hyper["eps"]), "use_nesterov": bool(hyper["use_nesterov"])}

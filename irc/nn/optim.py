@@ -1,4 +1,4 @@
-"""``mindspore.nn`` optimizers: ``Momentum``, ``SGD``, ``Adam``.
+"""``mindspore.nn`` optimizers: ``Momentum``, ``SGD``, ``Adam``, ``AdamWeightDecay``.
 
 An optimizer describes the update.  ``Model.train`` turns it into the
 ``train.minimize`` marker (:meth:`Optimizer.minimize_attrs`) and the autodiff
@@ -25,7 +25,7 @@ from ..ops import _dispatch
 from .cell import Cell
 from .learning_rate_schedule import LearningRateSchedule
 
-__all__ = ["Optimizer", "Momentum", "SGD", "Adam"]
+__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay"]
 
 
 def _check_number(cls: str, name: str, v, lo: float = 0.0, open_lo: bool = False) -> float:
@@ -36,6 +36,15 @@ def _check_number(cls: str, name: str, v, lo: float = 0.0, open_lo: bool = False
         raise UserError(f"{cls}: {name} should be {'greater than' if open_lo else 'at least'} {lo}, "
                         f"got {v}", where=user_frame())
     return v
+
+
+def _moment_rates(opt, beta1, beta2, eps) -> tuple[float, float, float]:
+    """An Adam-style optimizer's beta1, beta2 (each in (0, 1)) and eps (> 0), checked."""
+    cls = type(opt).__name__
+    for name, v in (("beta1", beta1), ("beta2", beta2)):
+        if _check_number(cls, name, v, open_lo=True) >= 1.0:
+            raise UserError(f"{cls}: {name} must be in (0.0, 1.0), got {float(v)}", where=opt.source)
+    return float(beta1), float(beta2), _check_number(cls, "eps", eps, open_lo=True)
 
 
 class Optimizer(Cell):
@@ -245,15 +254,26 @@ class Adam(Optimizer):
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
                  use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        for name, v in (("beta1", beta1), ("beta2", beta2)):
-            v = _check_number("Adam", name, v, open_lo=True)
-            if v >= 1.0:
-                raise UserError(f"Adam: {name} must be in (0.0, 1.0), got {v}", where=self.source)
-        self.beta1, self.beta2 = float(beta1), float(beta2)
-        self.eps = _check_number("Adam", "eps", eps, open_lo=True)
+        self.beta1, self.beta2, self.eps = _moment_rates(self, beta1, beta2, eps)
         self.use_nesterov = bool(use_nesterov)
 
     def hyper_attrs(self) -> dict:
         return {"beta1": self.beta1, "beta2": self.beta2, "eps": self.eps,
                 "use_nesterov": self.use_nesterov}
 
+
+
+class AdamWeightDecay(Optimizer):
+    """``AdamWeightDecay(params, learning_rate=1e-3, beta1=0.9, beta2=0.999,
+    eps=1e-6, weight_decay=0.0)``: MindSpore's kernel (no bias correction;
+    the decay is added to the update, not to the gradient).  Its state is
+    ``adam_m.<param>`` and ``adam_v.<param>``, as MindSpore names it."""
+
+    kind = "AdamWeightDecay"
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        self.beta1, self.beta2, self.eps = _moment_rates(self, beta1, beta2, eps)
+
+    def hyper_attrs(self) -> dict:
+        return {"beta1": self.beta1, "beta2": self.beta2, "eps": self.eps}

@@ -7,7 +7,7 @@ from ..diagnostics import missing_names
 from . import functional, operations  # noqa: F401
 from .functional import (  # noqa: F401
     abs, adaptive_avg_pool2d, add, amax, amin, argmax, assign, avg_pool2d, batch_norm, bias_add,
-    cast, cat, clamp, clip, concat, conv2d, dense, depend, div, dropout, equal, erf, exp,
+    cast, cat, clamp, clip, clip_by_global_norm, concat, conv2d, dense, depend, div, dropout, equal, erf, exp,
     expand_dims, fill, flatten, gelu, greater, hardsigmoid, hardswish, identity, leaky_relu, less,
     log, log_softmax, matmul, max_pool2d, maximum, mean, minimum, mul, neg, one_hot, ones,
     ones_like, pad, permute, pow, rank, reciprocal, reduce_mean, reduce_sum, relu, relu6, reshape,

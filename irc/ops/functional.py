@@ -804,6 +804,25 @@ def _static_shape(x, what: str) -> tuple:
     return tuple(t.shape)
 
 
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    """``ops.clip_by_global_norm(x, clip_norm=1.0)``: every tensor of the tuple
+    ``x`` times ``clip_norm / max(global_norm, clip_norm)``, the global norm the
+    square root of all their squares' sum (MindSpore's order of operations)."""
+    if use_norm is not None:
+        raise UnsupportedError("clip_by_global_norm: use_norm is not supported by irc (MindSpore "
+                               "ignores it too)", where=user_frame())
+    if isinstance(clip_norm, bool) or not isinstance(clip_norm, (int, float)) or clip_norm <= 0:
+        raise _error(f"clip_by_global_norm: clip_norm must be a positive number, got {clip_norm!r}")
+    tensors = tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    total = None
+    for t in tensors:
+        part = sum(square(_as_tensor(t)))
+        total = part if total is None else add(total, part)
+    norm = maximum(sqrt(total), clip_norm)
+    clipped = tuple(div(mul(_as_tensor(t), clip_norm), norm) for t in tensors)
+    return clipped if isinstance(x, (tuple, list)) else clipped[0]
+
+
 def depend(value, expr):
     """``ops.depend(value, expr)``: ``value``, once ``expr`` has run.  A traced
     step is a pure function whose updates are results, so the order holds by
