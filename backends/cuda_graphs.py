@@ -24,6 +24,7 @@ from typing import Optional
 
 import numpy as np
 import onnx
+from onnx import helper
 import onnxruntime as ort
 
 from irc.diagnostics import UserRuntimeError
@@ -142,10 +143,7 @@ def _host(value) -> np.ndarray:
     return np.require(value, requirements="C")
 
 
-_TYPES = {"tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(int32)": np.int32,
-          "tensor(int64)": np.int64, "tensor(bool)": np.bool_, "tensor(float16)": np.float16,
-          "tensor(uint8)": np.uint8}
-
-
-def _numpy_type(onnx_type: str):
-    return _TYPES[onnx_type]
+def _numpy_type(ort_type: str):
+    """numpy's dtype of an onnxruntime type string ("tensor(float)"), by
+    onnx's own table (every element type, not a hand-picked few)."""
+    return helper.tensor_dtype_to_np_dtype(onnx.TensorProto.DataType.Value(ort_type[len("tensor("):-1].upper()))

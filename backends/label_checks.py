@@ -13,7 +13,7 @@ from irc.ir.graph import Graph, Module, Node
 _LABEL_PRESERVING = (CAST.name, QUEUE_GET.name)
 
 
-def label_bounds(module: Module, graph: Graph) -> list[tuple[str, int, Node]]:
+def label_bounds(module: Module, graph: Graph, target: str = "cuda") -> list[tuple[str, int, Node]]:
     """(input name, classes, loss node) for each sparse label a loss of the
     module reads from a column that ``graph`` is fed.  onnxruntime's CUDA
     kernels do not check indices: a label outside [0, classes) would train
@@ -21,6 +21,8 @@ def label_bounds(module: Module, graph: Graph) -> list[tuple[str, int, Node]]:
     are checked on the host before the call.  Only labels that reach the
     loss unchanged are checked: a network that computes its labels (``y - 1``)
     may be fed values outside [0, classes)."""
+    if target != "cuda":      # the CPU kernels check their indices themselves
+        return []
     fed = {n.column: n.results[0] for n in graph.find("input") if n.column}
     found = []
     for g in module.graphs.values():

@@ -231,7 +231,7 @@ class StagedProgram:
         self.provider = pieces[0].session.get_providers()[0] if pieces else "CPUExecutionProvider"
         self.device = "cpu"      # values cross pieces and the engine through host memory
         read_interface(self, self.graph)
-        self.label_checks = label_bounds(module, self.graph) if target_of(self.providers) == "cuda" else []
+        self.label_checks = label_bounds(module, self.graph, target_of(self.providers))
         # the schedule: per stage its piece (None when the stage has no ops) and collectives
         by_stage = {p.index: p for p in pieces}
         self.schedule = [(by_stage.get(k), after[k]) for k in sorted(after)]

@@ -143,7 +143,7 @@ class Program:
             self._make_session((), model)
         self.provider = self.providers[0]
         self.device = "cuda" if self.target == "cuda" else "cpu"
-        self.label_checks = label_bounds(module, self.graph) if self.target == "cuda" else []
+        self.label_checks = label_bounds(module, self.graph, self.target)
         self.calls = 0
         # Set from another thread, ``terminate`` stops a running call between two
         # nodes (onnxruntime would log that stop, and any failure, which the

@@ -11,8 +11,8 @@ overhead per batch (measured on seed 000's chain at 224x224, one worker:
 
 The moved ops are the ``Offloadable`` ones without draws (their batched form
 is what an offloaded tail runs on the device: random ones would draw per
-batch, not per sample), and a tail moves only with a Normalize or Rescale
-in it.  Its input must be uint8 images from a vision op or a file or array
+batch, not per sample), and a tail moves only where it widens the
+elements (uint8 to float32: Normalize, Rescale, a TypeCast to float).  Its input must be uint8 images from a vision op or a file or array
 source (the batch then stacks rows of one type and shape exactly when it
 stacked the tail's results), and between the tail and ``return`` only
 row-preserving pipeline ops (shuffle, one batch, repeat, take, skip) may
@@ -25,6 +25,7 @@ from typing import Optional
 from irc.ir.graph import DEVICE, Graph, Node, Value
 from irc.ir.registry import MAP, PIPELINE, SOURCE, lookup
 from irc.ir.traits import Offloadable, Random
+from irc.ir.types import to_numpy_dtype
 
 from .manager import register
 from .pipeline_columns import returned_columns
@@ -71,9 +72,10 @@ def movable_tail(graph: Graph, value: Value) -> list[Node]:
     tail.reverse()
     if not tail or cur is None or not _rows_typed(graph, cur):
         return []
-    if not any(n.op in ("vision.Normalize", "vision.Rescale") for n in tail):
-        return []     # a lone HWC2CHW or TypeCast moves nothing worth a pass
-    return tail
+    # worth it where the tail widens the elements (uint8 -> float32 for
+    # Normalize/Rescale): the batch then stacks the narrow rows
+    wide = to_numpy_dtype(graph.type_of(tail[-1].out(0)).dtype).itemsize
+    return tail if wide > to_numpy_dtype(graph.type_of(cur).dtype).itemsize else []
 
 
 def _rows_typed(graph: Graph, value: Value) -> bool:

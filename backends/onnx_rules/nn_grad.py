@@ -177,19 +177,19 @@ def _conv_input_onnx(emit, inputs, attrs, draws):
             return [_conv_input_col2im_onnx(emit, inputs[0], inputs[1], attrs, dy_chw, w_shape)]
     p = list(attrs["pads"])
     if (p[0], p[1]) != (p[2], p[3]) and dy_chw is not None and w_shape is not None:
-        return [_conv_input_cropped_onnx(emit, inputs[0], inputs[1], attrs, dy_chw, w_shape)]
+        return [_conv_input_cropped_onnx(emit, inputs[0], inputs[1], attrs)]
     return [emit.op("ConvTranspose", list(inputs), strides=list(attrs["strides"]), pads=p,
                     dilations=list(attrs["dilations"]), group=int(attrs["group"]),
                     output_padding=list(attrs["output_padding"]))]
 
 
-def _conv_input_cropped_onnx(emit, dy, w, attrs, dy_chw, w_shape):
+def _conv_input_cropped_onnx(emit, dy, w, attrs):
     """dX of a convolution with asymmetric pads ("same" with stride 2) as
     the unpadded ConvTranspose cropped to the input (and zero-extended where
     no window reached): onnxruntime's CUDA ConvTranspose takes symmetric pads
     only, and sends the others to the CPU (ResNet-50: 135 ms a step)."""
     (sh, sw), (dh, dw_), p = attrs["strides"], attrs["dilations"], attrs["pads"]
-    full = [(dy_chw[1] - 1) * sh + dh * (w_shape[2] - 1) + 1, (dy_chw[2] - 1) * sw + dw_ * (w_shape[3] - 1) + 1]
+    full = _conv_input_hw(emit, {**attrs, "pads": [0, 0, 0, 0], "output_padding": [0, 0]})   # unpadded
     size = _conv_input_hw(emit, attrs)
     y = emit.op("ConvTranspose", [dy, w], strides=[sh, sw], dilations=[dh, dw_], group=int(attrs["group"]))
     ends = [min(p[0] + size[0], full[0]), min(p[1] + size[1], full[1])]

@@ -193,9 +193,13 @@ def _f32c(emit, value, like: str) -> str:
     return emit.op("CastLike", [emit.const(np.float32(value)), like])
 
 
+def _unscaled_onnx(emit, g: str, attrs) -> str:
+    """The gradient divided by the optimizer's loss_scale."""
+    return emit.op("Div", [g, _f32c(emit, attrs["loss_scale"], g)]) if attrs["loss_scale"] != 1.0 else g
+
+
 def _decayed_onnx(emit, g: str, p: str, attrs) -> str:
-    if attrs["loss_scale"] != 1.0:
-        g = emit.op("Div", [g, _f32c(emit, attrs["loss_scale"], g)])
+    g = _unscaled_onnx(emit, g, attrs)
     if attrs["weight_decay"]:
         g = emit.op("Add", [g, emit.op("Mul", [p, _f32c(emit, attrs["weight_decay"], p)])])
     return g
@@ -255,8 +259,7 @@ def _adam_onnx(emit, inputs, attrs, draws):
 @lowering(ADAMW)
 def _adamw_onnx(emit, inputs, attrs, draws):
     p, g, m, v, lr = inputs
-    if attrs["loss_scale"] != 1.0:
-        g = emit.op("Div", [g, _f32c(emit, attrs["loss_scale"], g)])
+    g = _unscaled_onnx(emit, g, attrs)
     one = _f32c(emit, 1.0, p)
     b1 = emit.op("Sub", [one, _f32c(emit, attrs["beta1"], p)])
     b2 = emit.op("Sub", [one, _f32c(emit, attrs["beta2"], p)])

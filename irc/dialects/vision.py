@@ -741,18 +741,20 @@ def resize_image(x: np.ndarray, out_h: int, out_w: int, interpolation: str = "li
     """:func:`resize_batch` of one HWC image (per-sample ops call it once an
     image: OpenCV directly, no batch to allocate and fill)."""
     if _opencv_resizes(x, out_h, out_w, interpolation):
-        y = _opencv().resize(x, (out_w, out_h), interpolation=_opencv().INTER_LINEAR)
-        return y.reshape(out_h, out_w, x.shape[2])    # OpenCV drops a single channel axis
+        return _resize_one_cv2(x, out_h, out_w)
     return resize_batch(x[None], out_h, out_w, interpolation)[0]
 
 
-def _resize_linear_cv2(x: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
+def _resize_one_cv2(x: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
     cv2 = _opencv()
-    n, _, _, c = x.shape
-    out = np.empty((n, out_h, out_w, c), np.uint8)
-    for i in range(n):
-        y = cv2.resize(x[i], (out_w, out_h), interpolation=cv2.INTER_LINEAR)
-        out[i] = y.reshape(out_h, out_w, c)    # OpenCV drops a single channel axis
+    y = cv2.resize(x, (out_w, out_h), interpolation=cv2.INTER_LINEAR)
+    return y.reshape(out_h, out_w, x.shape[2])    # OpenCV drops a single channel axis
+
+
+def _resize_linear_cv2(x: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
+    out = np.empty((len(x), out_h, out_w, x.shape[3]), np.uint8)
+    for i in range(len(x)):
+        out[i] = _resize_one_cv2(x[i], out_h, out_w)
     return out
 
 

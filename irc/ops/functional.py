@@ -808,9 +808,9 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     """``ops.clip_by_global_norm(x, clip_norm=1.0)``: every tensor of the tuple
     ``x`` times ``clip_norm / max(global_norm, clip_norm)``, the global norm the
     square root of all their squares' sum (MindSpore's order of operations)."""
-    if use_norm is not None:
-        raise UnsupportedError("clip_by_global_norm: use_norm is not supported by irc (MindSpore "
-                               "ignores it too)", where=user_frame())
+    if use_norm is not None:      # MindSpore's own refusal: the argument is reserved
+        raise UserValueError(f"clip_by_global_norm: use_norm supports only None, got {use_norm!r}",
+                             where=user_frame())
     if isinstance(clip_norm, bool) or not isinstance(clip_norm, (int, float)) or clip_norm <= 0:
         raise _error(f"clip_by_global_norm: clip_norm must be a positive number, got {clip_norm!r}")
     tensors = tuple(x) if isinstance(x, (tuple, list)) else (x,)

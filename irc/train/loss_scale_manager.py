@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import numbers
 
+from ..diagnostics import UserTypeError, UserValueError, user_frame
+
 __all__ = ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"]
 
 
 def _number(cls: str, name: str, value, minimum: float) -> float:
+    """``value`` checked as MindSpore checks it (TypeError / ValueError), at the user's line."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{cls}', the argument '{name}' must be a number, "
-                        f"but got {type(value).__name__}")
+        raise UserTypeError(f"{cls}: {name} must be a number, got {type(value).__name__}",
+                            where=user_frame())
     if value < minimum:
-        raise ValueError(f"For '{cls}', the argument '{name}' must be >= {minimum:g}, but got {value}")
+        raise UserValueError(f"{cls}: {name} must be >= {minimum:g}, got {value}", where=user_frame())
     return value
 
 
@@ -45,8 +48,8 @@ class FixedLossScaleManager(LossScaleManager):
     def __init__(self, loss_scale=128.0, drop_overflow_update=True):
         self._loss_scale = _number("FixedLossScaleManager", "loss_scale", loss_scale, 1)
         if not isinstance(drop_overflow_update, bool):
-            raise TypeError("For 'FixedLossScaleManager', the argument 'drop_overflow_update' must be "
-                            f"a bool, but got {type(drop_overflow_update).__name__}")
+            raise UserTypeError("FixedLossScaleManager: drop_overflow_update must be a bool, got "
+                                f"{type(drop_overflow_update).__name__}", where=user_frame())
         self._drop_overflow_update = drop_overflow_update
 
     def get_loss_scale(self):
@@ -74,10 +77,10 @@ class DynamicLossScaleManager(LossScaleManager):
         cls = "DynamicLossScaleManager"
         self.loss_scale = _number(cls, "init_loss_scale", init_loss_scale, 1)
         if isinstance(scale_window, bool) or not isinstance(scale_window, int) or scale_window <= 0:
-            raise ValueError(f"For '{cls}', the argument 'scale_window' must be a positive int, "
-                             f"but got {scale_window!r}")
+            raise UserValueError(f"{cls}: scale_window must be a positive int, got {scale_window!r}",
+                                 where=user_frame())
         if isinstance(scale_factor, bool) or not isinstance(scale_factor, numbers.Real) or scale_factor <= 0:
-            raise ValueError(f"For '{cls}', the argument 'scale_factor' must be > 0, but got {scale_factor!r}")
+            raise UserValueError(f"{cls}: scale_factor must be > 0, got {scale_factor!r}", where=user_frame())
         self.scale_window, self.scale_factor = scale_window, scale_factor
         self.increase_ratio, self.decrease_ratio = scale_factor, 1 / scale_factor
         self.cur_iter, self.last_overflow_iter = 1, 0
