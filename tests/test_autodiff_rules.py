@@ -427,6 +427,26 @@ def test_conv_weight_grad_on_huge_images_is_a_gemm_per_tap():
     check_onnx(gm, names, weights, 5e-4)
 
 
+@pytest.mark.parametrize("shapes,attrs,form", [
+    # 16 channels, stride 2, asymmetric ("same") pads: the NHWC pixels gathered per window
+    ([(2, 16, 9, 9), (3, 16, 3, 3)], {"strides": [2, 2], "pads": [0, 0, 1, 1]}, "Gather"),
+    # a small image, stride 1, a dilated kernel reaching into the padding
+    ([(2, 16, 6, 5), (3, 16, 3, 3)], {"pads": [2, 1, 2, 1], "dilations": [2, 1]}, "Gather"),
+    # a 3-channel 7x7/2 stem on 16x16 output: a Conv with dy as the dilated kernel
+    ([(2, 3, 32, 32), (4, 3, 7, 7)], {"strides": [2, 2], "pads": [3, 3, 3, 3]}, "Conv"),
+])
+def test_conv_weight_grad_forms(shapes, attrs, form):
+    """dW takes the form measured fastest for its shape (``_conv_weight_form``)
+    and equals the reference gradient."""
+    weights = {f"p{i}": RNG.normal(size=s) for i, s in enumerate(shapes)}
+    m, names = build("nn.Conv", shapes, attrs)
+    gm = gradients_of(m, names)
+    gm.weights.update(weights)
+    ops = [n.op_type for n in lower_graph(gm, "device").graph.node]
+    assert ops.count(form) == (1 if form == "Gather" else 2)    # forward and dW (dX: Col2Im)
+    check_onnx(gm, names, weights, 5e-4)
+
+
 @pytest.mark.parametrize("shape,attrs", [
     ((2, 4, 1, 1), {"pads": [1, 1, 1, 1]}),                          # only the centre tap sees data
     ((2, 4, 2, 2), {"strides": [2, 2], "pads": [1, 1, 1, 1]}),

