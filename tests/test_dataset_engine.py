@@ -16,7 +16,7 @@ import irc
 import irc.dataset as ds
 import irc.dataset.transforms as transforms
 import irc.dataset.vision as vision
-from irc.backends.host_engine import HostEngine
+from irc.backends.host_engine import HostEngine, WorkerTrial
 from irc.dataset import config
 from irc.dialects import draws as draws_mod
 from irc.dialects import dataset as D
@@ -107,6 +107,9 @@ def test_random_ops_draw_by_position_whatever_the_chunking_and_workers(monkeypat
 
     reference = rows(pipeline(1))
     monkeypatch.setattr(D.ImageFolderReader, "chunk_rows", 5)
+    # phases of the worker trial switch between 4 workers and 1 every chunk
+    monkeypatch.setattr(WorkerTrial, "MIN_ROWS", 1)
+    monkeypatch.setattr(WorkerTrial, "MIN_SECONDS", 0.0)
     for workers in (1, 4):
         again = rows(pipeline(workers))
         assert all(np.array_equal(a["image"], b["image"]) for a, b in zip(reference, again))
@@ -313,6 +316,40 @@ def test_workers_run_rows_in_parallel():
     # 7x alone here; 2x measured with the whole suite running beside it on
     # 2 cores: serial workers would be 1x
     assert parallel < 0.7 * serial, (serial, parallel)
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.mark.parametrize("per_row_workers, per_row_one, kept", [
+    (1.0, 2.0, 4),      # the workers pay
+    (2.0, 1.0, 1),      # one is faster: the GIL is the bottleneck
+    (1.0, 0.95, 4),     # within the margin: the workers stay
+])
+def test_worker_trial_keeps_the_faster_width(per_row_workers, per_row_one, kept):
+    clock = _Clock()
+    trial = WorkerTrial(4, clock)
+    widths = []
+    chosen = None
+    while chosen is None:
+        widths.append(trial.width)
+        # the warm-up phase is slow whatever the width: not counted
+        per_row = 50.0 if len(widths) == 1 else per_row_workers if trial.width == 4 else per_row_one
+        while True:
+            clock.now += per_row * 32
+            if trial.ends_phase(32):
+                break
+        trial.restart()           # an epoch boundary inside a phase: its gap is not counted
+        clock.now += 1000.0
+        trial.restart()
+        chosen = trial.finish_phase()
+    assert widths == [4, 4, 1, 4, 1]
+    assert chosen == kept
 
 
 def test_errors_in_workers_do_not_hang():
