@@ -29,10 +29,10 @@ Design
   numpy's large array ops release the GIL, threads share the arrays where
   processes would pickle every chunk both ways, and on this project's
   2-core machine processes measured no faster (``benchmarks/pipeline.py``,
-  last table).  ``num_parallel_workers`` is an upper bound: each segment
-  first times its rows on all its workers and on one (:class:`WorkerTrial`)
-  and keeps the faster, since threads lose where the ops hold the GIL
-  between short calls.  File sources read their rows inside the worker too (lazy
+  last table).  ``num_parallel_workers`` is an upper bound: a segment
+  times its first rows in the producer's thread and uses its workers only
+  where rows are long enough for threads to pay (``SegmentExec._parallel``);
+  short ones lose on threads, the GIL handed around between short calls.  File sources read their rows inside the worker too (lazy
   chunks).  BLAS is held to one thread while a run is active (see
   :class:`_SingleThreadedBlas`).
 * **Prefetch.**  One producer thread runs the executors and puts finished
@@ -198,10 +198,9 @@ class SegmentExec:
         self.pick = [index[v] for v in out_values] if not steps else None
         # ops without host_batch run row by row: hand the workers small pieces
         self.per_row = any(s.opdef.host_batch_fn is None for s in steps)
-        # the workers' measured worth: None until the trial below ends, then
-        # how many of them run (``workers`` or 1)
-        self.trial = WorkerTrial(self.workers) if self.workers > 1 else None
-        self.width: Optional[int] = None if self.trial else 1
+        # whether the workers pay (None: not measured yet; see _parallel)
+        self.wide: Optional[bool] = None if self.workers > 1 else False
+        self._probed = [0.0, 0]         # seconds, rows run in this thread so far
 
     def apply(self, chunk: Chunk, state) -> Chunk:
         env = dict(zip(self.in_values, chunk.data()))
@@ -216,7 +215,7 @@ class SegmentExec:
             if self.pick is not None:
                 for chunk in source:
                     yield chunk.pick(self.pick)
-            elif self.width == 1:
+            elif self.workers == 1:
                 for chunk in source:
                     yield self.apply(chunk, state)
             else:
@@ -224,95 +223,64 @@ class SegmentExec:
         finally:
             source.close()
 
-    def _pieces(self, chunk: Chunk, width: int):
+    def _pieces(self, chunk: Chunk):
         """A chunk cut so that every worker gets rows (row-by-row ops only):
         one piece per worker (smaller pieces cost more in handing over,
         threads waking and batch-level ops' calls than they win in balance)."""
-        step = max(2, -(-chunk.n // width)) if self.per_row else chunk.n
+        step = max(2, -(-chunk.n // self.workers)) if self.per_row else chunk.n
         for a in range(0, chunk.n, step):
             yield chunk if step >= chunk.n else chunk.slice(a, min(a + step, chunk.n))
 
+    # Rows that take less than this (run alone) go faster on one worker than
+    # on Python threads: between short calls into C the GIL is handed back
+    # and forth (ImageFolder's chain, 2 workers, 2 cores: 96 us a row at 32x32
+    # ran 13-33% slower on the threads; 230 us at 224 from small JPEGs 8%
+    # faster, 980 us from ImageNet-sized ones 1.6x).
+    WIDE_ROW_SECONDS = 150e-6
+    PROBE_ROWS = 64                 # timed, after as many untimed (first calls, cold caches)
+
     def _parallel(self, source, state):
+        """Chunks on the workers, in order, ``2 * workers`` in flight; the
+        first ``PROBE_ROWS`` rows run in this thread, timed, to see whether
+        the workers pay (``WIDE_ROW_SECONDS``)."""
         pool = state.pool(self)
         pending: list = []
-        trial = self.trial
-        if trial is not None:
-            trial.restart()
+        window = 2 * self.workers
         try:
             for chunk in source:
-                width = self.width or trial.width
-                if width == 1:              # in this thread: no handing over
+                if self.wide is None:       # probing: the rows still to time, in this thread
+                    head = min(chunk.n, 2 * self.PROBE_ROWS - self._probed[1])
+                    yield self._probe(chunk if head == chunk.n else chunk.slice(0, head), state)
+                    if head == chunk.n:
+                        continue
+                    chunk = chunk.slice(head, chunk.n)
+                if not self.wide:
                     yield self.apply(chunk, state)
-                for piece in self._pieces(chunk, width) if width > 1 else ():
+                    continue
+                for piece in self._pieces(chunk):
                     pending.append(pool.submit(self.apply, piece, state))
-                    while len(pending) >= 2 * width or (pending and pending[0].done()):
+                    while len(pending) >= window or (pending and pending[0].done()):
                         yield pending.pop(0).result()
-                if trial is not None and trial.ends_phase(chunk.n):
-                    while pending:          # a phase's time includes its own rows only
-                        yield pending.pop(0).result()
-                    self.width = trial.finish_phase()
-                    if self.width is not None:
-                        self.trial = trial = None
             while pending:
                 yield pending.pop(0).result()
-            if trial is not None:
-                trial.lap()
         finally:
             for f in pending:
                 f.cancel()
 
-
-class WorkerTrial:
-    """Whether a segment's workers pay: rows are run in alternating phases
-    with every worker and with one (in the producer's thread), and the
-    segment keeps the faster.  Python threads only gain where the ops
-    release the GIL for long enough: ImageFolder's chain at 224 (a 2 ms
-    decode) runs 1.6x faster on two workers, at 32x32 (33 us) 13% slower,
-    the GIL handed back and forth around every short call.  The rows and
-    their order are the same either way (draws depend on row positions)."""
-
-    PHASES = 5              # warm-up (not counted), then workers, one, workers, one
-    MIN_ROWS = 128          # rows and seconds a phase lasts at least
-    MIN_SECONDS = 0.05
-    MARGIN = 1.1            # one worker must be this much faster to be kept
-
-    def __init__(self, workers: int, clock=time.perf_counter):
-        self.workers, self.clock = workers, clock
-        self.seconds = {workers: 0.0, 1: 0.0}
-        self.rows = {workers: 0, 1: 0}
-        self.phase, self.phase_rows, self.phase_seconds = 0, 0, 0.0
-        self.restart()
-
-    @property
-    def width(self) -> int:
-        return 1 if self.phase % 2 == 0 and self.phase else self.workers
-
-    def restart(self) -> None:
-        """A new epoch: the time between epochs is not the segment's."""
-        self.mark = self.clock()
-
-    def lap(self) -> None:
-        now = self.clock()
-        self.phase_seconds += now - self.mark
-        self.mark = now
-
-    def ends_phase(self, rows: int) -> bool:
-        """Count a chunk's rows; whether the phase has lasted long enough."""
-        self.phase_rows += rows
-        self.lap()
-        return self.phase_rows >= self.MIN_ROWS and self.phase_seconds >= self.MIN_SECONDS
-
-    def finish_phase(self) -> Optional[int]:
-        """Record the phase that just drained; the chosen width after the last."""
-        self.lap()
-        if self.phase:              # the warm-up starts the threads and reads cold files
-            self.seconds[self.width] += self.phase_seconds
-            self.rows[self.width] += self.phase_rows
-        self.phase, self.phase_rows, self.phase_seconds = self.phase + 1, 0, 0.0
-        if self.phase < self.PHASES:
-            return None
-        per_row = {w: self.seconds[w] / max(self.rows[w], 1) for w in self.seconds}
-        return 1 if per_row[1] * self.MARGIN < per_row[self.workers] else self.workers
+    def _probe(self, chunk: Chunk, state) -> Chunk:
+        """``apply`` in this thread, timed past the first ``PROBE_ROWS`` rows;
+        the workers' worth once ``PROBE_ROWS`` more are timed."""
+        start = time.perf_counter()
+        out = self.apply(chunk, state)
+        rows = self._probed[1] + chunk.n
+        timed = max(0, rows - self.PROBE_ROWS)
+        if timed:
+            # a chunk that straddles the untimed rows counts for its timed share
+            self._probed[0] += (time.perf_counter() - start) * min(1.0, timed / chunk.n)
+        self._probed[1] = rows
+        if timed >= self.PROBE_ROWS:
+            self.wide = self._probed[0] / timed >= self.WIDE_ROW_SECONDS
+        return out
 
 
 # =============================================================================

@@ -16,7 +16,7 @@ import irc
 import irc.dataset as ds
 import irc.dataset.transforms as transforms
 import irc.dataset.vision as vision
-from irc.backends.host_engine import HostEngine, WorkerTrial
+from irc.backends.host_engine import HostEngine, SegmentExec
 from irc.dataset import config
 from irc.dialects import draws as draws_mod
 from irc.dialects import dataset as D
@@ -107,9 +107,9 @@ def test_random_ops_draw_by_position_whatever_the_chunking_and_workers(monkeypat
 
     reference = rows(pipeline(1))
     monkeypatch.setattr(D.ImageFolderReader, "chunk_rows", 5)
-    # phases of the worker trial switch between 4 workers and 1 every chunk
-    monkeypatch.setattr(WorkerTrial, "MIN_ROWS", 1)
-    monkeypatch.setattr(WorkerTrial, "MIN_SECONDS", 0.0)
+    # the first 10 rows run in the producer's thread, the rest on the workers
+    monkeypatch.setattr(SegmentExec, "PROBE_ROWS", 10)
+    monkeypatch.setattr(SegmentExec, "WIDE_ROW_SECONDS", 0.0)
     for workers in (1, 4):
         again = rows(pipeline(workers))
         assert all(np.array_equal(a["image"], b["image"]) for a, b in zip(reference, again))
@@ -297,7 +297,9 @@ def test_no_thread_outlives_its_iterator():
     assert wait_threads(baseline) == baseline
 
 
-def test_workers_run_rows_in_parallel():
+def test_workers_run_rows_in_parallel(monkeypatch):
+    monkeypatch.setattr(SegmentExec, "PROBE_ROWS", 8)      # timed in one thread, before the workers
+
     def slow(a):
         time.sleep(0.004)     # releases the GIL, as Pillow decoding and big numpy ops do
         return a
@@ -318,38 +320,32 @@ def test_workers_run_rows_in_parallel():
     assert parallel < 0.7 * serial, (serial, parallel)
 
 
-class _Clock:
-    def __init__(self):
-        self.now = 0.0
+def _map_segments(executor):
+    """The SegmentExecs of a plan that run map ops, outermost first."""
+    found = []
+    while executor is not None:
+        if isinstance(executor, SegmentExec) and executor.steps:
+            found.append(executor)
+        executor = getattr(executor, "child", None)
+    return found
 
-    def __call__(self):
-        return self.now
 
+@pytest.mark.parametrize("nap, wide", [(0.002, True), (0.0, False)])
+def test_workers_are_used_where_rows_are_long_enough(nap, wide):
+    """Rows that sleep 2 ms (the GIL released, as in a large decode) run on
+    the 4 workers after the probe; rows with no work at all stay in the
+    producer's thread (threads would only hand the GIL around).  The rows
+    are the same either way."""
+    def work(a):
+        if nap:
+            time.sleep(nap)
+        return a
 
-@pytest.mark.parametrize("per_row_workers, per_row_one, kept", [
-    (1.0, 2.0, 4),      # the workers pay
-    (2.0, 1.0, 1),      # one is faster: the GIL is the bottleneck
-    (1.0, 0.95, 4),     # within the margin: the workers stay
-])
-def test_worker_trial_keeps_the_faster_width(per_row_workers, per_row_one, kept):
-    clock = _Clock()
-    trial = WorkerTrial(4, clock)
-    widths = []
-    chosen = None
-    while chosen is None:
-        widths.append(trial.width)
-        # the warm-up phase is slow whatever the width: not counted
-        per_row = 50.0 if len(widths) == 1 else per_row_workers if trial.width == 4 else per_row_one
-        while True:
-            clock.now += per_row * 32
-            if trial.ends_phase(32):
-                break
-        trial.restart()           # an epoch boundary inside a phase: its gap is not counted
-        clock.now += 1000.0
-        trial.restart()
-        chosen = trial.finish_phase()
-    assert widths == [4, 4, 1, 4, 1]
-    assert chosen == kept
+    d = ds.NumpySlicesDataset({"a": np.arange(300)}, shuffle=False).map(work, "a", num_parallel_workers=4)
+    engine = d._engine()
+    assert [int(r["a"]) for r in engine.rows(1)] == list(range(300))
+    (segment,) = _map_segments(engine.plan.root)
+    assert segment.wide is wide
 
 
 def test_errors_in_workers_do_not_hang():
