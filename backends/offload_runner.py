@@ -23,7 +23,7 @@ from irc.passes.pipeline_columns import skip_pipeline_ops
 from .host_engine import DONE, EPOCH_END, Engine, HostEngine
 from .host_stream import col_row, pos_key
 from .onnx_lowering import lower_graph
-from .runtime import Session
+from .runtime import Session, lowering_options, providers_for
 from .settings import settings
 
 
@@ -58,7 +58,9 @@ class OffloadEngine(Engine):
         self.names = self.host.names
         self.maps = offloaded_maps(module, offload, self.names)
         graph = module.graph(offload)
-        self.session = Session(lower_graph(module, offload), device_target=device_target)
+        providers = providers_for(device_target)
+        self.session = Session(lower_graph(module, offload, options=lowering_options(providers)),
+                               providers=providers)
         ret = graph.find("return")[0]
         self.out_names = list(ret.attrs.get("names") or [])
         host_graph = module.graph(host)

@@ -22,6 +22,9 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from irc.dialects.nn import reduced_shape, reshape_target
+from irc.ir.types import TensorType, from_numpy_dtype
+
 OPSET = 21          # <= 21: CUDA MaxPool with Indices (see README)
 IR_VERSION = 10     # onnxruntime 1.31 accepts at most 13; onnx 1.23 writes 14
 
@@ -162,24 +165,21 @@ class Emitter:
         if op_type in SHAPE_PRESERVING and all(shape is not None for shape in shapes):
             self.static[out] = (np.broadcast_shapes(*shapes), dtype)
         elif op_type == "Reshape" and inputs[1] in self.constants:
-            copy = not attrs.get("allowzero", 0)      # 0 copies the input's dimension
-            dims = [shapes[0][i] if d == 0 and copy else int(d)
-                    for i, d in enumerate(self.constants[inputs[1]])]
-            if -1 in dims:
-                known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
-                dims[dims.index(-1)] = int(np.prod(shapes[0], dtype=np.int64)) // max(known, 1)
-            self.static[out] = (tuple(dims), dtype)
+            target = [int(d) for d in self.constants[inputs[1]]]
+            if attrs.get("allowzero", 0):       # 0 is a 0, not a copy
+                if -1 not in target:
+                    self.static[out] = (tuple(target), dtype)
+            else:       # the dialect's rules, ONNX's own: one op's shape arithmetic in one place
+                self.static[out] = (reshape_target("Reshape", _carrier(shapes[0], dtype), target), dtype)
         elif op_type == "ConstantOfShape" and inputs[0] in self.constants:
             value = attrs.get("value")
             dtype = np.dtype(np.float32) if value is None else helper.tensor_dtype_to_np_dtype(value.data_type)
             self.static[out] = (tuple(int(d) for d in self.constants[inputs[0]]), dtype)
         elif op_type in ("ReduceSum", "ReduceMean") and len(inputs) == 2 and inputs[1] in self.constants \
                 and self.constants[inputs[1]].size:
-            rank, keep = len(shapes[0]), attrs.get("keepdims", 1)
-            axes = {int(a) % rank for a in self.constants[inputs[1]].ravel()}
-            dims = [1 if i in axes else d for i, d in enumerate(shapes[0])] if keep else \
-                [d for i, d in enumerate(shapes[0]) if i not in axes]
-            self.static[out] = (tuple(dims), dtype)
+            axes = [int(a) for a in self.constants[inputs[1]].ravel()]
+            dims = reduced_shape(op_type, _carrier(shapes[0], dtype), axes, attrs.get("keepdims", 1))
+            self.static[out] = (dims, dtype)
 
     def const(self, value, dtype=None, name_hint: str = "const") -> str:
         """A constant initializer; numpy scalars and arrays keep their dtype."""
@@ -239,6 +239,15 @@ class Emitter:
             else:
                 _FOLDED[key] = None
         return _FOLDED[key]
+
+
+def _carrier(shape: tuple[int, ...], dtype: Optional[np.dtype]) -> TensorType:
+    """A static shape as the TensorType the dialect's shape rules read (its
+    dtype only names it in their messages)."""
+    try:
+        return TensorType(from_numpy_dtype(dtype), shape)
+    except (TypeError, ValueError):
+        return TensorType("f32", shape)
 
 
 def _result_too_large(op_type: str, values: list) -> bool:

@@ -17,7 +17,7 @@ an error in onnxruntime points back at the IR and the script.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Mapping, Optional, Union
+from typing import Collection, Optional, Union
 
 import numpy as np
 import onnx
@@ -118,9 +118,8 @@ def value_info(name: str, t: TensorType) -> onnx.ValueInfoProto:
 def lower_graph(module: Module, graph_name: str = "device", *,
                 params_as_inputs: ParamsAsInputs = False, check: bool = True,
                 model_name: Optional[str] = None,
-                external: Optional[ExternalWeights] = None, target: str = "cpu",
-                sizes: Optional[Mapping[str, int]] = None,
-                deterministic: bool = False) -> onnx.ModelProto:
+                external: Optional[ExternalWeights] = None,
+                options: LoweringOptions = LoweringOptions()) -> onnx.ModelProto:
     """The ONNX model (opset ``OPSET``, IR version ``IR_VERSION``) of one graph.
 
     ``params_as_inputs``: False keeps every parameter as an initializer; True
@@ -130,11 +129,9 @@ def lower_graph(module: Module, graph_name: str = "device", *,
     seen as typed inputs: the checker copies the model it is given twice, and
     the weights are numpy arrays made initializers by ``numpy_helper``.
     ``external``: parameters whose bytes lie in a file point at them there.
-    ``target`` ("cpu" or "cuda"), ``sizes`` (symbolic dimensions bound to
-    numbers) and ``deterministic``: what it is lowered for
-    (:class:`LoweringOptions`; the results are the same).
+    ``options``: what it is lowered for (target, sizes, determinism; the
+    results are the same).
     """
-    options = LoweringOptions(target, dict(sizes or {}), deterministic)
     model = _lowered(module, graph_name, params_as_inputs, model_name, NodeNames(), external, options)
     if check:
         onnx.checker.check_model(_without_weights(model), full_check=True)

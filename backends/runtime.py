@@ -56,6 +56,7 @@ from onnx import helper
 from irc.diagnostics import UserError, UserRuntimeError, shorten, user_frame
 from irc.ir.types import TensorType, from_numpy_dtype
 
+from .onnx_emitter import LoweringOptions
 from .reference import check_feed
 from .settings import settings
 
@@ -176,6 +177,12 @@ def cuda_provider_options() -> dict[str, str]:
     if settings.deterministic:
         options["cudnn_conv_algo_search"] = "DEFAULT"
     return options
+
+
+def lowering_options(providers: Sequence[str]) -> LoweringOptions:
+    """What a model run on ``providers`` is lowered for: their target, and
+    the context's determinism."""
+    return LoweringOptions(target_of(providers), deterministic=settings.deterministic)
 
 
 def target_of(providers: Sequence[str]) -> str:

@@ -34,16 +34,16 @@ from irc.ir.traits import Collective
 
 from . import collectives
 from .label_checks import check_labels, label_bounds
+from .onnx_emitter import LoweringOptions
 from .onnx_lowering import lower_graph
 from .runtime import (
     default_options,
     inference_session,
+    lowering_options,
     node_origins,
     providers_for,
-    target_of,
     run_with_iobinding,
 )
-from .settings import settings
 
 _INTERFACE = ("input", "param", "const")
 
@@ -163,18 +163,18 @@ def cut(graph: Graph) -> tuple[list[Piece], dict[int, list[Node]]]:
 
 
 def lower_pieces(module: Module, graph_name: str, *, params_as_inputs: bool = False,
-                 target: str = "cpu", deterministic: bool = False):
+                 options: LoweringOptions = LoweringOptions()):
     """The cut of ``graph_name`` lowered: (pieces with their ONNX models,
     collectives after each stage).  Parameters are initializers unless
     ``params_as_inputs`` (the runtime binds them from its device state);
-    ``target`` and ``deterministic`` as for ``lower_graph``."""
+    ``options`` as for ``lower_graph``."""
     pieces, after = cut(module.graph(graph_name))
     scratch = Module(module.name)
     scratch.weights = module.weights
     for piece in pieces:
         scratch.graphs[piece.graph.name] = piece.graph
         piece.model = lower_graph(scratch, piece.graph.name, params_as_inputs=params_as_inputs,
-                                  check=False, target=target, deterministic=deterministic)
+                                  check=False, options=options)
         piece.output_names = [o.name for o in piece.model.graph.output]
         piece.params = [n.attrs["name"] for n in piece.graph.find("param")]
     return pieces, after
@@ -220,9 +220,8 @@ class StagedProgram:
         self.graph: Graph = module.graph(graph_name)
         self.comm = collectives.communicator()
         self.providers = providers_for(device_target)
-        pieces, after = lower_pieces(module, graph_name, params_as_inputs=True,
-                                     target=target_of(self.providers),
-                                     deterministic=settings.deterministic)
+        self.lowering = lowering_options(self.providers)
+        pieces, after = lower_pieces(module, graph_name, params_as_inputs=True, options=self.lowering)
         self._agree(after)
         for piece in pieces:
             piece.session = inference_session(piece.model.SerializeToString(),
@@ -231,7 +230,7 @@ class StagedProgram:
         self.provider = pieces[0].session.get_providers()[0] if pieces else "CPUExecutionProvider"
         self.device = "cpu"      # values cross pieces and the engine through host memory
         read_interface(self, self.graph)
-        self.label_checks = label_bounds(module, self.graph, target_of(self.providers))
+        self.label_checks = label_bounds(module, self.graph, self.lowering.target)
         # the schedule: per stage its piece (None when the stage has no ops) and collectives
         by_stage = {p.index: p for p in pieces}
         self.schedule = [(by_stage.get(k), after[k]) for k in sorted(after)]

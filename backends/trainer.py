@@ -30,6 +30,7 @@ to :class:`TrainRun`:
 """
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -48,9 +49,9 @@ from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
 
 from .label_checks import check_labels, label_bounds
+from .onnx_emitter import LoweringOptions
 from .onnx_lowering import lower_graph
 from .runtime import run_with_iobinding
-from .settings import settings
 from .signals import SignalGuard
 from .staged import StagedProgram, communicates
 
@@ -60,12 +61,10 @@ from .staged import StagedProgram, communicates
 
 
 def lower_training_graph(module: Module, graph_name: str, *, check: bool = True,
-                         target: str = "cpu", sizes: Optional[dict] = None,
-                         deterministic: bool = False) -> onnx.ModelProto:
+                         options: LoweringOptions = LoweringOptions()) -> onnx.ModelProto:
     """The ONNX model of a training graph, every parameter a graph input
     (the runtime keeps their values on the device and binds them each call)."""
-    return lower_graph(module, graph_name, params_as_inputs=True, check=check, target=target,
-                       sizes=sizes, deterministic=deterministic)
+    return lower_graph(module, graph_name, params_as_inputs=True, check=check, options=options)
 
 
 @dataclass
@@ -119,13 +118,13 @@ class Program:
 
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
                  threads: Optional[int] = None, cuda_graphs: bool = True):
-        from .runtime import default_options, providers_for, target_of
+        from .runtime import default_options, lowering_options, providers_for
         self.graph: Graph = module.graph(graph_name)
         self.module, self.graph_name = module, graph_name
         self.providers = providers_for(device_target)
-        self.target = target_of(self.providers)
+        self.lowering = lowering_options(self.providers)
+        self.target = self.lowering.target
         self.options = default_options(threads)
-        self.deterministic = settings.deterministic
         model = self._lower({}, check=True)
         self._interface(model)
         # On CUDA a session is made at the first call, specialised to the
@@ -208,9 +207,8 @@ class Program:
         return self.sessions[key]
 
     def _lower(self, sizes: dict, check: bool = False) -> onnx.ModelProto:
-        return lower_training_graph(self.module, self.graph_name, target=self.target,
-                                    sizes=sizes or None, check=check,
-                                    deterministic=self.deterministic)
+        return lower_training_graph(self.module, self.graph_name, check=check,
+                                    options=dataclasses.replace(self.lowering, sizes=dict(sizes)))
 
     def _replay_plainly(self, graphs):
         """The session of ``graphs`` remade without CUDA graphs."""

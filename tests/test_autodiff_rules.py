@@ -7,6 +7,7 @@ import onnxruntime as ort
 import pytest
 
 from irc import passes
+from irc.backends.onnx_emitter import LoweringOptions
 from irc.backends.onnx_lowering import lower_graph
 from irc.backends.reference import run_graph
 from irc.ir.graph import Module
@@ -115,7 +116,7 @@ def check_onnx(gm, names, weights, tol, target="cpu", deterministic=False):
            for k, v in {**gm.weights, **weights}.items()}
     m32.weights = w32
     ref = run_graph(m32, "device", {}, weights=w32)
-    model = lower_graph(m32, "device", target=target, deterministic=deterministic)
+    model = lower_graph(m32, "device", options=LoweringOptions(target, deterministic=deterministic))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = sess.run(None, {})
     for r, o in zip(ref, got):
@@ -244,7 +245,8 @@ def test_deterministic_maxpool_grad_for_cuda(attrs):
     m, names = build("nn.MaxPool", shapes, attrs)
     gm = gradients_of(m, names)
     gm.weights.update(weights)
-    ops = {n.op_type for n in lower_graph(gm, "device", target="cuda", deterministic=True).graph.node}
+    cuda = LoweringOptions("cuda", deterministic=True)
+    ops = {n.op_type for n in lower_graph(gm, "device", options=cuda).graph.node}
     assert "ScatterElements" not in ops and "Sum" in ops
     check_onnx(gm, names, weights, 1e-5, target="cuda", deterministic=True)
 
@@ -393,7 +395,7 @@ def test_conv_lowered_for_cuda(attrs):
     m, names = build("nn.Conv", shapes, attrs)
     gm = gradients_of(m, names)
     gm.weights.update(weights)
-    nodes = lower_graph(gm, "device", target="cuda").graph.node
+    nodes = lower_graph(gm, "device", options=LoweringOptions("cuda")).graph.node
     assert "Col2Im" not in {n.op_type for n in nodes}
     assert all(a.ints[:2] == a.ints[2:] for n in nodes if n.op_type == "ConvTranspose"
                for a in n.attribute if a.name == "pads")
@@ -408,7 +410,8 @@ def test_conv_lowered_for_cuda_records_in_a_cuda_graph():
     m, names = build("nn.Conv", shapes, {"pads": [3, 3, 3, 3]})
     gm = gradients_of(m, names)
     gm.weights.update(weights)
-    concats = [len(n.input) for n in lower_graph(gm, "device", target="cuda").graph.node
+    cuda = LoweringOptions("cuda")
+    concats = [len(n.input) for n in lower_graph(gm, "device", options=cuda).graph.node
                if n.op_type == "Concat"]
     assert concats and max(concats) <= 32
     assert max(len(n.input) for n in lower_graph(gm, "device").graph.node if n.op_type == "Concat") == 49

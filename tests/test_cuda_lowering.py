@@ -7,7 +7,7 @@ import pytest
 import irc
 from irc import nn
 from irc.backends import runtime
-from irc.backends.onnx_emitter import FOLD_LIMIT, Emitter
+from irc.backends.onnx_emitter import FOLD_LIMIT, Emitter, LoweringOptions
 from irc.backends.onnx_lowering import lower_graph
 from irc.backends.trainer import DeviceState, Program
 from irc.capture import Job
@@ -63,8 +63,8 @@ def test_a_batch_bound_to_a_number_leaves_no_shape_arithmetic():
     would run on the CPU); left symbolic, they stay nodes (an export runs at
     any batch)."""
     module, _ = _training_module()
-    symbolic = lower_graph(module, "device", params_as_inputs=True, target="cuda")
-    bound = lower_graph(module, "device", params_as_inputs=True, target="cuda", sizes={"N": 4})
+    symbolic = lower_graph(module, "device", params_as_inputs=True, options=LoweringOptions("cuda"))
+    bound = lower_graph(module, "device", params_as_inputs=True, options=LoweringOptions("cuda", {"N": 4}))
     assert {"Shape", "Size"} <= set(_ops(symbolic))
     assert not SHAPE_OPS & set(_ops(bound)), sorted(SHAPE_OPS & set(_ops(bound)))
     assert "Col2Im" not in _ops(bound)
@@ -112,7 +112,7 @@ def test_the_cuda_lowering_trains_as_the_cpu_one():
     feeds = _feeds(3)
     results = []
     for model in (lower_graph(module, "device", params_as_inputs=True),
-                  lower_graph(module, "device", params_as_inputs=True, target="cuda", sizes={"N": 4})):
+                  lower_graph(module, "device", params_as_inputs=True, options=LoweringOptions("cuda", {"N": 4}))):
         sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
         prog = Program(module, "device", device_target="CPU")
         state = {s.name: s.initial(module.weights) for s in prog.params}
@@ -229,7 +229,7 @@ def test_set_deterministic_asks_cuda_for_reproducible_kernels():
     assert runtime.cuda_provider_options()["cudnn_conv_algo_search"] == "DEFAULT"
     assert runtime.default_options().use_deterministic_compute
     module, _ = _training_module()
-    assert Program(module, "device", device_target="CPU").deterministic
+    assert Program(module, "device", device_target="CPU").lowering.deterministic
     irc.set_context(deterministic="OFF")
     assert irc.get_context("deterministic") == "OFF"
     with pytest.raises(UserValueError, match="'ON' or 'OFF'"):
@@ -259,8 +259,8 @@ def test_the_pieces_of_a_staged_program_are_lowered_deterministically_where_aske
                                "y": np.zeros(8, np.int32)}, shuffle=False).batch(4)
     module, _ = _training_module(net=OverlappingPool(), data=data)
     for deterministic in (False, True):
-        pieces, _ = lower_pieces(module, "device", params_as_inputs=True, target="cuda",
-                                 deterministic=deterministic)
+        pieces, _ = lower_pieces(module, "device", params_as_inputs=True,
+                                 options=LoweringOptions("cuda", deterministic=deterministic))
         scatters = ["ScatterElements" in _ops(p.model) for p in pieces]
         assert scatters == [not deterministic], (deterministic, scatters)
 

@@ -689,7 +689,7 @@ def _dropout_host(inputs, attrs, draws):
 # shape manipulation
 # =============================================================================
 
-def _reshape_target(op: str, x: TensorType, shape: list[int]) -> tuple:
+def reshape_target(op: str, x: TensorType, shape: list[int]) -> tuple:
     """ONNX Reshape on symbolic shapes: 0 copies, -1 is inferred."""
     if sum(1 for d in shape if d == -1) > 1:
         raise ValueError(f"{op}: at most one -1 in the shape {list(shape)}")
@@ -749,7 +749,7 @@ def _check_numel(op, x, out, shape):
 
 
 def _infer_reshape(attrs, ins):
-    return [TensorType(ins[0].dtype, _reshape_target("nn.Reshape", ins[0], list(attrs["shape"])))]
+    return [TensorType(ins[0].dtype, reshape_target("nn.Reshape", ins[0], list(attrs["shape"])))]
 
 
 RESHAPE = _nn("Reshape", attrs={"shape": REQUIRED}, infer=_infer_reshape,
@@ -969,7 +969,7 @@ def _cast_host(inputs, attrs, draws):
 # reductions, argmax, one-hot
 # =============================================================================
 
-def _reduced_shape(op, x, axes, keepdims):
+def reduced_shape(op, x, axes, keepdims):
     axes = list(range(x.rank)) if axes is None else _axes(op, axes, x.rank)
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(x.shape))
@@ -984,7 +984,7 @@ def _infer_reduce(name, float_only):
             _need_float(op, x)
         elif x.dtype in ("bool", "bytes"):
             raise TypeError(f"{op}: expected a numeric tensor, got {x}")
-        return [x.with_shape(_reduced_shape(op, x, attrs["axes"], attrs["keepdims"]))]
+        return [x.with_shape(reduced_shape(op, x, attrs["axes"], attrs["keepdims"]))]
     return infer
 
 
@@ -1015,7 +1015,7 @@ REDUCE_OPS = {name: _define_reduce(name, *spec) for name, spec in _REDUCE.items(
 def _infer_argmax(attrs, ins):
     x = ins[0]
     axis = _axis("nn.ArgMax", attrs["axis"], x.rank)
-    return [TensorType("i32", _reduced_shape("nn.ArgMax", x, [axis], attrs["keepdims"]))]
+    return [TensorType("i32", reduced_shape("nn.ArgMax", x, [axis], attrs["keepdims"]))]
 
 
 ARGMAX = _nn("ArgMax", attrs={"axis": -1, "keepdims": 0}, infer=_infer_argmax,
