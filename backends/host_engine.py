@@ -200,7 +200,7 @@ class SegmentExec:
         self.per_row = any(s.opdef.host_batch_fn is None for s in steps)
         # whether the workers pay (None: not measured yet; see _parallel)
         self.wide: Optional[bool] = None if self.workers > 1 else False
-        self._probed = [0.0, 0]         # seconds, rows run in this thread so far
+        self._probes: list[tuple[float, int]] = []     # (seconds, rows) of each probe piece
 
     def apply(self, chunk: Chunk, state) -> Chunk:
         env = dict(zip(self.in_values, chunk.data()))
@@ -233,31 +233,33 @@ class SegmentExec:
 
     # Rows that take less than this (run alone) go faster on one worker than
     # on Python threads: between short calls into C the GIL is handed back
-    # and forth (ImageFolder's chain, 2 workers, 2 cores: 96 us a row at 32x32
-    # ran 13-33% slower on the threads; 230 us at 224 from small JPEGs 8%
-    # faster, 980 us from ImageNet-sized ones 1.6x).
+    # and forth (ImageFolder's chain, 2 workers, 2 cores: 92 us a row at 32x32
+    # ran 13-33% slower on the threads; 250-290 us at 224 from small JPEGs 8%
+    # faster, 1 ms from ImageNet-sized ones 1.6x).  A segment after ``batch``
+    # has batches for rows.
     WIDE_ROW_SECONDS = 150e-6
-    PROBE_ROWS = 64                 # timed, after as many untimed (first calls, cold caches)
+    PROBE_ROWS = 64                 # rows a probe piece holds at most
 
     def _parallel(self, source, state):
         """Chunks on the workers, in order, ``2 * workers`` in flight; the
-        first ``PROBE_ROWS`` rows run in this thread, timed, to see whether
-        the workers pay (``WIDE_ROW_SECONDS``)."""
+        first pieces run in this thread, timed, to see whether the workers
+        pay (``_probe``)."""
         pool = state.pool(self)
         pending: list = []
         window = 2 * self.workers
         try:
             for chunk in source:
-                if self.wide is None:       # probing: the rows still to time, in this thread
-                    head = min(chunk.n, 2 * self.PROBE_ROWS - self._probed[1])
-                    yield self._probe(chunk if head == chunk.n else chunk.slice(0, head), state)
-                    if head == chunk.n:
-                        continue
-                    chunk = chunk.slice(head, chunk.n)
-                if not self.wide:
-                    yield self.apply(chunk, state)
+                rest = chunk
+                while self.wide is None and rest is not None:
+                    head = rest if rest.n <= self.PROBE_ROWS else rest.slice(0, self.PROBE_ROWS)
+                    yield self._probe(head, state)
+                    rest = None if head is rest else rest.slice(head.n, rest.n)
+                if rest is None:
                     continue
-                for piece in self._pieces(chunk):
+                if not self.wide:
+                    yield self.apply(rest, state)
+                    continue
+                for piece in self._pieces(rest):
                     pending.append(pool.submit(self.apply, piece, state))
                     while len(pending) >= window or (pending and pending[0].done()):
                         yield pending.pop(0).result()
@@ -267,19 +269,17 @@ class SegmentExec:
             for f in pending:
                 f.cancel()
 
-    def _probe(self, chunk: Chunk, state) -> Chunk:
-        """``apply`` in this thread, timed past the first ``PROBE_ROWS`` rows;
-        the workers' worth once ``PROBE_ROWS`` more are timed."""
+    def _probe(self, piece: Chunk, state) -> Chunk:
+        """``apply`` in this thread, timed.  The first piece warms up (first
+        calls, cold caches) and is not counted; after two more pieces or
+        ``PROBE_ROWS`` more rows the segment decides on its workers."""
         start = time.perf_counter()
-        out = self.apply(chunk, state)
-        rows = self._probed[1] + chunk.n
-        timed = max(0, rows - self.PROBE_ROWS)
-        if timed:
-            # a chunk that straddles the untimed rows counts for its timed share
-            self._probed[0] += (time.perf_counter() - start) * min(1.0, timed / chunk.n)
-        self._probed[1] = rows
-        if timed >= self.PROBE_ROWS:
-            self.wide = self._probed[0] / timed >= self.WIDE_ROW_SECONDS
+        out = self.apply(piece, state)
+        self._probes.append((time.perf_counter() - start, piece.n))
+        timed = self._probes[1:]
+        rows = sum(n for _, n in timed)
+        if len(timed) >= 2 or rows >= self.PROBE_ROWS:
+            self.wide = sum(seconds for seconds, _ in timed) / rows >= self.WIDE_ROW_SECONDS
         return out
 
 

@@ -1,6 +1,8 @@
 """Every gradient rule against central finite differences (float64, through
 the reference interpreter) and the lowered backward pass (onnxruntime)
 against the reference interpreter."""
+from collections import Counter
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -324,6 +326,29 @@ def test_batch_norm_training_grad_is_two_affine_passes():
     gm.weights.update({n: RNG.normal(size=s) for n, s in zip(names, [(4, 3, 5, 5), (3,), (3,)])})
     ops = [n.op_type for n in lower_graph(gm, "device").graph.node]
     assert ops.count("BatchNormalization") == 3          # the forward and the two maps
+
+
+def test_training_batch_norm_running_inputs_are_its_own():
+    """On the CPU the batch moments come from a training-mode
+    BatchNormalization, which onnxruntime lets write its running-stat outputs
+    into those inputs' buffers: each is made for it alone, by a node no other
+    node repeats (onnxruntime's common-subexpression pass would share it)."""
+    m, names = build("nn.BatchNormalization", [(4, 3, 5, 5), (3,), (3,), (3,), (3,)],
+                     {"training_mode": 1}, const_operands={3: np.zeros(3), 4: np.ones(3)})
+    gm = gradients_of(m, names)
+    gm.weights.update({n: RNG.normal(size=s) for n, s in zip(names, [(4, 3, 5, 5), (3,), (3,)])})
+    graph = lower_graph(gm, "device", params_as_inputs=True).graph
+    producers = {o: n for n in graph.node for o in n.output}
+    consumers = Counter(i for n in graph.node for i in n.input)
+    signature = Counter((n.op_type, tuple(n.input)) for n in graph.node)
+    training = [n for n in graph.node if n.op_type == "BatchNormalization"
+                and any(a.name == "training_mode" and a.i for a in n.attribute)]
+    assert len(training) == 1
+    running = training[0].input[3:5]
+    assert running[0] != running[1]
+    for name in running:
+        node = producers[name]
+        assert consumers[name] == 1 and signature[(node.op_type, tuple(node.input))] == 1
 
 
 # -- losses --------------------------------------------------------------------------------------------
