@@ -190,6 +190,19 @@ def test_a_prefixed_checkpoint_loads_unless_strict():
         (["fc.weight", "fc.bias"], ["net.fc.weight", "net.fc.bias", "other"])
 
 
+def test_a_sub_cell_loads_by_its_parameters_names(tmp_path):
+    """A sub-cell's parameters keep their network's names (``fc.weight``):
+    its checkpoint loads into it with nothing reported, as in MindSpore
+    (found with the transfer-learning tutorial's head re-initialisation)."""
+    path = str(tmp_path / "fc.ckpt")
+    irc.save_checkpoint(Fc().fc, path)
+    values = irc.load_checkpoint(path)
+    assert sorted(values) == ["fc.bias", "fc.weight"]
+    net = Fc()
+    assert irc.load_param_into_net(net.fc, values) == ([], [])
+    assert np.array_equal(net.fc.weight.asnumpy(), values["fc.weight"].asnumpy())
+
+
 def test_shapes_must_agree_but_trailing_ones_are_dropped():
     with pytest.raises(RuntimeError, match=r"fc.weight has shape \(3, 2\) in the network but "
                                            r"\(2, 2\)") as e:

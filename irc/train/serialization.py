@@ -107,8 +107,10 @@ def _entries_of(save_obj, choice_func) -> dict[str, Entry]:
     if hasattr(save_obj, "checkpoint_dict"):
         return _dict_entries(save_obj.checkpoint_dict(), choice_func)
     if isinstance(save_obj, Cell):
-        return {name: _array(p) for name, p in save_obj.parameters_and_names()
-                if choice_func is None or choice_func(name)}
+        # each Parameter's own name, as MindSpore saves (a sub-cell's
+        # ``weight`` is ``head.weight``, the name its network loads)
+        return {p.name: _array(p) for _, p in save_obj.parameters_and_names()
+                if choice_func is None or choice_func(p.name)}
     if isinstance(save_obj, (list, tuple)):
         return _list_entries(list(save_obj), choice_func)
     if isinstance(save_obj, dict):
@@ -441,7 +443,9 @@ def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False,
                                 f"got {key!r}: {type(value).__name__}", where=user_frame(),
                                 hint="wrap values in mindspore.Parameter, or use load_checkpoint's "
                                      "dict")
-    params = dict(net.parameters_and_names())
+    # by each Parameter's own name, as MindSpore matches (a sub-cell's
+    # ``weight`` is ``head.weight`` in the checkpoint of its network)
+    params = {param.name: param for _, param in net.parameters_and_names()}
     not_loaded: list[str] = []
     unused = list(parameter_dict)
     for name, param in params.items():
