@@ -193,6 +193,52 @@ def test_eval_and_predict_after_training():
     np.testing.assert_allclose(out.asnumpy(), net(x).asnumpy(), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("sink", [False, True])
+def test_an_evaluation_during_training_sees_the_weights_so_far(sink):
+    """A callback's Model.eval (the model zoo's EvalCallBack) evaluates the
+    weights trained so far: epoch by epoch the same results as evaluating
+    after training that many epochs (it saw the initial weights before)."""
+    seen = []
+
+    class EvalCallBack(Callback):
+        def __init__(self, model):
+            self.model = model
+
+        def on_train_epoch_end(self, run_context):
+            seen.append(self.model.eval(dataset(seed=1), dataset_sink_mode=False)["loss"])
+
+    model = model_for(fresh_net(), metrics={"loss"})
+    model.train(2, dataset(), callbacks=[EvalCallBack(model)], dataset_sink_mode=sink)
+    for epochs, loss in zip((1, 2), seen):
+        again = model_for(fresh_net(), metrics={"loss"})
+        again.train(epochs, dataset(), dataset_sink_mode=sink)
+        assert again.eval(dataset(seed=1))["loss"] == pytest.approx(loss, rel=1e-6)
+    assert seen[0] != seen[1]
+
+
+def test_fit_evaluates_every_valid_frequency_epochs(capsys):
+    """Model.fit as MindSpore 2.x's: LossMonitor prints the evaluation of
+    every second epoch; the callbacks see it as ``metrics`` while that epoch
+    ends, and not after."""
+    metrics_at_end = []
+
+    class Look(Callback):
+        def on_train_epoch_end(self, run_context):
+            metrics_at_end.append(run_context.original_args().get("metrics"))
+
+        def on_train_step_end(self, run_context):
+            assert "metrics" not in run_context.original_args()
+
+    model = model_for(fresh_net(), metrics={"accuracy"})
+    model.fit(4, dataset(), dataset(seed=1), valid_frequency=2, callbacks=[LossMonitor(0), Look()])
+    printed = re.findall(r"Eval result: epoch (\d), metrics: (\{.*\})", capsys.readouterr().out)
+    assert [int(e) for e, _ in printed] == [2, 4]
+    assert metrics_at_end[0] is None and metrics_at_end[2] is None
+    assert metrics_at_end[3] == model.eval(dataset(seed=1)) and str(metrics_at_end[3]) == printed[1][1]
+    with pytest.raises(UserError, match="valid_dataset needs metrics"):
+        model_for(fresh_net()).fit(1, dataset(), dataset(seed=1))
+
+
 # -- checkpoints --------------------------------------------------------------------------------------
 
 def test_checkpoint_roundtrip_as_safetensors(tmp_path):

@@ -169,6 +169,14 @@ class LossMonitor(Callback):
         self._last_print_time = run_context.original_args().cur_step_num
         super().on_train_begin(run_context)
 
+    def on_train_epoch_end(self, run_context):
+        # Model.fit's evaluation of this epoch, as MindSpore's LossMonitor prints it
+        cb = run_context.original_args()
+        metrics = cb.get("metrics")
+        if metrics:
+            print("Eval result: epoch %d, metrics: %s" % (cb.cur_epoch_num, metrics), flush=True)
+        super().on_train_epoch_end(run_context)
+
     def step_end(self, run_context):
         cb = run_context.original_args()
         loss = loss_value(cb.net_outputs)

@@ -28,7 +28,9 @@ EVAL_BATCHES_PER_CALL = 256
 def evaluate(model, job: Job) -> dict:
     from irc.backends.trainer import Evaluator
     from ..dataset import config
+    from .running import parameters_up_to_date
     from .summary import summary_for
+    parameters_up_to_date()         # a callback's evaluation mid-training: the weights so far
     module, _ = compile_job(job)
     graph = "device" if "device" in module.graphs else "network"
     ev = Evaluator(module, graph, module.weights, threads=run_options().get("threads"))

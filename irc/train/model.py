@@ -21,7 +21,7 @@ from ..common.tensor import Tensor
 from ..diagnostics import UnsupportedError, UserError, user_frame
 from ..frontend.training import DEFAULT_UNROLL
 from . import evaluation, running
-from .callback import callback_list
+from .callback import Callback, LossMonitor, ModelCheckpoint, callback_list
 from .running import run_options
 from .metrics import get_metrics
 
@@ -106,6 +106,29 @@ class Model:
         running.train(self, job)
         return None
 
+    def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
+            dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
+        """MindSpore 2.x's ``Model.fit``: ``train``, evaluating ``valid_dataset``
+        at the end of every ``valid_frequency``-th epoch (an int) or of the
+        epochs listed; the results are the callbacks' ``metrics`` while that
+        epoch ends (``LossMonitor`` prints them), and the eval runs the
+        callbacks' ``on_eval_*`` methods, as MindSpore's does."""
+        source = user_frame()
+        if isinstance(valid_frequency, bool) or not isinstance(valid_frequency, (int, list)):
+            raise UserError(f"Model.fit: valid_frequency must be an int or a list of epochs, got "
+                            f"{type(valid_frequency).__name__}", where=source)
+        if valid_dataset is not None and not self._metric_fns:
+            raise UserError("Model.fit: a valid_dataset needs metrics", where=source,
+                            hint="Model(..., metrics={'accuracy'})")
+        callbacks = callback_list(callbacks)
+        if valid_dataset is not None:
+            callbacks = [_FitEvaluation(self, valid_dataset, valid_frequency, valid_dataset_sink_mode,
+                                        callbacks)] + callbacks
+        self.train(epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
+        cap = current()
+        if valid_dataset is not None and cap is not None and not cap.executes:
+            self.eval(valid_dataset, dataset_sink_mode=valid_dataset_sink_mode)   # its job compiled too
+
     # -- eval -----------------------------------------------------------------------------
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=True):
         source = user_frame()
@@ -187,3 +210,28 @@ def _check_train_args(epoch, dataset, sink_mode, sink_size, initial_epoch, sourc
                                            "or a finite repeat count")
     steps = sink_size if sink_mode and sink_size > 0 else size
     return int(epoch), int(steps), bool(sink_mode)
+
+
+class _FitEvaluation(Callback):
+    """Model.fit's evaluation, the first callback of its training: at an
+    epoch's end it evaluates and leaves the results as ``metrics`` (and
+    ``eval_results``) for the callbacks after it, until the next epoch."""
+
+    def __init__(self, model: Model, dataset, frequency, sink_mode: bool, callbacks: list):
+        self.model, self.dataset, self.frequency, self.sink_mode = model, dataset, frequency, sink_mode
+        # MindSpore hands the eval the user's own callbacks, not its built-in ones
+        self.callbacks = [cb for cb in callbacks if not isinstance(cb, (LossMonitor, ModelCheckpoint))]
+
+    def on_train_epoch_begin(self, run_context):
+        cb = run_context.original_args()
+        cb.pop("metrics", None)
+        cb.pop("eval_results", None)
+
+    def on_train_epoch_end(self, run_context):
+        cb = run_context.original_args()
+        epoch = cb.cur_epoch_num
+        due = epoch % self.frequency == 0 if isinstance(self.frequency, int) else epoch in self.frequency
+        if due:
+            cb.metrics = self.model.eval(self.dataset, callbacks=self.callbacks,
+                                         dataset_sink_mode=self.sink_mode)
+            cb.eval_results = dict(cb.metrics)

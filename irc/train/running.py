@@ -52,6 +52,18 @@ def train(model, job: Job) -> None:
     _Training(model, job).run()
 
 
+# The training under way in this process, while its callbacks run: a
+# Model.eval a callback starts (MindSpore's model-zoo EvalCallBack) must see
+# the weights trained so far, which live on the device until the run ends.
+_running: Optional["_Training"] = None
+
+
+def parameters_up_to_date() -> None:
+    """Write the running training's current weights into its Parameters."""
+    if _running is not None:
+        _running.write_back_now()
+
+
 class _TrainState:
     """The run's parameters and optimiser state, as checkpoints see them."""
 
@@ -109,6 +121,8 @@ class _Training:
             return
         hooks = _Hooks(self, run, plan, options)
         self.compile_s = time.perf_counter() - t0
+        global _running
+        outer, _running = _running, self
         try:
             result = run.train(plan, hooks)
         except KeyboardInterrupt:
@@ -119,6 +133,7 @@ class _Training:
                   file=sys.stderr, flush=True)
             raise Interrupted(run.interrupted_by or signal.SIGINT) from None
         finally:
+            _running = outer
             self._write_back(run, parameters)
         summary_for().add_training(epochs=plan.epochs - plan.first_epoch, steps=result.steps,
                                    device_calls=result.device_calls, losses=result.losses,
@@ -267,6 +282,10 @@ class _Training:
         if written is None and os.path.isfile(self._interrupt_path()):
             written = self._interrupt_path()
         return written
+
+    def write_back_now(self) -> None:
+        from ..frontend.network import PARAMETERS
+        self._write_back(self.run_, self.module.objects.get(PARAMETERS, {}))
 
     def _write_back(self, run, parameters: dict) -> None:
         """Trained values into the user's Parameters; optimiser state kept in the Model."""
