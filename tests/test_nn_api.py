@@ -442,6 +442,34 @@ def test_default_initializers_are_mindspore2s():
     assert abs(float(fc.weight.asnumpy().std()) - 1 / np.sqrt(3 * 400)) < 2e-3   # uniform's std
 
 
+def test_precision_recall_and_f1_are_mindspores():
+    """Per class and averaged, on index and one-hot labels over two updates,
+    and multilabel; the values MindSpore 2.10 prints for the same inputs."""
+    rng = np.random.default_rng(0)
+    pred, y = rng.normal(size=(20, 4)).astype(np.float32), rng.integers(0, 4, 20)
+    pred2, y2 = rng.normal(size=(7, 4)).astype(np.float32), np.eye(4)[rng.integers(0, 3, 7)]
+    ml_pred, ml_y = rng.integers(0, 2, (6, 3)), rng.integers(0, 2, (6, 3))
+    expected = {
+        "Precision": ([0.5, 0.3, 0.4285714, 0.375], 0.4008929),
+        "Recall": ([0.1428571, 0.5, 0.375, 0.5], 0.3794643),
+        "F1": ([0.2222222, 0.375, 0.4, 0.4285714], 0.3564484),
+        "Fbeta": ([0.3333333, 0.326087, 0.4166667, 0.3947368], 0.3677059),
+    }
+    for metric in (nn.Precision(), nn.Recall(), nn.F1(), nn.Fbeta(0.5)):
+        metric.update(pred, y)
+        metric.update(Tensor(pred2), y2)
+        per_class, mean = expected[type(metric).__name__]
+        np.testing.assert_allclose(metric.eval(), per_class, atol=1e-7)
+        assert round(float(metric.eval(average=True)), 7) == mean
+    precision, recall = nn.Precision("multilabel"), nn.Recall("multilabel")
+    precision.update(ml_pred, ml_y)
+    recall.update(ml_pred, ml_y)
+    np.testing.assert_allclose(precision.eval(), [0.5, 0, 0, 1, 0.5, 0.3333333], atol=1e-7)
+    np.testing.assert_allclose(recall.eval(), [0.5, 0, 0, 0.3333333, 0.5, 1], atol=1e-7)
+    assert round(precision.eval(average=True), 7) == round(recall.eval(average=True), 7) == 0.3888889
+    assert set(irc.train.get_metrics({"precision", "recall", "F1"})) == {"precision", "recall", "F1"}
+
+
 def test_metric_base_class_is_mindspores():
     class MyMAE(nn.Metric):
         def __init__(self):

@@ -239,6 +239,17 @@ def test_fit_evaluates_every_valid_frequency_epochs(capsys):
         model_for(fresh_net()).fit(1, dataset(), dataset(seed=1))
 
 
+def test_a_per_class_metric_evaluates_and_is_summarised():
+    """Precision returns one value per class (MindSpore's); run.json's
+    summary keeps them as a list (it took every metric for a float)."""
+    from irc.train.summary import summary_for
+    model = model_for(fresh_net(), metrics={"prec": nn.Precision(), "acc": nn.Accuracy()})
+    model.train(2, dataset(), dataset_sink_mode=False)
+    result = model.eval(dataset(seed=1))
+    assert result["prec"].shape == (3,)
+    assert summary_for().metrics["prec"] == result["prec"].tolist()
+
+
 # -- checkpoints --------------------------------------------------------------------------------------
 
 def test_checkpoint_roundtrip_as_safetensors(tmp_path):

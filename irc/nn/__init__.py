@@ -13,8 +13,8 @@ from .cell import Cell, CellList, SequentialCell  # noqa: F401
 from .conv import Conv2d  # noqa: F401
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .metrics import (  # noqa: F401
-    Accuracy, Loss, Metric, Top1CategoricalAccuracy, Top5CategoricalAccuracy,
-    TopKCategoricalAccuracy, rearrange_inputs,
+    F1, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy, TopKCategoricalAccuracy, rearrange_inputs,
 )
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .padding import Pad  # noqa: F401

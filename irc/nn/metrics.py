@@ -1,6 +1,7 @@
 """Evaluation metrics (``mindspore.train`` / ``mindspore.nn`` metrics):
 ``Accuracy``, ``Loss``, ``TopKCategoricalAccuracy`` (``Top1...``, ``Top5...``),
-and :func:`get_metrics` for ``Model(metrics={"accuracy"})``.
+``Precision``, ``Recall``, ``Fbeta``/``F1`` (per class, MindSpore's
+formulas and epsilon), and :func:`get_metrics` for ``Model(metrics={"accuracy"})``.
 
 A metric accumulates over batches on the host: ``clear()``, ``update(...)``
 per batch (numpy arrays or Tensors), ``eval()``.  :class:`Metric` is
@@ -20,7 +21,8 @@ from ..diagnostics import (
 )
 
 __all__ = ["Metric", "rearrange_inputs", "Accuracy", "Loss", "TopKCategoricalAccuracy",
-           "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metrics"]
+           "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Precision", "Recall", "Fbeta",
+           "F1", "get_metrics"]
 
 
 def _array(x) -> np.ndarray:
@@ -91,16 +93,22 @@ class Metric(abc.ABC):
                                 where=user_frame(), hint="the evaluation dataset is empty")
 
 
-class Accuracy(Metric):
-    """Fraction of samples whose highest logit is the label's class."""
+class _Classification(Metric):
+    """A metric of class predictions: ``eval_type`` "classification" (one
+    class per sample, the highest logit) or "multilabel" (0/1 per class),
+    checked as MindSpore's (TypeError)."""
 
     def __init__(self, eval_type: str = "classification"):
         if eval_type not in ("classification", "multilabel"):
-            raise UserTypeError(f"Accuracy: eval_type must be 'classification' or 'multilabel', "
-                                f"got {eval_type!r}", where=user_frame())
+            raise UserTypeError(f"{type(self).__name__}: eval_type must be 'classification' or "
+                                f"'multilabel', got {eval_type!r}", where=user_frame())
         super().__init__()
         self.eval_type = eval_type
         self.clear()
+
+
+class Accuracy(_Classification):
+    """Fraction of samples whose highest logit is the label's class."""
 
     def clear(self) -> None:
         self._correct = 0.0
@@ -190,7 +198,108 @@ class Top5CategoricalAccuracy(TopKCategoricalAccuracy):
         super().__init__(5)
 
 
-_BY_NAME = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss,
+class _ClassCounts(_Classification):
+    """Per-class counts of the predicted (argmax) and true classes, the
+    ground of Precision, Recall and Fbeta: MindSpore's update, its
+    epsilon (the smallest float), per-class results, ``eval(average=True)``
+    their mean."""
+
+    EPS = np.finfo(np.float64).tiny
+
+    def clear(self) -> None:
+        self._classes = 0
+        # classification: per class; multilabel: per sample, concatenated
+        self._true_positives = self._positives = self._actual = np.zeros(0)
+        self._per_sample_mean = [0.0, 0]          # multilabel: sum of per-sample ratios, samples
+
+    @rearrange_inputs
+    def update(self, *inputs) -> None:
+        name = type(self).__name__
+        if len(inputs) != 2:
+            raise UserValueError(f"{name}.update takes (y_pred, y), got {len(inputs)} inputs",
+                                 where=user_frame())
+        pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        if pred.ndim != 2:
+            raise UserValueError(f"{name}.update: y_pred must be [N, C], got shape {pred.shape}",
+                                 where=user_frame())
+        if self._classes and pred.shape[1] != self._classes:
+            raise UserValueError(f"{name}.update: {pred.shape[1]} classes, {self._classes} before",
+                                 where=user_frame())
+        self._classes = c = pred.shape[1]
+        if self.eval_type == "multilabel":          # [N, C] of 0/1: ratios per sample
+            positives, actual, hits = pred.sum(axis=1), y.sum(axis=1), (pred * y).sum(axis=1)
+            self._true_positives = np.concatenate([self._true_positives, hits])
+            self._positives = np.concatenate([self._positives, positives])
+            self._actual = np.concatenate([self._actual, actual])
+            self._per_sample_mean[0] += float(np.sum(hits / (self._denominator(positives, actual) + self.EPS)))
+            self._per_sample_mean[1] += len(hits)
+            return
+        labels = _class_indices(y, c)
+        if labels.size and labels.max() + 1 > c:
+            raise UserValueError(f"{name}.update: label {labels.max()} is past the {c} classes of "
+                                 f"y_pred", where=user_frame())
+        truth, chosen = np.eye(c)[labels], np.eye(c)[pred.argmax(axis=1).reshape(-1)]
+        if not self._true_positives.size:
+            self._true_positives = self._positives = self._actual = np.zeros(c)
+        self._true_positives = self._true_positives + (truth * chosen).sum(axis=0)
+        self._positives = self._positives + chosen.sum(axis=0)
+        self._actual = self._actual + truth.sum(axis=0)
+
+    def _denominator(self, positives, actual):
+        raise NotImplementedError
+
+    def eval(self, average: bool = False):
+        if not self._classes:
+            raise self._no_samples()
+        if not isinstance(average, bool):
+            raise UserTypeError(f"{type(self).__name__}.eval: average must be a bool, got "
+                                f"{type(average).__name__}", where=user_frame())
+        if average and self.eval_type == "multilabel":
+            return self._per_sample_mean[0] / (self._per_sample_mean[1] + self.EPS)
+        result = self._numerator() / (self._denominator(self._positives, self._actual) + self.EPS)
+        return result.mean() if average else result
+
+    def _numerator(self):
+        return self._true_positives
+
+
+class Precision(_ClassCounts):
+    """Per class: true positives / predicted positives."""
+
+    def _denominator(self, positives, actual):
+        return positives
+
+
+class Recall(_ClassCounts):
+    """Per class: true positives / actual positives."""
+
+    def _denominator(self, positives, actual):
+        return actual
+
+
+class Fbeta(_ClassCounts):
+    """Per class: (1 + beta^2) tp / (beta^2 actual + predicted) (classification)."""
+
+    def __init__(self, beta):
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
+            raise UserValueError(f"Fbeta: beta must be a number > 0, got {beta!r}", where=user_frame())
+        self.beta = beta
+        super().__init__("classification")
+
+    def _numerator(self):
+        return (1.0 + self.beta ** 2) * self._true_positives
+
+    def _denominator(self, positives, actual):
+        return self.beta ** 2 * actual + positives
+
+
+class F1(Fbeta):
+    def __init__(self):
+        super().__init__(1.0)
+
+
+_BY_NAME = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss, "precision": Precision,
+            "recall": Recall, "F1": F1,
             "top_1_accuracy": Top1CategoricalAccuracy, "top_5_accuracy": Top5CategoricalAccuracy}
 
 

@@ -3,8 +3,8 @@ from .callback import (  # noqa: F401
     Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, RunContext, TimeMonitor,
 )
 from .metrics import (  # noqa: F401
-    Accuracy, Loss, Metric, Top1CategoricalAccuracy, Top5CategoricalAccuracy,
-    TopKCategoricalAccuracy, get_metrics,
+    F1, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy, TopKCategoricalAccuracy, get_metrics,
 )
 from ..nn.metrics import rearrange_inputs  # noqa: F401
 from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: F401

@@ -20,6 +20,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
+import numpy as np
+
 __all__ = ["RunSummary", "summary_for", "write_run_json", "Progress"]
 
 
@@ -69,9 +71,9 @@ class RunSummary:
             self.images_per_s = self.images / self.wall_s
 
     def add_evaluation(self, metrics: dict) -> None:
-        self.metrics = {k: float(v) for k, v in metrics.items()}
+        self.metrics = {k: _json_number(v) for k, v in metrics.items()}
         for key in ("accuracy", "acc", "top_1_accuracy"):
-            if key in self.metrics:
+            if isinstance(self.metrics.get(key), float):
                 self.test_accuracy = self.metrics[key]
                 break
 
@@ -152,3 +154,13 @@ class Progress:
         if self.tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _json_number(value):
+    """A metric's result for run.json: a float, or a list of them for a
+    per-class metric (Precision, Recall, F1), or its text for anything else
+    a user's own metric returns."""
+    array = np.asarray(value)
+    if array.dtype.kind in "biuf":
+        return float(array) if array.ndim == 0 else array.astype(float).tolist()
+    return str(value)
