@@ -33,6 +33,7 @@ _LAZY = {
     "save_checkpoint": "irc.train.serialization",
     "load_checkpoint": "irc.train.serialization",
     "load_param_into_net": "irc.train.serialization",
+    "export": "irc.train.export",
     "set_auto_parallel_context": "irc.parallel",
     "get_auto_parallel_context": "irc.parallel",
     "reset_auto_parallel_context": "irc.parallel",

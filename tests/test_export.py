@@ -291,3 +291,26 @@ def test_weights_the_script_loads_are_exported_and_stand_ins_are_not(tmp_path, c
     weights = {t.name: onnx.numpy_helper.to_array(t) for t in onnx.load(str(tmp_path / "m.onnx")).graph.initializer}
     for name, value in trained.items():
         np.testing.assert_array_equal(weights[name], value)
+
+
+def test_mindspore_export_writes_the_onnx_predict_runs(tmp_path, monkeypatch):
+    """``mindspore.export(net, x, file_name=..., file_format="ONNX")`` in a
+    script: the file onnxruntime runs gives Model.predict's outputs (found
+    with the inference tutorial's export); MINDIR is refused with a hint."""
+    import irc
+    from irc import nn
+    from irc.diagnostics import UnsupportedError
+    monkeypatch.chdir(tmp_path)
+    np.random.seed(0)
+    net = nn.SequentialCell([nn.Conv2d(1, 4, 3, pad_mode="valid"), nn.BatchNorm2d(4), nn.ReLU(),
+                             nn.Flatten(), nn.Dense(4 * 6 * 6, 3), nn.Softmax()])
+    net.set_train(False)
+    x = np.random.default_rng(0).normal(size=(2, 1, 8, 8)).astype(np.float32)
+    want = irc.Model(net).predict(irc.Tensor(x)).asnumpy()
+    irc.export(net, irc.Tensor(x), file_name="net", file_format="ONNX")
+    session = ort.InferenceSession("net.onnx", providers=["CPUExecutionProvider"])
+    got = session.run(None, {session.get_inputs()[0].name: x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    with pytest.raises(UnsupportedError, match="MindSpore's own format") as e:
+        irc.export(net, irc.Tensor(x), file_name="net", file_format="MINDIR")
+    assert "test_export.py" in e.value.where

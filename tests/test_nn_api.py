@@ -442,6 +442,16 @@ def test_default_initializers_are_mindspore2s():
     assert abs(float(fc.weight.asnumpy().std()) - 1 / np.sqrt(3 * 400)) < 2e-3   # uniform's std
 
 
+def test_argmax_without_a_dim_is_the_flat_index():
+    """MindSpore 2.x's ops.argmax(input, dim=None, keepdim=False) and
+    Tensor.argmax(axis=None): MindSpore 2.10 prints 3 [1 0] [[1 0 1]] 3 [1 0]."""
+    x = Tensor(np.array([[1., 3, 2], [5, 0, 4]], np.float32))
+    assert int(ops.argmax(x).asnumpy()) == 3 and int(x.argmax().asnumpy()) == 3
+    assert ops.argmax(x, 1).asnumpy().tolist() == [1, 0] == x.argmax(axis=1).asnumpy().tolist()
+    assert ops.argmax(x, dim=0, keepdim=True).asnumpy().tolist() == [[1, 0, 1]]
+    assert ops.argmax(x, axis=1, keepdims=True).asnumpy().tolist() == [[1], [0]]     # 1.x names
+
+
 def test_precision_recall_and_f1_are_mindspores():
     """Per class and averaged, on index and one-hot labels over two updates,
     and multilabel; the values MindSpore 2.10 prints for the same inputs."""

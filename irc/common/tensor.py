@@ -173,9 +173,9 @@ class Tensor:
         from .. import ops
         return ops.amin(self, axis, keepdims)
 
-    def argmax(self, axis=-1):
+    def argmax(self, axis=None, keepdims=False):
         from .. import ops
-        return ops.argmax(self, axis)
+        return ops.argmax(self, axis, keepdims)
 
     def abs(self):
         from .. import ops

@@ -460,8 +460,16 @@ def amin(x, axis=None, keepdims: bool = False):
     return _reduce("nn.ReduceMin", x, axis, keepdims)
 
 
-def argmax(x, axis: int = -1, keepdims: bool = False):
-    return _one("nn.ArgMax", [_as_tensor(x)], {"axis": int(axis), "keepdims": int(bool(keepdims))})
+def argmax(x, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
+    """MindSpore 2.x's ``ops.argmax(input, dim=None, keepdim=False)``: with no
+    ``dim``, the index in the flattened tensor (``axis``/``keepdims``: the
+    1.x names)."""
+    x = _as_tensor(x)
+    dim = axis if dim is None else dim
+    if dim is None:
+        return _one("nn.ArgMax", [reshape(x, (-1,))], {"axis": 0, "keepdims": 0})
+    keep = keepdim if keepdims is None else keepdims
+    return _one("nn.ArgMax", [x], {"axis": int(dim), "keepdims": int(bool(keep))})
 
 
 def one_hot(indices, depth: int, on_value=1.0, off_value=0.0, axis: int = -1):
