@@ -242,3 +242,25 @@ def test_capture_records_datasets():
     assert cap.datasets == [a, b] and cap.terminal_datasets() == [b]
     assert b.children == (a,) and a.children == ()
     assert b.source.endswith(f"test_dataset_api.py:{test_capture_records_datasets.__code__.co_firstlineno + 6}")
+
+
+def test_to_tensor_is_chw_values_in_0_1():
+    """vision.ToTensor as MindSpore's: HWC uint8 -> CHW float32 / 255 (its
+    MNIST pipeline's batches are bit-identical to MindSpore 2.10's), the
+    same as Rescale(1/255) + HWC2CHW, in a pipeline and called eagerly."""
+    import irc.dataset.vision as vision
+    image = np.random.default_rng(0).integers(0, 256, (5, 4, 3), dtype=np.uint8)
+    out = vision.ToTensor()(image)
+    assert out.dtype == np.float32 and out.shape == (3, 5, 4)
+    np.testing.assert_array_equal(out, vision.HWC2CHW()(vision.Rescale(1 / 255, 0)(image)))
+    assert np.abs(out - image.transpose(2, 0, 1) / 255).max() < 1e-7
+    assert vision.ToTensor(np.float16)(image).dtype == np.float16
+    d = ds.NumpySlicesDataset({"image": image[None].repeat(2, 0)}, shuffle=False)
+    rows = list(d.map(vision.ToTensor(), "image").create_tuple_iterator(output_numpy=True))
+    np.testing.assert_array_equal(rows[1][0], out)
+
+
+def test_padded_batch_is_refused_at_the_users_line():
+    with pytest.raises(irc.diagnostics.UnsupportedError, match="padded_batch") as e:
+        ds.NumpySlicesDataset({"a": np.arange(4)}).padded_batch(2)
+    assert "test_dataset_api.py" in e.value.where

@@ -232,6 +232,13 @@ class Dataset:
         return BatchDataset(self, {"batch_size": _int("batch: batch_size", batch_size, 1),
                                    "drop_remainder": bool(drop_remainder)})
 
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, pad_info=None):
+        # rows of different shapes padded per batch: not yet (a located refusal,
+        # not an AttributeError)
+        raise UnsupportedError("not supported by irc yet: padded_batch", where=user_frame(),
+                               hint="pad the rows to one shape in a map (or a GeneratorDataset), "
+                                    "then batch")
+
     def shuffle(self, buffer_size):
         return ShuffleDataset(self, {"buffer_size": _int("shuffle: buffer_size", buffer_size, 2)})
 

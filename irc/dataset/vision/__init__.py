@@ -3,6 +3,6 @@ from . import c_transforms, transforms, utils  # noqa: F401
 from .transforms import (  # noqa: F401
     CenterCrop, Decode, HWC2CHW, Normalize, Pad, RandomColorAdjust, RandomCrop,
     RandomCropDecodeResize, RandomHorizontalFlip, RandomResizedCrop, RandomSharpness,
-    RandomVerticalFlip, Rescale, Resize, SlicePatches, ToType,
+    RandomVerticalFlip, Rescale, Resize, SlicePatches, ToTensor, ToType,
 )
 from .utils import Border, Inter, SliceMode  # noqa: F401

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from .._ops import (TensorOperation, arg_error, check_bool, check_enum, check_fill, check_int,
                     check_number, check_padding, check_prob, check_range, check_seq, check_size_hw)
-from ..transforms.transforms import TypeCast
+from ..transforms.transforms import Compose, TypeCast
 from ...dialects.vision import INTERPOLATIONS, PADDING_MODES, SLICE_MODES
 from .utils import Border, Inter, SliceMode
 
 __all__ = [
     "CenterCrop", "Decode", "HWC2CHW", "Normalize", "Pad", "RandomColorAdjust", "RandomCrop",
     "RandomCropDecodeResize", "RandomHorizontalFlip", "RandomResizedCrop", "RandomSharpness",
-    "RandomVerticalFlip", "Rescale", "Resize", "SlicePatches", "ToType",
+    "RandomVerticalFlip", "Rescale", "Resize", "SlicePatches", "ToTensor", "ToType",
 ]
 
 
@@ -219,3 +219,17 @@ class SlicePatches(TensorOperation):
 
 class ToType(TypeCast):
     """Cast to ``data_type``: MindSpore's vision name for ``transforms.TypeCast``."""
+
+
+class ToTensor(Compose):
+    """``ToTensor(output_type=numpy.float32)``: an HWC uint8 image as CHW
+    values in [0, 1]: ``Rescale(1/255, 0)`` then ``HWC2CHW`` (MindSpore's
+    kernel is OpenCV's convertTo with scale 1/255, as Rescale's), then a
+    cast to ``output_type`` when it is not float32."""
+
+    def __init__(self, output_type=None):
+        import numpy as np
+        steps = [Rescale(1.0 / 255.0, 0.0), HWC2CHW()]
+        if output_type is not None and np.dtype(output_type) != np.float32:
+            steps.append(TypeCast(np.dtype(output_type)))
+        super().__init__(steps)
