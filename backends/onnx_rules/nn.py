@@ -206,9 +206,9 @@ def _batchnorm_onnx(emit, inputs, attrs, draws):
 def _batch_normalized_cpu(emit, x: str, scale: str, bias: str, epsilon: float):
     """y, the batch's per-channel mean and biased variance, and the number of
     values per channel, from one training-mode BatchNormalization (onnxruntime's
-    CPU kernel: 2x faster than the moments as reductions, the same bits on
-    ResNet's stem, its moments within 2e-7 of float64's as the reductions'
-    are).  With momentum 0 its "running" outputs are the batch's own
+    CPU kernel: 2x faster than the moments as reductions on ResNet's stem,
+    its moments within 2e-7 of float64's as the reductions' are; a ResNet's
+    first training loss is bit-identical).  With momentum 0 its "running" outputs are the batch's own
     moments.  onnxruntime writes them into its running-stat inputs' buffers
     (they alias), so those are fresh zeros made from the parameters each
     step, two separate tensors, never a state or a shared constant."""
