@@ -351,6 +351,26 @@ def test_training_batch_norm_running_inputs_are_its_own():
         assert consumers[name] == 1 and signature[(node.op_type, tuple(node.input))] == 1
 
 
+@pytest.mark.parametrize("indices", [
+    np.array([[3, 0], [3, 1], [4, 3]], np.int32),       # repeats add up
+    np.array([2, 7, -1, 0], np.int64),                   # out of range: zero rows, no gradient
+])
+def test_gather_rows(indices):
+    """nn.Gather on axis 0 (Embedding's lookup): the gradient adds dy's rows
+    at their indices; the host, the reference and onnxruntime agree."""
+    check_rule("nn.Gather", [(5, 3), indices.shape], {"axis": 0}, const_operands={1: indices})
+
+
+def test_gather_on_another_axis_matches_numpy():
+    """ops.gather along axis 1, an index out of range giving zeros (MindSpore's CPU)."""
+    from irc import Tensor, ops
+    data = RNG.normal(size=(2, 5, 3)).astype(np.float32)
+    got = ops.gather(Tensor(data), Tensor(np.array([4, 0, 9, 4], np.int32)), 1).asnumpy()
+    want = np.take(data, [4, 0, 0, 4], axis=1)
+    want[:, 2] = 0
+    np.testing.assert_array_equal(got, want)
+
+
 # -- losses --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

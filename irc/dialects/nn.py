@@ -43,7 +43,7 @@ _FAMILIES = {
     "nn.norm": ("BatchNormalization", "Dropout"),
     "nn.shape": ("Reshape", "Flatten", "Transpose", "Concat", "Squeeze", "Unsqueeze", "Slice",
                  "Pad", "Cast"),
-    "nn.reduce": ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ArgMax", "OneHot"),
+    "nn.reduce": ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ArgMax", "OneHot", "Gather"),
 }
 _FAMILY_OF = {op: family for family, ops in _FAMILIES.items() for op in ops}
 
@@ -1037,6 +1037,30 @@ def _infer_onehot(attrs, ins):
     if int(attrs["depth"]) < 1:
         raise ValueError(f"nn.OneHot: depth must be >= 1, got {attrs['depth']}")
     return [TensorType(attrs["dtype"], (*x.shape, int(attrs["depth"])))]
+
+
+def _infer_gather(attrs, ins):
+    data, indices = ins
+    if indices.dtype not in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+        raise TypeError(f"nn.Gather: the indices must be integers, got {indices}")
+    axis = _axis("nn.Gather", attrs["axis"], data.rank)
+    return [TensorType(data.dtype, (*data.shape[:axis], *indices.shape, *data.shape[axis + 1:]))]
+
+
+GATHER = _nn("Gather", attrs={"axis": 0}, infer=_infer_gather, operands=("data", "indices"),
+             doc="data's slices along axis at the indices (MindSpore's ops.gather); an index "
+                 "outside [0, size) gives zeros, as MindSpore's CPU kernel does")
+
+
+@GATHER.host_batch
+def _gather_host(inputs, attrs, draws):
+    data, indices = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
+    axis = attrs["axis"] % data.ndim
+    size = data.shape[axis]
+    inside = (indices >= 0) & (indices < size)
+    out = np.take(data, np.where(inside, indices, 0), axis=axis)
+    mask = inside.reshape((1,) * axis + inside.shape + (1,) * (data.ndim - axis - 1))
+    return [np.where(mask, out, np.zeros((), data.dtype))]
 
 
 ONEHOT = _nn("OneHot", attrs={"depth": REQUIRED, "on_value": 1.0, "off_value": 0.0,

@@ -8,7 +8,7 @@ from .activation import (  # noqa: F401
     GELU, HSigmoid, HSwish, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, Softmax, Tanh,
     get_activation,
 )
-from .basic import Dense, Dropout, Flatten, Identity  # noqa: F401
+from .basic import Dense, Dropout, Embedding, Flatten, Identity  # noqa: F401
 from .cell import Cell, CellList, SequentialCell  # noqa: F401
 from .conv import Conv2d  # noqa: F401
 from .learning_rate_schedule import *  # noqa: F401,F403

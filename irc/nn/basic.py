@@ -66,6 +66,47 @@ class Dense(Cell):
         return s
 
 
+class Embedding(Cell):
+    """``Embedding(vocab_size, embedding_size, use_one_hot=False,
+    embedding_table="normal", dtype=mstype.float32, padding_idx=None)``:
+    each id's row of ``embedding_table`` [vocab, size], as MindSpore's (a
+    Gather, or a one-hot MatMul with ``use_one_hot``; the rows are the same
+    bits).  ``padding_idx``'s row starts as zeros."""
+
+    def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
+                 dtype=None, padding_idx=None):
+        super().__init__()
+        self.vocab_size = _positive_int(vocab_size, "vocab_size", "Embedding")
+        self.embedding_size = _positive_int(embedding_size, "embedding_size", "Embedding")
+        if not isinstance(use_one_hot, bool):
+            raise UserTypeError(f"Embedding: use_one_hot must be a bool, got {use_one_hot!r}",
+                                where=user_frame())
+        self.use_one_hot = use_one_hot
+        table = initializer(embedding_table, (vocab_size, embedding_size))
+        if padding_idx is not None:
+            if isinstance(padding_idx, bool) or not isinstance(padding_idx, int) \
+                    or not 0 <= padding_idx < vocab_size:
+                raise UserValueError(f"Embedding: padding_idx must be an int in [0, {vocab_size}), "
+                                     f"got {padding_idx!r}", where=user_frame())
+            values = table.asnumpy().copy()
+            values[padding_idx] = 0
+            table = type(table)(values)
+        self.padding_idx = padding_idx
+        self.embedding_table = Parameter(table, name="embedding_table")
+
+    def construct(self, ids):
+        flat = ops.reshape(ids, (-1,))
+        if self.use_one_hot:
+            rows = ops.matmul(ops.one_hot(flat, self.vocab_size, 1.0, 0.0), self.embedding_table)
+        else:
+            rows = ops.gather(self.embedding_table, flat, 0)
+        return ops.reshape(rows, tuple(ids.shape) + (self.embedding_size,))
+
+    def extend_repr(self) -> str:
+        return f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, " \
+               f"use_one_hot={self.use_one_hot}, padding_idx={self.padding_idx}"
+
+
 class Flatten(Cell):
     """Merge the axes start_dim..end_dim (by default [N, ...] -> [N, prod(...)])."""
 

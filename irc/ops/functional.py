@@ -472,6 +472,15 @@ def argmax(x, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
     return _one("nn.ArgMax", [x], {"axis": int(dim), "keepdims": int(bool(keep))})
 
 
+def gather(input_params, input_indices, axis, batch_dims: int = 0):
+    """MindSpore's ``ops.gather``: the slices of ``input_params`` along
+    ``axis`` at ``input_indices`` (an index out of range gives zeros, as on
+    MindSpore's CPU)."""
+    if batch_dims:
+        raise _unsupported(f"gather: batch_dims={batch_dims} (irc gathers with batch_dims=0)")
+    return _one("nn.Gather", [_as_tensor(input_params), _as_tensor(input_indices)], {"axis": int(axis)})
+
+
 def one_hot(indices, depth: int, on_value=1.0, off_value=0.0, axis: int = -1):
     """One-hot vectors along a new last axis; on/off values are scalars."""
     indices = _as_tensor(indices)

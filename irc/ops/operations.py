@@ -197,6 +197,17 @@ class Argmax(Primitive):
         return F.argmax(x, self.axis)
 
 
+class Gather(Primitive):
+    """``Gather()(input_params, input_indices, axis)``."""
+
+    def __init__(self, batch_dims: int = 0):
+        super().__init__()
+        self.batch_dims = batch_dims
+
+    def __call__(self, input_params, input_indices, axis):
+        return F.gather(input_params, input_indices, axis, self.batch_dims)
+
+
 class OneHot(Primitive):
     def __init__(self, axis: int = -1):
         super().__init__()
