@@ -502,8 +502,22 @@ def test_a_step_whose_gradients_overflow_is_dropped(sink, capsys):
         assert np.array_equal(weights(dropped)[name], w), name
 
 
-def test_a_dynamic_loss_scale_is_refused_with_a_hint():
+@pytest.mark.parametrize("sink", [True, False])
+def test_a_dynamic_loss_scale_cancels_out_and_drops_overflows(sink, capsys):
+    """DynamicLossScaleManager in float32: the weights of training without a
+    loss scale, bit for bit (a power-of-two scale cancels exactly); a batch
+    with an inf is dropped, as with drop_overflow_update."""
     from irc.train.loss_scale_manager import DynamicLossScaleManager
-    with pytest.raises(UserError, match="DynamicLossScaleManager") as e:
-        scaled_train(DynamicLossScaleManager())
-    assert "FixedLossScaleManager" in e.value.hint
+    plain = weights(scaled_train(None, sink=sink))
+    dynamic = weights(scaled_train(DynamicLossScaleManager(2 ** 24, 2, 1000), sink=sink))
+    for name, w in plain.items():
+        assert np.array_equal(dynamic[name], w), name
+    images, labels = images_and_labels()
+    bad = images.astype(np.float32) / 255
+    bad[3, 0, 0, 0] = np.inf
+    data = ds.NumpySlicesDataset({"image": bad, "label": labels}, shuffle=False)
+    data = data.map(V.HWC2CHW(), input_columns="image").batch(BATCH, drop_remainder=True)
+    scaled_train(DynamicLossScaleManager(), data=data, sink=sink)
+    assert "at step 1 (epoch 1, step 1): its update was dropped" in capsys.readouterr().err
+
+

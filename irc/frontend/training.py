@@ -92,12 +92,18 @@ def _loss_scale(model, job: Job) -> dict:
     manager = getattr(model, "_loss_scale_manager", None)
     if manager is None:
         return {"sens": 1.0, "drop_overflow": False}
-    # a scale that changes during training (DynamicLossScaleManager's scale_window)
-    if hasattr(manager, "scale_window") or not hasattr(manager, "get_loss_scale"):
-        raise UnsupportedError(f"irc does not support {type(manager).__name__}: its scale "
-                               f"changes during training", where=job.source,
-                               hint="use FixedLossScaleManager(scale) (irc trains in float32, "
-                                    "where a fixed scale does not overflow)")
+    if hasattr(manager, "scale_window"):
+        # DynamicLossScaleManager.  irc trains in float32, where a power-of-two
+        # scale cancels out exactly (every backward op is linear in its seed):
+        # the step runs unscaled, and a step whose gradients are not finite is
+        # dropped, as MindSpore's DynamicLossScaleUpdateCell drops it.  There
+        # its scale then halves, to stop overflowing in float16; unscaled,
+        # nothing here overflows that a smaller scale would have avoided.
+        return {"sens": 1.0, "drop_overflow": True}
+    if not hasattr(manager, "get_loss_scale"):
+        raise UnsupportedError(f"irc does not support {type(manager).__name__}: it has no "
+                               f"get_loss_scale", where=job.source,
+                               hint="use FixedLossScaleManager(scale) or DynamicLossScaleManager()")
     drop = bool(getattr(manager, "get_drop_overflow_update", lambda: False)())
     return {"sens": float(manager.get_loss_scale()), "drop_overflow": drop}
 

@@ -5,9 +5,12 @@ backward pass starts from.
 ``Model(..., loss_scale_manager=FixedLossScaleManager(s, drop_overflow_update=False))``
 compiles to a backward pass seeded with ``s`` (MindSpore's ``sens``) whose
 gradients the optimizer divides by its own ``loss_scale`` again, as the
-model zoo's scripts pair them.  Managers that drop a step's update on an
-overflow (``drop_overflow_update=True``, the fixed manager's default, and the
-dynamic manager) are refused when the job is compiled, with that hint.
+model zoo's scripts pair them.  With ``drop_overflow_update=True`` (the fixed
+manager's default) the step divides the scale out itself and drops the
+update of a step whose gradients are not finite.  ``DynamicLossScaleManager``
+drops such steps too; irc trains in float32, where a power-of-two scale
+cancels out exactly, so its step runs unscaled and the scale never needs
+lowering (``irc/frontend/training.py``).
 """
 from __future__ import annotations
 
