@@ -490,6 +490,33 @@ def test_argmax_without_a_dim_is_the_flat_index():
     assert ops.argmax(x, axis=1, keepdims=True).asnumpy().tolist() == [[1], [0]]     # 1.x names
 
 
+def test_mae_mse_and_a_custom_loss_get_loss_are_mindspores():
+    """MAE/MSE per sample over two updates, and LossBase.get_loss (weights,
+    then mean/sum/none) in a custom loss's construct: MindSpore 2.10's
+    values on the same inputs (MSE's float32 sum differs in its last bit
+    between numpy 1 and 2)."""
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(5, 3)).astype(np.float32)
+    c, d = rng.normal(size=(2, 3)).astype(np.float32), rng.normal(size=(2, 3)).astype(np.float32)
+    mae, mse = nn.MAE(), nn.MSE()
+    for metric in (mae, mse):
+        metric.update(a, b)
+        metric.update(Tensor(c), d)
+    assert mae.eval() == 3.0425818307059154
+    assert mse.eval() == pytest.approx(4.91449328831264, rel=1e-7)
+
+    class WeightedMAE(nn.LossBase):
+        def construct(self, x, y):
+            return self.get_loss(ops.abs(x - y), Tensor(np.array([[1.0, 2.0, 0.5]], np.float32)))
+
+    assert float(WeightedMAE("mean")(Tensor(a), Tensor(b)).asnumpy()) == 1.0546852350234985
+    assert float(WeightedMAE("sum")(Tensor(a), Tensor(b)).asnumpy()) == 15.82027816772461
+    none = WeightedMAE("none")(Tensor(a), Tensor(b)).asnumpy()
+    assert none.shape == (5, 3)
+    assert none.ravel()[:4].tolist() == [0.2532620131969452, 1.563792109489441, 0.3114469051361084,
+                                         0.5212487578392029]
+
+
 def test_precision_recall_and_f1_are_mindspores():
     """Per class and averaged, on index and one-hot labels over two updates,
     and multilabel; the values MindSpore 2.10 prints for the same inputs."""

@@ -13,7 +13,7 @@ from .cell import Cell, CellList, SequentialCell  # noqa: F401
 from .conv import Conv2d  # noqa: F401
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .metrics import (  # noqa: F401
-    F1, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
+    F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
     Top5CategoricalAccuracy, TopKCategoricalAccuracy, rearrange_inputs,
 )
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401

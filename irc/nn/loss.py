@@ -37,6 +37,26 @@ class LossBase(Cell):
         self.reduction = _reduction(type(self).__name__, reduction)
         self.source = user_frame()
 
+    def get_axis(self, x) -> tuple:
+        """Every axis of ``x``: what ``get_loss`` reduces over."""
+        return tuple(range(len(x.shape)))
+
+    def get_loss(self, x, weights=1.0):
+        """MindSpore's weighted reduction for a custom loss's ``construct``:
+        ``weights * x`` in float32, then its mean or sum over every axis by
+        ``reduction`` ("none": as it is), cast back to ``x``'s dtype."""
+        from .. import ops
+        from ..common import dtype as mstype
+        dtype = x.dtype
+        x = ops.cast(x, mstype.float32)
+        if not (isinstance(weights, (int, float)) and weights == 1):
+            x = ops.mul(ops.cast(weights, mstype.float32) if hasattr(weights, "dtype") else weights, x)
+        if self.reduction == "mean":
+            x = ops.reduce_mean(x, self.get_axis(x))
+        elif self.reduction == "sum":
+            x = ops.reduce_sum(x, self.get_axis(x))
+        return ops.cast(x, dtype)
+
     def op_attrs(self, logits, labels) -> dict:
         """The train op's attributes for these operands."""
         return {"reduction": self.reduction}

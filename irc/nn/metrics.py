@@ -1,7 +1,7 @@
 """Evaluation metrics (``mindspore.train`` / ``mindspore.nn`` metrics):
 ``Accuracy``, ``Loss``, ``TopKCategoricalAccuracy`` (``Top1...``, ``Top5...``),
 ``Precision``, ``Recall``, ``Fbeta``/``F1`` (per class, MindSpore's
-formulas and epsilon), and :func:`get_metrics` for ``Model(metrics={"accuracy"})``.
+formulas and epsilon), ``MAE``, ``MSE``, and :func:`get_metrics` for ``Model(metrics={"accuracy"})``.
 
 A metric accumulates over batches on the host: ``clear()``, ``update(...)``
 per batch (numpy arrays or Tensors), ``eval()``.  :class:`Metric` is
@@ -22,7 +22,7 @@ from ..diagnostics import (
 
 __all__ = ["Metric", "rearrange_inputs", "Accuracy", "Loss", "TopKCategoricalAccuracy",
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Precision", "Recall", "Fbeta",
-           "F1", "get_metrics"]
+           "F1", "MAE", "MSE", "get_metrics"]
 
 
 def _array(x) -> np.ndarray:
@@ -298,8 +298,51 @@ class F1(Fbeta):
         super().__init__(1.0)
 
 
+class _ErrorSum(Metric):
+    """The sum of an elementwise error over the samples, per sample (MAE,
+    MSE: MindSpore's, which divides by the samples, not the elements)."""
+
+    def __init__(self):
+        super().__init__()
+        self.clear()
+
+    def clear(self) -> None:
+        self._sum, self._samples = 0, 0
+
+    @rearrange_inputs
+    def update(self, *inputs) -> None:
+        if len(inputs) != 2:
+            raise UserValueError(f"{type(self).__name__}.update takes (y_pred, y), got {len(inputs)} "
+                                 f"inputs", where=user_frame())
+        pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        # summed in the inputs' dtype across batches, as MindSpore's numpy does
+        self._sum = self._sum + self._error(y.reshape(pred.shape) - pred).sum()
+        self._samples += y.shape[0]
+
+    def eval(self) -> float:
+        if not self._samples:
+            raise self._no_samples()
+        return float(self._sum) / self._samples
+
+
+class MAE(_ErrorSum):
+    """Mean absolute error per sample."""
+
+    @staticmethod
+    def _error(diff):
+        return np.abs(diff)
+
+
+class MSE(_ErrorSum):
+    """Mean squared error per sample."""
+
+    @staticmethod
+    def _error(diff):
+        return np.power(diff, 2)
+
+
 _BY_NAME = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss, "precision": Precision,
-            "recall": Recall, "F1": F1,
+            "recall": Recall, "F1": F1, "mae": MAE, "mse": MSE,
             "top_1_accuracy": Top1CategoricalAccuracy, "top_5_accuracy": Top5CategoricalAccuracy}
 
 

@@ -3,7 +3,7 @@ from .callback import (  # noqa: F401
     Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, RunContext, TimeMonitor,
 )
 from .metrics import (  # noqa: F401
-    F1, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
+    F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
     Top5CategoricalAccuracy, TopKCategoricalAccuracy, get_metrics,
 )
 from ..nn.metrics import rearrange_inputs  # noqa: F401
