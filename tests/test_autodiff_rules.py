@@ -353,7 +353,7 @@ def test_training_batch_norm_running_inputs_are_its_own():
 
 @pytest.mark.parametrize("indices", [
     np.array([[3, 0], [3, 1], [4, 3]], np.int32),       # repeats add up
-    np.array([2, 7, -1, 0], np.int64),                   # out of range: zero rows, no gradient
+    np.array([2, -1, -5, 0], np.int64),                  # negative: from the end
 ])
 def test_gather_rows(indices):
     """nn.Gather on axis 0 (Embedding's lookup): the gradient adds dy's rows
@@ -361,14 +361,15 @@ def test_gather_rows(indices):
     check_rule("nn.Gather", [(5, 3), indices.shape], {"axis": 0}, const_operands={1: indices})
 
 
-def test_gather_on_another_axis_matches_numpy():
-    """ops.gather along axis 1, an index out of range giving zeros (MindSpore's CPU)."""
+def test_gather_is_mindspores_on_another_axis_and_out_of_range():
+    """MindSpore 2.10's CPU Gather: negative indices count from the end
+    (ops.gather(x, [-2, -3], 0) -> rows 1, 0); 5 of 3 rows is an error."""
     from irc import Tensor, ops
     data = RNG.normal(size=(2, 5, 3)).astype(np.float32)
-    got = ops.gather(Tensor(data), Tensor(np.array([4, 0, 9, 4], np.int32)), 1).asnumpy()
-    want = np.take(data, [4, 0, 0, 4], axis=1)
-    want[:, 2] = 0
-    np.testing.assert_array_equal(got, want)
+    got = ops.gather(Tensor(data), Tensor(np.array([4, 0, -1, 4], np.int32)), 1).asnumpy()
+    np.testing.assert_array_equal(got, np.take(data, [4, 0, 4, 4], axis=1))
+    with pytest.raises(Exception, match=r"outside \[-5, 5\)"):
+        ops.gather(Tensor(data), Tensor(np.array([5], np.int32)), 1)
 
 
 # -- losses --------------------------------------------------------------------------------------------

@@ -124,9 +124,9 @@ CASES = {
     "nn.OneHot": [(lambda r: [np.array([[0, 3], [-1, 9]], np.int32)], {"depth": 4}),
                   (lambda r: [np.array([2, 0, 1], np.int64)], {"depth": 3, "on_value": 5.0,
                                                                 "off_value": -1.0})],
-    # out-of-range indices give zeros (MindSpore's CPU), on every axis
-    "nn.Gather": [(lambda r: [_f32(r, 5, 3), np.array([[4, 0], [7, -1]], np.int32)], {}),
-                  (lambda r: [_f32(r, 2, 5, 3), np.array([4, 0, 5, 4], np.int64)], {"axis": 1}),
+    # negative indices count from the end, on every axis
+    "nn.Gather": [(lambda r: [_f32(r, 5, 3), np.array([[4, 0], [-5, -1]], np.int32)], {}),
+                  (lambda r: [_f32(r, 2, 5, 3), np.array([4, 0, -2, 4], np.int64)], {"axis": 1}),
                   (lambda r: [_f32(r, 2, 3, 4), np.array([[3], [0]], np.int32)], {"axis": -1})],
 }
 

@@ -342,30 +342,10 @@ def _argmax_onnx(emit, inputs, attrs, draws):
     return [emit.op("Cast", [y], to=_onnx_dtype("i32"))]
 
 
-def valid_indices(emit, indices: str, size: int) -> tuple[str, str]:
-    """(int64 indices with those outside [0, size) replaced by 0, the mask of
-    the valid ones): ONNX's Gather and ScatterND refuse them, MindSpore's CPU
-    Gather gives zeros."""
-    idx = emit.op("Cast", [indices], to=_onnx_dtype("i64"))
-    inside = emit.op("And", [emit.op("GreaterOrEqual", [idx, emit.const(np.int64(0))]),
-                             emit.op("Less", [idx, emit.const(np.int64(size))])])
-    return emit.op("Where", [inside, idx, emit.const(np.int64(0))]), inside
-
-
 @lowering(GATHER)
 def _gather_onnx(emit, inputs, attrs, draws):
-    data, indices = inputs
-    data_t = emit.in_types[0]
-    axis = attrs["axis"] % data_t.rank
-    idx, inside = valid_indices(emit, indices, data_t.shape[axis])
-    out = emit.op("Gather", [data, idx], axis=axis)
-    # the mask broadcast over the sliced axes: [1]*axis + indices' shape + [1]*rest
-    trailing = data_t.rank - axis - 1
-    mask = inside
-    if axis or trailing:
-        mask = emit.op("Unsqueeze", [inside, emit.const(_i64(
-            list(range(axis)) + [axis + emit.in_types[1].rank + k for k in range(trailing)]))])
-    return [emit.op("Where", [mask, out, emit.op("CastLike", [emit.const(np.float32(0.0)), out])])]
+    # ONNX's Gather is MindSpore's: negative indices count from the end, others outside fail
+    return [emit.op("Gather", list(inputs), axis=attrs["axis"] % emit.in_types[0].rank)]
 
 
 @lowering(ONEHOT)

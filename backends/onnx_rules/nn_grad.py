@@ -27,7 +27,6 @@ from irc.dialects.nn_grad import (
     _avgpool_plan,
 )
 
-from .nn import valid_indices
 from .table import lowering
 
 I64 = onnx.TensorProto.INT64
@@ -365,21 +364,16 @@ def _conv_weight_onnx(emit, inputs, attrs, draws):
 
 @lowering(GATHER_GRAD)
 def _gather_grad_onnx(emit, inputs, attrs, draws):
-    """ScatterND adding dy's rows at their (valid) indices into zeros shaped
-    like data; an invalid index adds a zero row at row 0."""
+    """ScatterND adding dy's rows at their indices into zeros shaped like data."""
     dy, data, indices = inputs
-    idx, inside = valid_indices(emit, indices, emit.in_types[1].shape[0])
-    flat = emit.op("Reshape", [idx, emit.const(_i64([-1, 1]))])
+    flat = emit.op("Reshape", [emit.op("Cast", [indices], to=I64), emit.const(_i64([-1, 1]))])
     row_shape = emit.op("Concat", [emit.const(_i64([-1])), emit.op("Slice", [
         emit.op("Shape", [data]), emit.const(_i64([1])), emit.const(_i64([np.iinfo(np.int64).max]))])],
         axis=0)
-    rows = emit.op("Reshape", [dy, row_shape])
-    keep = emit.op("Reshape", [inside, emit.const(_i64([-1] + [1] * (emit.in_types[1].rank - 1)))])
-    rows = emit.op("Where", [keep, rows, emit.op("CastLike", [emit.const(np.float32(0.0)), rows])])
     zeros = emit.op("ConstantOfShape", [emit.op("Shape", [data])],
                     value=onnx.helper.make_tensor("zero", onnx.TensorProto.FLOAT, [1], [0.0]))
     zeros = emit.op("CastLike", [zeros, dy])
-    return [emit.op("ScatterND", [zeros, flat, rows], reduction="add")]
+    return [emit.op("ScatterND", [zeros, flat, emit.op("Reshape", [dy, row_shape])], reduction="add")]
 
 
 @lowering(MAXPOOL_WITH_INDICES)

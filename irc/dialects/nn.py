@@ -1048,8 +1048,9 @@ def _infer_gather(attrs, ins):
 
 
 GATHER = _nn("Gather", attrs={"axis": 0}, infer=_infer_gather, operands=("data", "indices"),
-             doc="data's slices along axis at the indices (MindSpore's ops.gather); an index "
-                 "outside [0, size) gives zeros, as MindSpore's CPU kernel does")
+             doc="data's slices along axis at the indices (MindSpore's ops.gather): a negative "
+                 "index counts from the end; one outside [-size, size) is an error, as in "
+                 "MindSpore 2.10's CPU kernel")
 
 
 @GATHER.host_batch
@@ -1057,10 +1058,11 @@ def _gather_host(inputs, attrs, draws):
     data, indices = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
     axis = attrs["axis"] % data.ndim
     size = data.shape[axis]
-    inside = (indices >= 0) & (indices < size)
-    out = np.take(data, np.where(inside, indices, 0), axis=axis)
-    mask = inside.reshape((1,) * axis + inside.shape + (1,) * (data.ndim - axis - 1))
-    return [np.where(mask, out, np.zeros((), data.dtype))]
+    bad = (indices < -size) | (indices >= size)
+    if bad.any():
+        raise ValueError(f"nn.Gather: index {int(indices[bad].ravel()[0])} is outside "
+                         f"[{-size}, {size}) on axis {axis}")
+    return [np.take(data, indices, axis=axis)]
 
 
 ONEHOT = _nn("OneHot", attrs={"depth": REQUIRED, "on_value": 1.0, "off_value": 0.0,

@@ -763,18 +763,15 @@ def _slice_grad_host(inputs, attrs, draws):
 
 GATHER_GRAD = _grad("Gather", infer=lambda attrs, ins: [ins[1]], operands=("dy", "data", "indices"),
                     doc="(dy, data, indices) -> d data of a Gather along axis 0: dy's rows added "
-                        "at their indices into zeros shaped like data (repeats add up; indices "
-                        "outside the rows add nothing)")
+                        "at their indices into zeros shaped like data (repeats add up)")
 
 
 @GATHER_GRAD.host_batch
 def _gather_grad_host(inputs, attrs, draws):
     dy, data = np.asarray(inputs[0]), np.asarray(inputs[1])
     indices = np.asarray(inputs[2]).astype(np.int64).reshape(-1)
-    rows = dy.reshape(len(indices), *data.shape[1:])
-    inside = (indices >= 0) & (indices < data.shape[0])
     dx = np.zeros(data.shape, dtype=dy.dtype)
-    np.add.at(dx, indices[inside], rows[inside])
+    np.add.at(dx, indices, dy.reshape(len(indices), *data.shape[1:]))
     return [dx]
 
 

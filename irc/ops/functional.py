@@ -474,8 +474,7 @@ def argmax(x, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
 
 def gather(input_params, input_indices, axis, batch_dims: int = 0):
     """MindSpore's ``ops.gather``: the slices of ``input_params`` along
-    ``axis`` at ``input_indices`` (an index out of range gives zeros, as on
-    MindSpore's CPU)."""
+    ``axis`` at ``input_indices`` (a negative index counts from the end)."""
     if batch_dims:
         raise _unsupported(f"gather: batch_dims={batch_dims} (irc gathers with batch_dims=0)")
     return _one("nn.Gather", [_as_tensor(input_params), _as_tensor(input_indices)], {"axis": int(axis)})
