@@ -239,6 +239,22 @@ def test_fit_evaluates_every_valid_frequency_epochs(capsys):
         model_for(fresh_net()).fit(1, dataset(), dataset(seed=1))
 
 
+def test_history_and_lambda_callback_as_mindspores():
+    """History records the epoch's last loss and fit's metrics per epoch;
+    LambdaCallback calls the hooks it is given (MindSpore 2.10 prints the
+    same epochs, losses and accuracies for the same script)."""
+    from irc.train import History, LambdaCallback
+    history, seen = History(), []
+    hook = LambdaCallback(on_train_epoch_end=lambda rc: seen.append(rc.original_args().cur_epoch_num))
+    model = model_for(fresh_net(), metrics={"accuracy"})
+    model.fit(3, dataset(), dataset(seed=1), callbacks=[history, hook])
+    assert history.epoch == {"epoch": [1, 2, 3]} and seen == [1, 2, 3]
+    assert set(history.history) == {"net_output", "accuracy"}
+    assert len(history.history["accuracy"]) == 3 and history.history["net_output"][0] > 0
+    with pytest.raises(UserError, match="unknown hook"):
+        LambdaCallback(on_epoch_end=print)
+
+
 def test_a_per_class_metric_evaluates_and_is_summarised():
     """Precision returns one value per class (MindSpore's); run.json's
     summary keeps them as a list (it took every metric for a float)."""

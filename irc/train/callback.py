@@ -20,7 +20,7 @@ import numpy as np
 from ..diagnostics import UserError, UserTypeError, UserValueError, user_frame
 
 __all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
-           "CheckpointConfig"]
+           "CheckpointConfig", "History", "LambdaCallback"]
 
 
 class _Params(dict):
@@ -115,6 +115,51 @@ class Callback:
 
     def __exit__(self, *err):
         return False
+
+
+class History(Callback):
+    """MindSpore's ``History``: ``epoch`` ({"epoch": [1, 2, ...]}) and
+    ``history`` ({"net_output": [the loss at each epoch's end], and each of
+    Model.fit's metrics at the epochs it evaluated}), set afresh by each run."""
+
+    def __init__(self):
+        super().__init__()
+        self.history: dict = {}
+        self.epoch = None
+
+    def begin(self, run_context):
+        self.epoch = {"epoch": []}
+
+    def epoch_end(self, run_context):
+        cb = run_context.original_args()
+        self.epoch["epoch"].append(cb.get("cur_epoch_num", 1))
+        output = cb.get("net_outputs")
+        if isinstance(output, (tuple, list)) and output and hasattr(output[0], "asnumpy"):
+            output = output[0]
+        if hasattr(output, "asnumpy"):
+            output = np.mean(output.asnumpy())
+        for key, value in {"net_output": output, **(cb.get("metrics") or {})}.items():
+            self.history.setdefault(key, []).append(value)
+
+
+class LambdaCallback(Callback):
+    """MindSpore's ``LambdaCallback(on_train_epoch_end=fn, ...)``: each hook
+    given is called with the run context; the others do nothing."""
+
+    HOOKS = ("on_train_epoch_begin", "on_train_epoch_end", "on_train_step_begin",
+             "on_train_step_end", "on_train_begin", "on_train_end", "on_eval_epoch_begin",
+             "on_eval_epoch_end", "on_eval_step_begin", "on_eval_step_end", "on_eval_begin",
+             "on_eval_end")
+
+    def __init__(self, **hooks):
+        super().__init__()
+        unknown = sorted(set(hooks) - set(self.HOOKS))
+        if unknown:
+            raise UserTypeError(f"LambdaCallback: unknown hook(s) {', '.join(unknown)}",
+                                where=user_frame(), hint=f"hooks: {', '.join(self.HOOKS)}")
+        for name in self.HOOKS:
+            fn = hooks.get(name)
+            setattr(self, name, fn if fn is not None else (lambda run_context: None))
 
 
 def callback_list(callbacks) -> list[Callback]:

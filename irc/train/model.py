@@ -21,7 +21,8 @@ from ..common.tensor import Tensor
 from ..diagnostics import UnsupportedError, UserError, user_frame
 from ..frontend.training import DEFAULT_UNROLL
 from . import evaluation, running
-from .callback import Callback, LossMonitor, ModelCheckpoint, callback_list
+from .callback import Callback, TimeMonitor, callback_list
+from .callback import __all__ as callback_names
 from .running import run_options
 from .metrics import get_metrics
 
@@ -219,8 +220,10 @@ class _FitEvaluation(Callback):
 
     def __init__(self, model: Model, dataset, frequency, sink_mode: bool, callbacks: list):
         self.model, self.dataset, self.frequency, self.sink_mode = model, dataset, frequency, sink_mode
-        # MindSpore hands the eval the user's own callbacks, not its built-in ones
-        self.callbacks = [cb for cb in callbacks if not isinstance(cb, (LossMonitor, ModelCheckpoint))]
+        # MindSpore hands the eval the user's own callbacks and TimeMonitor,
+        # none of its other built-in ones (History, LossMonitor ...)
+        self.callbacks = [cb for cb in callbacks
+                          if isinstance(cb, TimeMonitor) or type(cb).__name__ not in callback_names]
 
     def on_train_epoch_begin(self, run_context):
         cb = run_context.original_args()
