@@ -255,6 +255,35 @@ def test_history_and_lambda_callback_as_mindspores():
         LambdaCallback(on_epoch_end=print)
 
 
+def test_early_stopping_stops_and_restores_the_best_epoch(capsys):
+    """EarlyStopping on fit's accuracy with patience 2 stops once it has not
+    improved for 2 epochs and ends on the best epoch's weights (MindSpore
+    2.10 stops a small script at the same epoch with the same weights);
+    on the training loss it reads the epoch's last loss."""
+    from irc.train import EarlyStopping
+    model = model_for(fresh_net(), lr=0.5, metrics={"accuracy"})
+    stop = EarlyStopping(monitor="accuracy", patience=2, verbose=True, restore_best_weights=True)
+    history = irc.train.History()
+    model.fit(30, dataset(), dataset(seed=1), callbacks=[history, stop])
+    epochs = history.epoch["epoch"]
+    assert stop.stopped_epoch == epochs[-1] < 30
+    assert max(history.history["accuracy"]) == stop.best == model.eval(dataset(seed=1))["accuracy"]
+    assert "early stopping" in capsys.readouterr().out
+    # fit's eval_loss is the mean over the evaluation's batches (MindSpore's: the last batch's)
+    looks = []
+
+    class Look(Callback):
+        def on_train_epoch_end(self, run_context):
+            looks.append(dict(run_context.original_args().get("eval_results") or {}))
+
+    loss_model = model_for(fresh_net(), metrics={"loss"})
+    loss_model.fit(1, dataset(), dataset(seed=1), callbacks=[Look()])
+    assert looks[0]["eval_loss"] == looks[0]["loss"] == loss_model.eval(dataset(seed=1))["loss"]
+    by_loss = EarlyStopping(monitor="loss", patience=0)
+    model_for(fresh_net(), lr=0.5).train(30, dataset(), callbacks=[by_loss], dataset_sink_mode=False)
+    assert 0 < by_loss.stopped_epoch < 30
+
+
 def test_a_per_class_metric_evaluates_and_is_summarised():
     """Precision returns one value per class (MindSpore's); run.json's
     summary keeps them as a list (it took every metric for a float)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import sys
 import time
 from typing import Optional
 
@@ -20,7 +21,7 @@ import numpy as np
 from ..diagnostics import UserError, UserTypeError, UserValueError, user_frame
 
 __all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
-           "CheckpointConfig", "History", "LambdaCallback"]
+           "CheckpointConfig", "History", "LambdaCallback", "EarlyStopping"]
 
 
 class _Params(dict):
@@ -160,6 +161,85 @@ class LambdaCallback(Callback):
         for name in self.HOOKS:
             fn = hooks.get(name)
             setattr(self, name, fn if fn is not None else (lambda run_context: None))
+
+
+# MindSpore's list: for these, smaller is better (mode "auto")
+_SMALLER_BETTER = ("hausdorff_distance", "mae", "mse", "loss", "perplexity",
+                   "mean_surface_distance", "root_mean_square_distance", "eval_loss")
+
+
+class EarlyStopping(Callback):
+    """MindSpore's ``EarlyStopping(monitor="eval_loss", min_delta=0,
+    patience=0, verbose=False, mode="auto", baseline=None,
+    restore_best_weights=False)``: stops training once ``monitor`` has not
+    improved for ``patience`` epochs.  ``monitor`` is "loss" (the epoch's
+    last training loss) or one of Model.fit's evaluation results
+    ("eval_loss" or a metric).  ``restore_best_weights`` puts the best
+    epoch's weights back into the run, so they are what training ends on."""
+
+    def __init__(self, monitor="eval_loss", min_delta=0, patience=0, verbose=False, mode="auto",
+                 baseline=None, restore_best_weights=False):
+        super().__init__()
+        if not isinstance(monitor, str):
+            raise UserTypeError(f"EarlyStopping: monitor must be a str, got {monitor!r}", where=user_frame())
+        if isinstance(patience, bool) or not isinstance(patience, int) or patience < 0:
+            raise UserValueError(f"EarlyStopping: patience must be an int >= 0, got {patience!r}",
+                                 where=user_frame())
+        if mode not in ("auto", "min", "max"):
+            raise UserValueError(f"mode should be 'auto', 'min' or 'max', but got {mode}.", where=user_frame())
+        self.monitor, self.min_delta, self.patience = monitor, abs(min_delta), patience
+        self.verbose, self.mode, self.baseline = bool(verbose), mode, baseline
+        self.restore_best_weights = bool(restore_best_weights)
+        self.smaller = mode == "min" or (mode == "auto" and monitor in _SMALLER_BETTER)
+        self.on_train_begin(None)
+
+    def improved(self, value, than) -> bool:
+        return value < than - self.min_delta if self.smaller else value > than + self.min_delta
+
+    def on_train_begin(self, run_context):
+        self.wait, self.stopped_epoch, self.best_weights = 0, 0, None
+        self.best = np.inf if self.smaller else -np.inf
+
+    def on_train_epoch_end(self, run_context):
+        cb = run_context.original_args()
+        value = self._monitored(cb)
+        if value is None:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = cb.train_state.checkpoint_dict()
+        self.wait += 1
+        if self.improved(value, self.best):
+            self.best = value
+            if self.restore_best_weights:
+                self.best_weights = cb.train_state.checkpoint_dict()
+            if self.baseline is None or self.improved(value, self.baseline):
+                self.wait = 0
+        if self.wait >= self.patience:
+            self.stopped_epoch = cb.cur_epoch_num
+            run_context.request_stop()
+            if self.restore_best_weights and self.best_weights is not None:
+                if self.verbose:
+                    print("Restoring model weights from the end of the best epoch.", flush=True)
+                cb.train_state.load(self.best_weights)
+
+    def on_train_end(self, run_context):
+        if self.stopped_epoch > 0 and self.verbose:
+            print("Epoch %05d: early stopping" % self.stopped_epoch, flush=True)
+
+    def _monitored(self, cb):
+        if self.monitor == "loss":
+            value = cb.get("net_outputs")
+            value = np.mean(value.asnumpy()) if hasattr(value, "asnumpy") else value
+        else:
+            value = (cb.get("eval_results") or {}).get(self.monitor)
+        if value is None:
+            keys = sorted({"loss", *(cb.get("eval_results") or {})})
+            print(f"irc: warning: EarlyStopping is conditioned on {self.monitor}, which is not "
+                  f"available; available: {', '.join(keys)}", file=sys.stderr, flush=True)
+            return None
+        if np.ndim(value):
+            raise UserValueError("EarlyStopping only supports scalar monitor now.", where=None)
+        return float(value)
 
 
 def callback_list(callbacks) -> list[Callback]:

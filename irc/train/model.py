@@ -24,7 +24,7 @@ from . import evaluation, running
 from .callback import Callback, TimeMonitor, callback_list
 from .callback import __all__ as callback_names
 from .running import run_options
-from .metrics import get_metrics
+from .metrics import Loss, get_metrics
 
 __all__ = ["Model"]
 
@@ -213,6 +213,9 @@ def _check_train_args(epoch, dataset, sink_mode, sink_size, initial_epoch, sourc
     return int(epoch), int(steps), bool(sink_mode)
 
 
+_EVAL_LOSS = "eval_loss"
+
+
 class _FitEvaluation(Callback):
     """Model.fit's evaluation, the first callback of its training: at an
     epoch's end it evaluates and leaves the results as ``metrics`` (and
@@ -235,6 +238,13 @@ class _FitEvaluation(Callback):
         epoch = cb.cur_epoch_num
         due = epoch % self.frequency == 0 if isinstance(self.frequency, int) else epoch in self.frequency
         if due:
-            cb.metrics = self.model.eval(self.dataset, callbacks=self.callbacks,
-                                         dataset_sink_mode=self.sink_mode)
-            cb.eval_results = dict(cb.metrics)
+            # MindSpore's fit adds the evaluation's mean loss as eval_results' eval_loss
+            metrics = self.model._metric_fns
+            self.model._metric_fns = {**metrics, _EVAL_LOSS: Loss()}
+            try:
+                results = self.model.eval(self.dataset, callbacks=self.callbacks,
+                                          dataset_sink_mode=self.sink_mode)
+            finally:
+                self.model._metric_fns = metrics
+            cb.metrics = {k: v for k, v in results.items() if k != _EVAL_LOSS}
+            cb.eval_results = {**cb.metrics, "eval_loss": results[_EVAL_LOSS]}

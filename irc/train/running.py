@@ -75,6 +75,10 @@ class _TrainState:
         values["global_step"] = np.array([self.training.global_step], dtype=np.int32)
         return values
 
+    def load(self, values: dict) -> None:
+        """Put values taken by checkpoint_dict back (EarlyStopping's best epoch)."""
+        self.run.state.load({k: v for k, v in values.items() if k != "global_step"})
+
 
 class _Training:
     """One Model.train call in run mode: compile, resume, run, write back."""
