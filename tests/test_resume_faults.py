@@ -76,9 +76,12 @@ def killed(tmp_path_factory) -> dict:
               "sigterm": [{"SINK": "1", "KILL_AT": "5:SIGTERM"}]}
     done: dict = {}
 
+    # the folders first, in this thread: pytest makes its base temp folder on
+    # the first mktemp, and two threads racing there raised FileExistsError
+    folders = {name: tmp_path_factory.mktemp(name) for name in chains}
+
     def run_chain(name):
-        folder = tmp_path_factory.mktemp(name)
-        done[name] = (folder, [irc_run(folder, **env) for env in chains[name]])
+        done[name] = (folders[name], [irc_run(folders[name], **env) for env in chains[name]])
     threads = [threading.Thread(target=run_chain, args=(name,)) for name in chains]
     for t in threads:
         t.start()
