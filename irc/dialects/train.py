@@ -389,6 +389,11 @@ def _infer_momentum(attrs, ins):
     return [param, accum]
 
 
+def _float32s(inputs):
+    """An update op's operands as float32 arrays (the kernels compute in float32)."""
+    return (np.asarray(x, dtype=np.float32) for x in inputs)
+
+
 MOMENTUM = _train("MomentumUpdate",
                   attrs={"momentum": REQUIRED, "use_nesterov": False, **_DECAY_ATTRS},
                   infer=_infer_momentum, operands=("param", "grad", "accum", "lr"),
@@ -399,7 +404,7 @@ MOMENTUM = _train("MomentumUpdate",
 
 @MOMENTUM.host_batch
 def _momentum_host(inputs, attrs, draws):
-    p, g, a, lr = (np.asarray(x, dtype=np.float32) for x in inputs)
+    p, g, a, lr = _float32s(inputs)
     m = np.float32(attrs["momentum"])
     g = _decayed_host(g, p, attrs).astype(np.float32)
     a2 = (a * m + g).astype(np.float32)
@@ -431,7 +436,7 @@ SGD = _train("SGDUpdate",
 
 @SGD.host_batch
 def _sgd_host(inputs, attrs, draws):
-    p, g, a, stat, lr = (np.asarray(x, dtype=np.float32) for x in inputs)
+    p, g, a, stat, lr = _float32s(inputs)
     g = _decayed_host(g, p, attrs).astype(np.float32)
     m = np.float32(attrs["momentum"])
     if attrs["momentum"] > 0:
@@ -461,7 +466,7 @@ ADAM_POWERS = _train("AdamPowers", attrs={"beta1": 0.9, "beta2": 0.999}, infer=_
 
 @ADAM_POWERS.host_batch
 def _adam_powers_host(inputs, attrs, draws):
-    b1, b2 = (np.asarray(x, dtype=np.float32) for x in inputs)
+    b1, b2 = _float32s(inputs)
     return [(b1 * np.float32(attrs["beta1"])).astype(inputs.beta1_power.dtype),
             (b2 * np.float32(attrs["beta2"])).astype(inputs.beta2_power.dtype)]
 
@@ -492,7 +497,7 @@ ADAM = _train("AdamUpdate",
 
 @ADAM.host_batch
 def _adam_host(inputs, attrs, draws):
-    p, g, m, v, lr, b1p, b2p = (np.asarray(x, dtype=np.float32) for x in inputs)
+    p, g, m, v, lr, b1p, b2p = _float32s(inputs)
     b1, b2 = np.float32(attrs["beta1"]), np.float32(attrs["beta2"])
     g = _decayed_host(g, p, attrs).astype(np.float32)
     m2 = (m * b1 + g * (np.float32(1) - b1)).astype(np.float32)
@@ -518,7 +523,7 @@ ADAMW = _train("AdamWeightDecayUpdate",
 
 @ADAMW.host_batch
 def _adamw_host(inputs, attrs, draws):
-    p, g, m, v, lr = (np.asarray(x, dtype=np.float32) for x in inputs)
+    p, g, m, v, lr = _float32s(inputs)
     g = _unscaled_host(g, attrs).astype(np.float32)
     b1, b2 = np.float32(1) - np.float32(attrs["beta1"]), np.float32(1) - np.float32(attrs["beta2"])
     m2 = (m + (g - m) * b1).astype(np.float32)

@@ -245,8 +245,9 @@ class _ClassCounts(_Classification):
         self._positives = self._positives + chosen.sum(axis=0)
         self._actual = self._actual + truth.sum(axis=0)
 
+    @abc.abstractmethod
     def _denominator(self, positives, actual):
-        raise NotImplementedError
+        """What the true positives are divided by (predicted or actual positives, or both)."""
 
     def eval(self, average: bool = False):
         if not self._classes:

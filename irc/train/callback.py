@@ -135,10 +135,7 @@ class History(Callback):
         cb = run_context.original_args()
         self.epoch["epoch"].append(cb.get("cur_epoch_num", 1))
         output = cb.get("net_outputs")
-        if isinstance(output, (tuple, list)) and output and hasattr(output[0], "asnumpy"):
-            output = output[0]
-        if hasattr(output, "asnumpy"):
-            output = np.mean(output.asnumpy())
+        output = None if output is None else loss_value(output)
         for key, value in {"net_output": output, **(cb.get("metrics") or {})}.items():
             self.history.setdefault(key, []).append(value)
 
@@ -229,7 +226,7 @@ class EarlyStopping(Callback):
     def _monitored(self, cb):
         if self.monitor == "loss":
             value = cb.get("net_outputs")
-            value = np.mean(value.asnumpy()) if hasattr(value, "asnumpy") else value
+            value = None if value is None else loss_value(value)
         else:
             value = (cb.get("eval_results") or {}).get(self.monitor)
         if value is None:

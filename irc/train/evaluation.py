@@ -25,16 +25,23 @@ __all__ = ["evaluate", "predict", "EVAL_BATCHES_PER_CALL"]
 EVAL_BATCHES_PER_CALL = 256
 
 
-def evaluate(model, job: Job) -> dict:
+def compiled(job: Job):
+    """The job's module, from the network's current weights: mid-training (a
+    callback's eval or predict) the weights trained so far."""
+    from .running import parameters_up_to_date
+    parameters_up_to_date()
+    return compile_job(job)[0]
+
+
+def evaluate(model, job: Job, metrics: Optional[dict] = None) -> dict:
+    """``metrics``: the Model's unless given (Model.fit adds its eval_loss)."""
     from irc.backends.trainer import Evaluator
     from ..dataset import config
-    from .running import parameters_up_to_date
     from .summary import summary_for
-    parameters_up_to_date()         # a callback's evaluation mid-training: the weights so far
-    module, _ = compile_job(job)
+    module = compiled(job)
     graph = "device" if "device" in module.graphs else "network"
     ev = Evaluator(module, graph, module.weights, threads=run_options().get("threads"))
-    metrics = model._metric_fns
+    metrics = model._metric_fns if metrics is None else metrics
     for m in metrics.values():
         m.clear()
     cb = _Params(mode="eval", cur_step_num=0, net_outputs=None, network=model.network,
@@ -96,7 +103,7 @@ def _computes_with(module: Module, g: Graph, value) -> bool:
 
 def predict(model, job: Job):
     from irc.backends.trainer import Evaluator
-    module, _ = compile_job(job)
+    module = compiled(job)
     graph = "network" if "network" in module.graphs else "device"
     ev = Evaluator(module, graph, module.weights, threads=run_options().get("threads"))
     columns = {name: np.asarray(t.asnumpy()) for name, t in job.kwargs.items()}

@@ -39,10 +39,10 @@ def export(net, *inputs, file_name, file_format="AIR", **kwargs) -> None:
         return      # irc compile: nothing is run or written
     from irc.backends.onnx_lowering import lower_graph
 
-    from ..compiler import compile_job
     from ..output import write_file_atomically
+    from .evaluation import compiled
     from .model import Model
-    module, _ = compile_job(Job("predict", Model(net), None, examples, source))
+    module = compiled(Job("predict", Model(net), None, examples, source))
     graph = "network" if "network" in module.graphs else "device"
     path = file_name if file_name.endswith(".onnx") else file_name + ".onnx"
     write_file_atomically(path, lower_graph(module, graph, model_name=module.name).SerializeToString())

@@ -124,7 +124,7 @@ class Model:
         callbacks = callback_list(callbacks)
         if valid_dataset is not None:
             callbacks = [_FitEvaluation(self, valid_dataset, valid_frequency, valid_dataset_sink_mode,
-                                        callbacks)] + callbacks
+                                        callbacks, source)] + callbacks
         self.train(epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
         cap = current()
         if valid_dataset is not None and cap is not None and not cap.executes:
@@ -136,6 +136,9 @@ class Model:
         if not self._metric_fns:
             raise UserError("Model.eval needs metrics: Model(..., metrics={'accuracy'})",
                             where=source)
+        return self._evaluate(valid_dataset, callbacks, dataset_sink_mode, source, self._metric_fns)
+
+    def _evaluate(self, valid_dataset, callbacks, dataset_sink_mode, source, metrics: dict) -> dict:
         callbacks = callback_list(callbacks)
         job = Job("eval", self, valid_dataset, {"callbacks": callbacks,
                                                 "dataset_sink_mode": bool(dataset_sink_mode)}, source)
@@ -144,8 +147,8 @@ class Model:
             cap.jobs.append(job)
             if not cap.executes:
                 from .capture_io import NotRun
-                return {name: NotRun() for name in self._metric_fns}
-        return evaluation.evaluate(self, job)
+                return {name: NotRun() for name in metrics}
+        return evaluation.evaluate(self, job, metrics)
 
     # -- predict ----------------------------------------------------------------------------
     def predict(self, *predict_data):
@@ -221,8 +224,9 @@ class _FitEvaluation(Callback):
     epoch's end it evaluates and leaves the results as ``metrics`` (and
     ``eval_results``) for the callbacks after it, until the next epoch."""
 
-    def __init__(self, model: Model, dataset, frequency, sink_mode: bool, callbacks: list):
+    def __init__(self, model: Model, dataset, frequency, sink_mode: bool, callbacks: list, source):
         self.model, self.dataset, self.frequency, self.sink_mode = model, dataset, frequency, sink_mode
+        self.source = source
         # MindSpore hands the eval the user's own callbacks and TimeMonitor,
         # none of its other built-in ones (History, LossMonitor ...)
         self.callbacks = [cb for cb in callbacks
@@ -239,12 +243,7 @@ class _FitEvaluation(Callback):
         due = epoch % self.frequency == 0 if isinstance(self.frequency, int) else epoch in self.frequency
         if due:
             # MindSpore's fit adds the evaluation's mean loss as eval_results' eval_loss
-            metrics = self.model._metric_fns
-            self.model._metric_fns = {**metrics, _EVAL_LOSS: Loss()}
-            try:
-                results = self.model.eval(self.dataset, callbacks=self.callbacks,
-                                          dataset_sink_mode=self.sink_mode)
-            finally:
-                self.model._metric_fns = metrics
+            results = self.model._evaluate(self.dataset, self.callbacks, self.sink_mode, self.source,
+                                           {**self.model._metric_fns, _EVAL_LOSS: Loss()})
             cb.metrics = {k: v for k, v in results.items() if k != _EVAL_LOSS}
             cb.eval_results = {**cb.metrics, "eval_loss": results[_EVAL_LOSS]}

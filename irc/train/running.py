@@ -61,7 +61,7 @@ _running: Optional["_Training"] = None
 def parameters_up_to_date() -> None:
     """Write the running training's current weights into its Parameters."""
     if _running is not None:
-        _running.write_back_now()
+        _running.write_back()
 
 
 class _TrainState:
@@ -97,7 +97,6 @@ class _Training:
         from irc.backends.signals import Interrupted
         from irc.backends.trainer import TrainPlan, TrainRun
         from ..dataset import config
-        from ..frontend.network import PARAMETERS
         from .summary import summary_for
         t0 = time.perf_counter()
         module, step_module = compile_job(self.job, keep_step=True)
@@ -119,9 +118,8 @@ class _Training:
                          global_step=self.global_step)
         self.module = module
         checkpoints = [cb for cb in self.kw["callbacks"] if isinstance(cb, ModelCheckpoint)]
-        parameters = module.objects.get(PARAMETERS, {})
         if self._resume(run, plan, checkpoints) == "complete":
-            self._write_back(run, parameters)
+            self.write_back()
             return
         hooks = _Hooks(self, run, plan, options)
         self.compile_s = time.perf_counter() - t0
@@ -138,7 +136,7 @@ class _Training:
             raise Interrupted(run.interrupted_by or signal.SIGINT) from None
         finally:
             _running = outer
-            self._write_back(run, parameters)
+            self.write_back()
         summary_for().add_training(epochs=plan.epochs - plan.first_epoch, steps=result.steps,
                                    device_calls=result.device_calls, losses=result.losses,
                                    wall_s=result.wall_s, images=result.images,
@@ -287,13 +285,11 @@ class _Training:
             written = self._interrupt_path()
         return written
 
-    def write_back_now(self) -> None:
-        from ..frontend.network import PARAMETERS
-        self._write_back(self.run_, self.module.objects.get(PARAMETERS, {}))
-
-    def _write_back(self, run, parameters: dict) -> None:
+    def write_back(self) -> None:
         """Trained values into the user's Parameters; optimiser state kept in the Model."""
-        values = run.state.numpy()
+        from ..frontend.network import PARAMETERS
+        parameters = self.module.objects.get(PARAMETERS, {})
+        values = self.run_.state.numpy()
         for name, value in values.items():
             p = parameters.get(name)
             if p is not None:
