@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
+
+from irc.backends.ranks import find_mpirun, mpirun_command, one_node_mpi_env
 
 WORKER = textwrap.dedent("""
     import os, statistics, sys, time
@@ -47,11 +48,11 @@ def main() -> int:
     args = ap.parse_args()
     print(f"all-reduce of {args.floats} float32, {args.ranks} ranks on loopback, "
           f"{os.cpu_count()} cores (median)")
-    here = os.path.dirname(sys.executable)
-    mpirun = shutil.which("mpirun", path=here) or shutil.which("mpirun")
+    mpirun = find_mpirun()
     if mpirun:
-        subprocess.run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", str(args.ranks),
-                        sys.executable, "-c", WORKER, "mpi", str(args.floats)], check=True)
+        subprocess.run(mpirun_command(mpirun, args.ranks, [sys.executable, "-c", WORKER, "mpi",
+                                                            str(args.floats)]),
+                       env=one_node_mpi_env(dict(os.environ)), check=True)
     else:
         print("mpi      not installed (pip install 'irc-compiler[dist]')")
     try:

@@ -16,9 +16,12 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # Property tests draw the same examples on every run, so a red suite is
 # reproducible and no run leaves state (the .hypothesis database) for the
-# next.  `pytest --hypothesis-profile=explore` draws fresh examples.
+# next.  `pytest --hypothesis-profile=explore` draws fresh examples;
+# `--hypothesis-profile=fuzz` runs the fuzzers (IR text, ONNX, bundles) at
+# 10x the cases the everyday suite gives them (see fuzz_cases).
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
+settings.register_profile("fuzz", derandomize=True, database=None)
 settings.load_profile("deterministic")
 
 from irc.dialects import load_all  # noqa: E402

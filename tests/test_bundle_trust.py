@@ -24,6 +24,8 @@ from irc.cli import main
 from irc.diagnostics import MAX_CHARS, UserError, display_path
 from irc.train.bundle_job import plan_bundle_job
 
+from fuzzing import fuzz_cases
+
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FILES = ("job.json", "module.ir", "weights.safetensors", "pipeline.json", "device.onnx",
          "eval.device.onnx")
@@ -313,7 +315,7 @@ def _empty(folder: Path) -> None:
             entry.unlink()
 
 
-@settings(derandomize=True, max_examples=300, deadline=None, database=None,
+@settings(derandomize=True, max_examples=fuzz_cases(100), deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops=st.lists(mutations, max_size=3))
 @example(ops=[])                                                       # as written: loads

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -13,6 +12,7 @@ import pytest
 
 from irc.backends import collectives
 from irc.backends.collectives import MPI, SINGLE, TORCH, SingleProcess, launcher
+from irc.backends.ranks import find_mpirun, mpirun_command, one_node_mpi_env
 
 pytestmark = pytest.mark.xdist_group("ranks")   # rank processes: one such test at a time
 
@@ -73,7 +73,7 @@ WORKER = textwrap.dedent("""
 
 def _mpirun():
     pytest.importorskip("mpi4py")
-    found = shutil.which("mpirun", path=os.path.dirname(sys.executable)) or shutil.which("mpirun")
+    found = find_mpirun()
     if found is None:
         pytest.skip("mpirun not installed (pip install 'irc-compiler[dist]')")
     return found
@@ -83,8 +83,8 @@ def test_two_mpi_ranks_on_loopback(tmp_path):
     mpirun = _mpirun()
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
-    done = subprocess.run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "2",
-                           sys.executable, str(script), "mpi"],
+    done = subprocess.run(mpirun_command(mpirun, 2, [sys.executable, str(script), "mpi"]),
+                          env=one_node_mpi_env(dict(os.environ)),
                           capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stdout + done.stderr

@@ -28,14 +28,17 @@ from irc.diagnostics import MAX_CHARS, MAX_LINES, UserError
 from irc.ir.text import _TOKEN, parse_file, parse_module, print_module
 from irc.ir.verifier import verify
 
+from fuzzing import fuzz_cases
+
 CORPUS = Path(__file__).parent / "fuzz_corpus"
 IR_SEEDS = [(CORPUS / name).read_text() for name in ("seed_offload.ir", "seed_loop.ir")]
 ONNX_SEED = (CORPUS / "seed_export.onnx").read_bytes()
 
-# ~5 ms a case (draw, parse, verify, print, parse again): 1,000 IR + 700 ONNX cases
-# (and 300 bundles in test_bundle_trust.py) take ~7 s, on a worker of their own
+# 5-10 ms a case (draw, parse, verify, print, parse again): the everyday suite
+# draws 300 IR + 200 ONNX cases (and 100 bundles in test_bundle_trust.py),
+# ~6 s; `pytest --hypothesis-profile=fuzz tests/test_fuzz.py` draws 10x as many
 # (the fuzzer ran 20,000 IR and 16,000 ONNX cases once, off-line, to find the corpus)
-FUZZ = settings(max_examples=1000, deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=fuzz_cases(300), deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 
 
@@ -301,7 +304,7 @@ def onnx_file(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("fuzz") / "mutant.onnx"
 
 
-@settings(FUZZ, max_examples=700)
+@settings(FUZZ, max_examples=fuzz_cases(200))
 @given(data=onnx_mutants())
 def test_onnx_mutants_are_drawn_or_refused_with_a_located_message(onnx_file, data):
     onnx_file.write_bytes(data)

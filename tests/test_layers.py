@@ -12,6 +12,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+pytestmark = pytest.mark.xdist_group("layers")   # the import graph is built once, on one worker
+
 ROOT = Path(__file__).resolve().parents[1]
 # source folder -> installed package (pyproject's package-dir)
 FOLDERS = {"irc": "irc", "passes": "irc.passes", "backends": "irc.backends", "viewer": "irc.viewer"}

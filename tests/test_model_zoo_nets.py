@@ -26,6 +26,8 @@ from irc.frontend.network import trace_cell
 from irc.ir.graph import Module
 from irc.ir.types import TensorType
 
+pytestmark = pytest.mark.xdist_group("zoo")   # the zoo networks are built once, on one worker
+
 ZOO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo")
 with open(os.path.join(ZOO, "mindspore_reference.json")) as _f:
     REFERENCE = json.load(_f)

@@ -314,7 +314,7 @@ def test_pipeline_network_mismatch_names_both_sides(missing, message, hint):
     err = info.value
     assert err.where.endswith(f"{HERE}:{_line(LeNet5.construct, 'self.conv1(x)')}")
     assert "the network does not accept the pipeline's output" in err.message
-    assert f"column 'image' is " in err.message and f"{HERE}:{map_line}" in err.message
+    assert "column 'image' is " in err.message and f"{HERE}:{map_line}" in err.message
     assert f"conv1 (Conv2d) takes it at {err.where}" in err.message
     assert hint in err.hint
 

@@ -1,5 +1,5 @@
 """The same job in PyTorch DDP (gloo), on the batches irc's pipeline gives each shard."""
-import os, sys
+import os
 import numpy as np
 import torch, torch.nn as nn, torch.distributed as dist
 torch.set_num_threads(1)
