@@ -23,7 +23,7 @@ from irc.passes.pipeline_columns import skip_pipeline_ops
 from .host_engine import DONE, EPOCH_END, Engine, HostEngine
 from .host_stream import col_row, pos_key
 from .onnx_lowering import lower_graph
-from .runtime import Session, lowering_options, providers_for
+from .runtime import CUDA, Session, lowering_options, providers_for
 from .settings import settings
 
 
@@ -46,6 +46,24 @@ def offloaded_maps(module: Module, offload: str, names: list[str]) -> list[Offlo
         groups.setdefault((node.attrs.get("map", -1), node.column), []).append(node.op)
     return [OffloadedMap(column, [names.index(column)], ops)
             for (_, column), ops in sorted(groups.items(), key=lambda kv: kv[0][0])]
+
+
+def tail_stays_on_host(device_target: Optional[str] = None) -> bool:
+    """Whether an offloaded tail runs on the host's kernels: with no
+    accelerator to offload to, unless settings.offload_tail_on_cpu asks for
+    onnxruntime on the CPU."""
+    return CUDA not in providers_for(device_target) and not settings.offload_tail_on_cpu
+
+
+class TailOnHostEngine(HostEngine):
+    """A pipeline with an offloaded tail, run where there is no accelerator:
+    all of it on the host (``on_host``: compiled without tail extraction),
+    its iterator still listing the maps ``offloaded`` (the module whose tail
+    was extracted into ``@offload``) moved, as MindSpore's does."""
+
+    def __init__(self, on_host: Module, offloaded: Module):
+        super().__init__(on_host, "host")
+        self.maps = offloaded_maps(offloaded, "offload", self.names)
 
 
 class OffloadEngine(Engine):

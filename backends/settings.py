@@ -26,6 +26,12 @@ class ExecutionSettings:
     # set_deterministic(True) / set_context(deterministic="ON"): the same
     # results, bit for bit, from run to run on CUDA too (slower kernels)
     deterministic: bool = False
+    # An offloaded tail (map(offload=True), set_auto_offload) moves to the
+    # accelerator.  With none (the CPU only) it stays on the host's kernels,
+    # which are the CPU's faster form of it (onnxruntime's Cast/Sub/Div/
+    # Transpose cost 1.5-2x the host's fused lookup-table Normalize); True
+    # runs it through onnxruntime on the CPU anyway (tests of its lowering).
+    offload_tail_on_cpu: bool = False
 
     def reset(self) -> None:
         for f in fields(self):

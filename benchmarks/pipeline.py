@@ -47,6 +47,8 @@ import irc  # noqa: E402
 import irc.dataset as ds  # noqa: E402
 import irc.dataset.transforms as transforms  # noqa: E402
 import irc.dataset.vision as vision  # noqa: E402
+from irc.backends.offload_runner import tail_stays_on_host  # noqa: E402
+from irc.backends.settings import settings  # noqa: E402
 from irc.dataset import config  # noqa: E402
 from irc.dataset.vision import Inter  # noqa: E402
 from peers import MINDSPORE_PYTHON, TORCH_PYTHON, run_peer  # noqa: E402
@@ -88,10 +90,14 @@ def folder_pipeline(workers: int, size: int, fused: bool, offload: bool = False)
     return d.batch(32)
 
 
-def run_irc(dataset, epochs: int, warmup: int = 0) -> tuple[int, float]:
+def run_irc(dataset, epochs: int, warmup: int = 0, tail_on_onnxruntime: bool = False) -> tuple[int, float]:
     """(images, seconds) of ``epochs`` epochs after ``warmup`` untimed ones
-    (the peers' measure: their workers start in the first epoch)."""
+    (the peers' measure: their workers start in the first epoch);
+    ``tail_on_onnxruntime``: an offloaded tail through onnxruntime even with
+    no accelerator (by default it then stays on the host)."""
+    settings.offload_tail_on_cpu = tail_on_onnxruntime
     it = dataset.create_tuple_iterator(num_epochs=warmup + epochs, output_numpy=True)
+    settings.offload_tail_on_cpu = False
     for _ in range(warmup):
         for _row in it:
             pass
@@ -387,6 +393,8 @@ def versus_peers(args, chain: str) -> list[tuple[str, str]]:
         build = lambda offload: folder_pipeline(args.workers, args.size, True, offload)     # noqa: E731
     runs = {"irc": lambda: run_irc(build(False), epochs, warmup=1),
             "irc with offload": lambda: run_irc(build(True), epochs, warmup=1),
+            "irc with offload, tail on onnxruntime": lambda: run_irc(build(True), epochs, warmup=1,
+                                                                     tail_on_onnxruntime=True),
             "MindSpore 2.10": lambda: run_mindspore(args.mindspore_python, chain, data, size, args.workers, epochs),
             "torch DataLoader": lambda: run_torch(args.torch_python, chain, data, size, args.workers, epochs)}
     rates: dict[str, list[float]] = {name: [] for name in runs}
@@ -399,7 +407,11 @@ def versus_peers(args, chain: str) -> list[tuple[str, str]]:
     medians = {name: float(np.median(r)) for name, r in rates.items() if r}
     rows = [(f"{name}, workers={args.workers}, median of {len(rates[name])}", f"{m:,.0f} img/s")
             for name, m in medians.items()]
-    rows.append(("irc with offload / irc", f"{medians['irc with offload'] / medians['irc']:.2f}x"))
+    where = "the host: no accelerator" if tail_stays_on_host() else "the accelerator"
+    rows.append((f"irc with offload (tail on {where}) / irc",
+                 f"{medians['irc with offload'] / medians['irc']:.2f}x"))
+    rows.append(("irc with offload, tail on onnxruntime / irc",
+                 f"{medians['irc with offload, tail on onnxruntime'] / medians['irc']:.2f}x"))
     for peer in ("MindSpore 2.10", "torch DataLoader"):
         if peer in medians:
             rows.append((f"irc / {peer}", f"{medians['irc'] / medians[peer]:.2f}x"))
@@ -439,8 +451,8 @@ def main(argv=None) -> int:
         rows.append((f"irc, num_parallel_workers={workers}", rate(n, t)))
     import irc as _irc
     _irc.set_context(device_target="CPU")
-    run_irc(lenet_pipeline(1, offload=True), 1)
-    n, t = run_irc(lenet_pipeline(1, offload=True), args.epochs)
+    run_irc(lenet_pipeline(1, offload=True), 1, tail_on_onnxruntime=True)
+    n, t = run_irc(lenet_pipeline(1, offload=True), args.epochs, tail_on_onnxruntime=True)
     rows.append(("irc with offload (tail on onnxruntime CPU), workers=1", rate(n, t)))
     config.set_auto_offload(False)
     n, t = hand_lenet(args.epochs, rng)

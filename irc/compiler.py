@@ -21,13 +21,13 @@ from .capture import Job, current
 from .diagnostics import Remark, display_path
 from .frontend import build_module, module_name
 from .ir.graph import Module
-from .passes import DEFAULT, EXPORT, ITERATE, PIPELINES, CompileOptions, PassContext, PassManager, Pipeline  # noqa: F401,E501
+from .passes import DEFAULT, EXPORT, ITERATE, ITERATE_ON_HOST, PIPELINES, CompileOptions, PassContext, PassManager, Pipeline  # noqa: F401,E501
 from .passes.options import script_defaults
 
 StageFn = Callable[[int, str, Module], None]
 
 __all__ = ["compile", "compile_job", "compile_dataset", "session_options", "observe", "Compilation",
-           "DEFAULT", "ITERATE", "EXPORT", "PIPELINES"]
+           "DEFAULT", "ITERATE", "ITERATE_ON_HOST", "EXPORT", "PIPELINES"]
 
 
 @dataclass

@@ -22,6 +22,7 @@ def reset_context() -> None:
     _context.update(_DEFAULTS)
     settings.device_target = type(settings).device_target
     settings.deterministic = type(settings).deterministic
+    settings.offload_tail_on_cpu = type(settings).offload_tail_on_cpu
 
 
 def set_context(**kwargs) -> None:

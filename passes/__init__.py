@@ -33,6 +33,11 @@ ITERATE = Pipeline("iterate", (
     "maps-after-batch",
     "hoist-hwc2chw",
 ), "a dataset's iterator: the offloaded tail runs through onnxruntime, the rest on the host")
+ITERATE_ON_HOST = Pipeline("iterate-on-host", (
+    "offload-legality",
+    "maps-after-batch",
+    "hoist-hwc2chw",
+), "a dataset's iterator with no accelerator to offload to: the whole pipeline on the host")
 EXPORT = Pipeline("export", (
     "offload-legality",
     "tail-extraction",
@@ -41,7 +46,7 @@ EXPORT = Pipeline("export", (
     "dce",
     "drop-unused-inputs",
 ), "irc export: one inference model, raw batches in, scores out")
-PIPELINES = {p.name: p for p in (DEFAULT, ITERATE, EXPORT)}
+PIPELINES = {p.name: p for p in (DEFAULT, ITERATE, ITERATE_ON_HOST, EXPORT)}
 DEFAULT_PIPELINE = list(DEFAULT.passes)
 
 

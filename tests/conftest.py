@@ -29,6 +29,15 @@ from irc.dialects import load_all  # noqa: E402
 load_all()   # tests use the registry directly, below any loading layer
 
 
+@pytest.fixture
+def offload_on_onnxruntime():
+    """An offloaded tail through onnxruntime even where there is no
+    accelerator (by default it then stays on the host's kernels): the tests
+    of its lowering and of its draws.  Reset with the process state."""
+    from irc.backends.settings import settings
+    settings.offload_tail_on_cpu = True
+
+
 @pytest.fixture(autouse=True)
 def _fresh_process_state():
     """Each test starts with irc's process-wide settings as a new process has

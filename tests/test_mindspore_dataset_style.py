@@ -194,6 +194,7 @@ def test_errors_while_running_are_runtime_errors():
 # the pipeline the static shapes irc's device graph needs; irc keeps maps on
 # images of unknown size on the host.
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload(data_dir):
     dataset_0 = ds.ImageFolderDataset(data_dir, shuffle=False)
     dataset_0 = dataset_0.map(operations=[C.Decode()], input_columns="image")
@@ -214,6 +215,7 @@ def test_offload(data_dir):
                                   [([2, 3, 12, 10], 93329.0), ([2], 3.0)]]
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_auto_offload(data_dir):
     trans = [C.Decode(), C.Resize((12, 10)), C.HWC2CHW()]
     ds.config.set_auto_offload(True)
@@ -234,6 +236,7 @@ def test_auto_offload(data_dir):
     ds.config.set_auto_offload(False)
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_column_validation(data_dir):
     # irc names the missing column at the map() line (MindSpore: when iterating)
     with pytest.raises(RuntimeError, match="no column 'fake_column'"):
@@ -249,6 +252,7 @@ def copy_column(x, y):
     return x, x, y
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_multi_column(data_dir):
     def chain(offload):
         dataset = ds.ImageFolderDataset(data_dir)
@@ -271,6 +275,7 @@ def test_offload_multi_column(data_dir):
         assert img1_offload.shape == (2, 3, 12, 10) and img1_offload.dtype == np.uint8
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_column_mapping(data_dir):
     # rewritten with a batch: irc refuses an offloaded HWC2CHW on rows when the
     # iterator is made, MindSpore when the first row comes (see test_offload_dim_check)
@@ -287,6 +292,7 @@ def test_offload_column_mapping(data_dir):
     np.testing.assert_((len(offload_col_idxs) == 1) and (offload_col_idxs[0] == 1))
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 @pytest.mark.parametrize("batch_before_concat", [True, False])
 def test_offload_concat_dataset(data_dir, batch_before_concat):
     dataset_0 = ds.ImageFolderDataset(data_dir)
@@ -309,6 +315,7 @@ def test_offload_concat_dataset(data_dir, batch_before_concat):
             continue
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_zip_dataset(data_dir):
     dataset_0 = ds.ImageFolderDataset(data_dir).map(operations=[C.Decode(), C.Resize((12, 10))],
                                                     input_columns="image")
@@ -323,6 +330,7 @@ MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 @pytest.mark.parametrize("op, expected", [
     # MindSpore 2.10's sums of the three batches (offload on and off alike)
     (lambda: C.Normalize(mean=MEAN, std=STD), [120.9883, 129.4103, 189.7686]),
@@ -346,6 +354,7 @@ def test_offload_ops(data_dir, op, expected):
         pytest.approx(expected, abs=2e-3)
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_typecast_op(data_dir):
     ds_baseline = ds.ImageFolderDataset(data_dir, num_samples=3)
     ds_baseline = ds_baseline.map(operations=[C.Decode(), C2.TypeCast(mstype.float32)], input_columns="image")
@@ -364,6 +373,7 @@ def test_offload_typecast_op(data_dir):
     assert count == 3
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_typecast_op_2(data_dir):
     ds_baseline = ds.ImageFolderDataset(data_dir, num_samples=2)
     ds_baseline = ds_baseline.map(operations=[C.Decode(), C2.TypeCast(np.float32)], input_columns="image")
@@ -383,6 +393,7 @@ def test_offload_typecast_op_2(data_dir):
     assert [image_sum for (_, image_sum), _ in digests(plain)] == [45231.0, 44146.0, 44661.0]
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_different_column_end_of_pipeline(data_dir):
     # rewritten with a batch (see test_offload_column_mapping); without one,
     # iterating is MindSpore's ValueError
@@ -401,6 +412,7 @@ def test_offload_different_column_end_of_pipeline(data_dir):
     ds.config.set_auto_offload(False)
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_not_end_of_pipeline(data_dir):
     dataset_0 = ds.ImageFolderDataset(data_dir)
     dataset_0 = dataset_0.map(operations=[C.Decode()], input_columns="image", offload=True)
@@ -413,6 +425,7 @@ def test_offload_not_end_of_pipeline(data_dir):
     np.testing.assert_(data_iterator.offload_model is None)
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_dim_check(data_dir):
     dataset = ds.ImageFolderDataset(data_dir)
     dataset = dataset.map(operations=[C.Decode()], input_columns="image")
@@ -424,6 +437,7 @@ def test_offload_dim_check(data_dir):
             continue
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_offload_with_dict_itr(data_dir):
     dataset = ds.ImageFolderDataset(data_dir, shuffle=False, decode=False, num_samples=3)
     dataset = dataset.map(operations=[lambda x: x], input_columns="image", python_multiprocessing=False,
@@ -439,6 +453,7 @@ def test_offload_with_dict_itr(data_dir):
     assert num == 3
 
 
+@pytest.mark.usefixtures("offload_on_onnxruntime")
 def test_output_shapes_and_types_report_the_host_pipeline(data_dir):
     def chain(offload):
         d = ds.ImageFolderDataset(data_dir, shuffle=False)

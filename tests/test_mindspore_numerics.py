@@ -134,7 +134,7 @@ def test_hwc2chw_returns_a_2d_image_unchanged():
 
 
 @pytest.mark.parametrize("offload", [False, True])
-def test_hwc2chw_of_2d_images_in_a_pipeline(offload):
+def test_hwc2chw_of_2d_images_in_a_pipeline(offload, offload_on_onnxruntime):
     x = np.arange(4 * 4 * 5, dtype=np.uint8).reshape(4, 4, 5)
     data = ds.NumpySlicesDataset({"image": x}, shuffle=False)
     data = data.map(vision.Rescale(2.0, 1.0), input_columns=["image"], offload=offload)

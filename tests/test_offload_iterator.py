@@ -12,8 +12,9 @@ MNIST = "samples/data/mnist/train"
 
 
 @pytest.fixture(autouse=True)
-def _on_the_cpu():
-    """(conftest.py resets irc's process-wide state around every test)"""
+def _on_the_cpu(offload_on_onnxruntime):
+    """The offloaded tail through onnxruntime on the CPU (conftest.py resets
+    irc's process-wide state around every test)."""
     irc.set_context(device_target="CPU")
 
 

@@ -347,23 +347,27 @@ class Dataset:
         from irc.backends.host_engine import HostEngine
         return HostEngine(self._lowered(), "host")
 
-    def _iteration_module(self):
+    def _iteration_module(self, pipeline=None):
         """The module iterators run: the pipeline compiled through ITERATE
         (with offload requested, by map(offload=True) or
         config.set_auto_offload, its offloaded tail moved into graph
         @offload; per-pixel tails left on the host run once per batch)."""
         from ..compiler import ITERATE, compile_dataset
-        return compile_dataset(self, ITERATE).module
+        return compile_dataset(self, pipeline or ITERATE).module
 
     def _iteration_engine(self):
         """The engine iterators use: with an offloaded tail, that runs through
-        onnxruntime inside the iterator, as MindSpore applies offloaded ops."""
+        onnxruntime inside the iterator, as MindSpore applies offloaded ops;
+        with no accelerator to offload to, on the host's kernels."""
         from irc.backends.host_engine import HostEngine
         module = self._iteration_module()
-        if "offload" in module.graphs:
-            from irc.backends.offload_runner import OffloadEngine
-            return OffloadEngine(module, "host", "offload")
-        return HostEngine(module, "host")
+        if "offload" not in module.graphs:
+            return HostEngine(module, "host")
+        from irc.backends.offload_runner import OffloadEngine, TailOnHostEngine, tail_stays_on_host
+        if tail_stays_on_host():
+            from ..compiler import ITERATE_ON_HOST
+            return TailOnHostEngine(self._iteration_module(ITERATE_ON_HOST), module)
+        return OffloadEngine(module, "host", "offload")
 
     def first_row(self) -> Optional[dict]:
         """The first row of one epoch as numpy arrays (None if there is none)."""
