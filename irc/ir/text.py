@@ -543,25 +543,28 @@ def _printed_fields(file, lineno, m, graph, values, types):
             or any(r in values or r in graph._value_names for r in results)
             or (results and results[0] in graph)):
         raise _NotPrinted
-    attrs = _printed_attrs(file, lineno, m["attrs"], types) if m["attrs"] else {}
+    attrs = _printed_attrs(file, lineno, opdef, m["attrs"], types)
     meta = {"placement": m["placement"] or graph.placement,
-            "column": _printed_string(m["col"]), "scope": _printed_string(m["scope"]),
-            "prov": _printed_string(m["prov"]).split(",") if m["prov"] else [],
+            "column": _printed_string(m["col"], types), "scope": _printed_string(m["scope"], types),
+            "prov": _printed_string(m["prov"], types).split(",") if m["prov"] else [],
             "loc": Loc(m["file"], int(m["line"])) if m["file"] else None}
-    return m["op"], operands, opdef.normalize_attrs(attrs), in_types, out_types, results, meta
+    return m["op"], operands, attrs, in_types, out_types, results, meta
 
 
-def _printed_attrs(file: str, lineno: int, text: str, known: dict) -> dict:
-    """The attributes ``{...}``; a text seen before (ops repeat their
-    attributes) is parsed once and copied."""
-    key = ("attrs", text)
+def _printed_attrs(file: str, lineno: int, opdef, text: str | None, known: dict) -> dict:
+    """The attributes ``{...}`` (None: none written), normalised for the op;
+    a text seen before on the same op (ops repeat their attributes) is
+    parsed and normalised once and copied."""
+    key = ("attrs", opdef.name, text)
     parsed = known.get(key)
     if parsed is None:
-        ln = _Line(file, lineno, text, known)
-        parsed = _parse_attrs(ln)
-        if not ln.at_end() or ln.comment is not None:
-            raise _NotPrinted
-        known[key] = parsed
+        parsed = {}
+        if text is not None:
+            ln = _Line(file, lineno, text, known)
+            parsed = _parse_attrs(ln)
+            if not ln.at_end() or ln.comment is not None:
+                raise _NotPrinted
+        parsed = known[key] = opdef.normalize_attrs(parsed)
     return copy_attr(parsed)
 
 
@@ -582,13 +585,18 @@ def _printed_type(text: str, types: dict[str, TensorType]) -> TensorType:
     return known
 
 
-def _printed_string(text: str | None) -> str | None:
+def _printed_string(text: str | None, known: dict) -> str | None:
+    """A quoted string (a column, scope or provenance: they repeat), decoded once."""
     if text is None:
         return None
-    try:
-        return _json_string(text)
-    except ValueError:
-        raise _NotPrinted from None
+    key = ("string", text)
+    value = known.get(key)
+    if value is None:
+        try:
+            value = known[key] = _json_string(text)
+        except ValueError:
+            raise _NotPrinted from None
+    return value
 
 
 def _lines(text: str) -> list[str]:
