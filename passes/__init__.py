@@ -34,8 +34,7 @@ ITERATE = Pipeline("iterate", (
     "hoist-hwc2chw",
 ), "a dataset's iterator: the offloaded tail runs through onnxruntime, the rest on the host")
 ITERATE_ON_HOST = Pipeline("iterate-on-host", (
-    "offload-legality",
-    "maps-after-batch",
+    "maps-after-batch",      # (no offload-legality: what it placed @device would stay per row)
     "hoist-hwc2chw",
 ), "a dataset's iterator with no accelerator to offload to: the whole pipeline on the host")
 EXPORT = Pipeline("export", (

@@ -1,6 +1,8 @@
 """Where an offloaded tail runs: on the accelerator when there is one; with
 none (the CPU only) on the host's kernels, which are the CPU's faster form
 of it, the iterator still listing the offloaded maps as MindSpore's does."""
+import re
+
 import numpy as np
 
 import irc
@@ -55,3 +57,17 @@ def test_an_accelerator_takes_the_tail(monkeypatch):
     assert not tail_stays_on_host()
     monkeypatch.setattr(offload_runner, "providers_for", lambda target=None: [CPU])
     assert tail_stays_on_host()
+
+
+def test_the_tail_kept_on_the_host_runs_as_if_never_offloaded():
+    """Per batch where the host runs it per batch (maps-after-batch): the
+    offloaded maps keep no @device placement that would pin them per row."""
+    from irc.compiler import ITERATE, ITERATE_ON_HOST, compile_dataset
+    from irc.ir.text import print_module
+
+    def host_text(module):      # the map's own offload flag aside
+        return re.sub(r", offload = (true|false)", "", print_module(module).removeprefix("# auto_offload: true\n"))
+    kept = compile_dataset(chain(True), ITERATE_ON_HOST).module
+    plain = compile_dataset(chain(False), ITERATE).module
+    assert "offload" not in kept.graphs and "@device" not in print_module(kept)
+    assert host_text(kept) == host_text(plain)
