@@ -140,10 +140,12 @@ def mpirun_command(mpirun: str, world: int, command: list[str]) -> list[str]:
 
 def one_node_mpi_env(env: dict[str, str]) -> dict[str, str]:
     """``env`` for an MPI job on one machine: ranks talk through shared memory
-    only, the runtime's own TCP stays on loopback.  Naming the transports
-    (btl self,sm) skips Open MPI's probe of the others at MPI_Init: 0.2 s a
-    rank instead of 1.2 s.  Settings already in ``env`` win."""
-    return {"OMPI_MCA_btl": "self,sm", "OMPI_MCA_oob_tcp_if_include": "lo", **env}
+    only, the runtime's own TCP (and MPI's, should ``env`` name it) stays on
+    loopback.  Naming the transports (btl self,sm) skips Open MPI's probe of
+    the others at MPI_Init: 0.2 s a rank instead of 1.2 s.  Settings already
+    in ``env`` win."""
+    return {"OMPI_MCA_btl": "self,sm", "OMPI_MCA_oob_tcp_if_include": "lo",
+            "OMPI_MCA_btl_tcp_if_include": "lo", **env}
 
 
 def rank_command(script: str, world: int, out: Path, script_args: list[str],
