@@ -21,12 +21,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from irc.diagnostics import UserError
-from irc.ir.graph import Module
+
+if TYPE_CHECKING:   # the launcher imports this module: it does not load the IR
+    from irc.ir.graph import Module
 
 SLICE_FILE = "slice.npz"
 

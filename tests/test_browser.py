@@ -21,6 +21,8 @@ import pytest
 
 from irc.ir.text import node_lines
 from test_viewer_support import lenet_stages, resnet_training, scoped_network
+
+pytestmark = pytest.mark.xdist_group("browser")   # one Chromium, started once, on one worker
 from irc.viewer.report import Stage, write_report
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"

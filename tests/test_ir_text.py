@@ -2,6 +2,7 @@
 import math
 
 import pytest
+from fuzzing import fuzz_cases
 from hypothesis import given, settings, strategies as st
 
 from irc.ir.graph import Loc, Module
@@ -170,7 +171,7 @@ def modules(draw):
     return m
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=fuzz_cases(25), deadline=None)
 @given(modules())
 def test_random_modules_round_trip_and_verify(m):
     verify(m)

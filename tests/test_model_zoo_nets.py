@@ -49,8 +49,12 @@ def zoo_nets():
 
 @pytest.fixture(scope="module", params=["resnet18", "resnet50", "mobilenet_v2"])
 def built(request, zoo_nets):
-    with mindspore_alias():
-        return request.param, zoo_nets.build(request.param), zoo_nets
+    # kept on the module: xdist may tear a module fixture down between two tests that share it
+    nets = zoo_nets.__dict__.setdefault("_built_by_test", {})
+    if request.param not in nets:
+        with mindspore_alias():
+            nets[request.param] = zoo_nets.build(request.param)
+    return request.param, nets[request.param], zoo_nets
 
 
 def test_parameters_are_mindspores(built):

@@ -76,18 +76,23 @@ def test_renderer_choice(renderer_env):
 
 
 def test_compiled_module_cache(tmp_path, renderer_env):
-    renderer_env.setenv("IRC_CACHE_DIR", str(tmp_path))
+    """A compiled module is loaded from the cache, not compiled again; a
+    damaged cache entry is compiled again and replaced."""
     renderer_env.setenv("IRC_RENDERER", "wasm")
-    get_renderer()
-    cached = list(tmp_path.glob("graphviz-*.cwasm"))
-    assert len(cached) == 1
+    user_cache = get_renderer().layout.cache_file       # the user's cache: compiled at most once a machine
+    assert user_cache.is_file()
+    renderer_env.setenv("IRC_CACHE_DIR", str(tmp_path))
     reset_renderer()
+    cached = tmp_path / user_cache.name
+    cached.write_bytes(user_cache.read_bytes())
     t = time.perf_counter()
-    get_renderer()
+    assert get_renderer().layout.cache_file == cached
     assert time.perf_counter() - t < 0.5       # loaded, not compiled again
-    cached[0].write_bytes(b"damaged")
+    cached.write_bytes(b"damaged")
     reset_renderer()
     assert "<svg" in get_renderer().render("digraph { a }")
+    assert cached.read_bytes() == user_cache.read_bytes()   # compiled again, the entry replaced
+    assert [p.name for p in tmp_path.iterdir()] == [cached.name]
 
 
 def test_render_stage_writes_svg(tmp_path):

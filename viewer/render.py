@@ -69,6 +69,11 @@ class Renderer:
         self._pending: dict[str, Future] = {}
         self._lock = threading.Lock()
 
+    @property
+    def layout(self):
+        """The engine behind the cache (SystemDot, WasmDot, WasmSubprocess)."""
+        return self._layout
+
     def render(self, source: str, timeout: float = DEFAULT_TIMEOUT) -> str:
         key = hashlib.sha1(source.encode()).hexdigest()
         with self._lock:
@@ -129,7 +134,8 @@ class WasmDot:
         config.epoch_interruption = True
         self.stack = _configure_stack(wasmtime, config)
         self.engine = wasmtime.Engine(config)
-        self.module = _load_module(wasmtime, self.engine, Path(PACKAGE_WASM_PATH), self.stack)
+        self.cache_file = _cache_file(Path(PACKAGE_WASM_PATH), self.stack)
+        self.module = _load_module(wasmtime, self.engine, Path(PACKAGE_WASM_PATH), self.cache_file)
         exports = {e.name for e in self.module.exports}
         missing = {"memory", "malloc", "graphviz_render", "graphviz_free",
                    "graphviz_last_error"} - exports
@@ -262,16 +268,20 @@ def cache_dir() -> Path:
     return Path(os.environ.get("IRC_CACHE_DIR") or os.path.join(base, "irc"))
 
 
-def _load_module(wasmtime, engine, wasm_path: Path, stack: int):
-    """The compiled Graphviz module, from the cache when it is there."""
-    data = wasm_path.read_bytes()
+def _cache_file(wasm_path: Path, stack: int) -> Path:
+    """Where the module compiled for this wasm file, wasmtime and stack size is kept."""
     try:
         from importlib.metadata import version
         wt_version = version("wasmtime")
     except Exception:  # noqa: BLE001 - only names the cache file
         wt_version = "unknown"
-    digest = hashlib.sha256(data + f"|{wt_version}|epoch|{stack}".encode()).hexdigest()[:20]
-    cached = cache_dir() / f"graphviz-{digest}.cwasm"
+    digest = hashlib.sha256(wasm_path.read_bytes() + f"|{wt_version}|epoch|{stack}".encode())
+    return cache_dir() / f"graphviz-{digest.hexdigest()[:20]}.cwasm"
+
+
+def _load_module(wasmtime, engine, wasm_path: Path, cached: Path):
+    """The compiled Graphviz module, from the cache when it is there."""
+    data = wasm_path.read_bytes()
     if cached.is_file():
         try:
             # Read, not mapped: a cache file truncated under a mapping would crash the process.

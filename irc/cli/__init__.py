@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in (compile_cmd, opt_cmd, run_cmd, exec_cmd, view_cmd, export_cmd):
         p = mod.add_parser(sub)
         _add_common(p)
-        p.set_defaults(handler=mod.main)
+        p.set_defaults(handler=mod.main, uses_ir=getattr(mod, "uses_ir", None))
         parser.commands[p.prog.split()[-1]] = p
     return parser
 
@@ -49,8 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_USAGE
-    from ..dialects import load_all
-    load_all()
+    if args.uses_ir is None or args.uses_ir(args):   # a launcher of ranks starts in 0.1 s, not 0.7
+        from ..dialects import load_all
+        load_all()
     return run_guarded(lambda: args.handler(args), args)
 
 

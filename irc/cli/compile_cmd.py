@@ -7,7 +7,6 @@ import time
 from dataclasses import dataclass
 
 from ..diagnostics import UserError, display_path
-from ..ir.text import print_module
 
 
 def add_parser(sub):
@@ -70,6 +69,8 @@ def pipeline_of(args, names):
 
 def stage_printer(args, on_stage=None):
     """on_stage that also honours --print-ir-after."""
+    from ..ir.text import print_module
+
     def stage(index, name, mod):
         if on_stage:
             on_stage(index, name, mod)
@@ -127,6 +128,7 @@ def compile_script(args, out, names, *, prefix: str = "", rank=None, world=None)
     from .. import compiler
     from ..capture import run_script
 
+    from ..ir.text import print_module
     env = {"RANK_ID": rank, "RANK_SIZE": world} if rank is not None else None
     cap = run_script(args.script, mode="compile", argv=args.script_args, env=env)
     options = compiler.session_options(rank=rank, world_size=world)

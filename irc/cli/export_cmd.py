@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..diagnostics import UserError, display_path
-from ..ir.types import BATCH
 from ..output import check_output_file
 from .compile_cmd import add_force_option
 
@@ -143,6 +142,7 @@ def build_inference_module(script: str, argv: list[str] | None = None, *,
 
 def fix_batch(model, size: int) -> None:
     """Write ``size`` for the batch N in the model's inputs and outputs."""
+    from ..ir.types import BATCH
     for vi in [*model.graph.input, *model.graph.output]:
         for dim in vi.type.tensor_type.shape.dim:
             if dim.dim_param == BATCH:

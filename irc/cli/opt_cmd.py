@@ -4,8 +4,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..ir.text import is_printed_by_irc, parse_file, print_module
-from ..ir.verifier import verify
 from ..output import check_output_file, write_file_atomically
 from .compile_cmd import add_force_option, add_pipeline_options, pass_names, run_pipeline
 
@@ -46,6 +44,8 @@ def main(args) -> int:
         print("irc opt: error: the following arguments are required: input\n"
               "  hint: irc opt IN.ir -p PASS (irc opt --list-passes lists the passes)", file=sys.stderr)
         return 2
+    from ..ir.text import is_printed_by_irc, parse_file, print_module
+    from ..ir.verifier import verify
     check_flags(args)
     if args.output:
         check_output_file(Path(args.output), force=args.force, ours=is_printed_by_irc, suffix=".ir")

@@ -50,9 +50,20 @@ def main(args) -> int:
                             f"no script arguments (got {' '.join(script_args)})",
                             hint="run the script itself to pass it arguments")
         return run_bundle(target, args)
-    if args.world_size and args.rank is None and args.world_size > 1:
+    if launches_ranks(args):
         return run_ranks(args, script_args)
     return run_script_job(args, script_args)
+
+
+def launches_ranks(args) -> bool:
+    """This process starts the ranks (under mpirun) and waits for them."""
+    return bool(args.world_size and args.world_size > 1 and args.rank is None
+                and not args.launched and not Path(args.target).is_dir())
+
+
+def uses_ir(args) -> bool:
+    """Whether the command needs irc's dialects: all but the launcher do."""
+    return not launches_ranks(args)
 
 
 def check_output_dir(out: Path, force: bool = False) -> None:
