@@ -315,7 +315,7 @@ def _empty(folder: Path) -> None:
             entry.unlink()
 
 
-@settings(derandomize=True, max_examples=fuzz_cases(60), deadline=None, database=None,
+@settings(derandomize=True, max_examples=fuzz_cases(30), deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops=st.lists(mutations, max_size=3))
 @example(ops=[])                                                       # as written: loads

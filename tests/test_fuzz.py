@@ -38,7 +38,7 @@ ONNX_SEED = (CORPUS / "seed_export.onnx").read_bytes()
 # draws 300 IR + 200 ONNX cases (and 100 bundles in test_bundle_trust.py),
 # ~6 s; `pytest --hypothesis-profile=fuzz tests/test_fuzz.py` draws 10x as many
 # (the fuzzer ran 20,000 IR and 16,000 ONNX cases once, off-line, to find the corpus)
-FUZZ = settings(max_examples=fuzz_cases(150), deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=fuzz_cases(80), deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 
 
@@ -304,7 +304,7 @@ def onnx_file(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("fuzz") / "mutant.onnx"
 
 
-@settings(FUZZ, max_examples=fuzz_cases(100))
+@settings(FUZZ, max_examples=fuzz_cases(50))
 @given(data=onnx_mutants())
 def test_onnx_mutants_are_drawn_or_refused_with_a_located_message(onnx_file, data):
     onnx_file.write_bytes(data)

@@ -171,7 +171,7 @@ def modules(draw):
     return m
 
 
-@settings(max_examples=fuzz_cases(25), deadline=None)
+@settings(max_examples=fuzz_cases(15), deadline=None)
 @given(modules())
 def test_random_modules_round_trip_and_verify(m):
     verify(m)
