@@ -20,9 +20,9 @@ _RUNTIME_KEYS = ("device_target", "deterministic")
 def reset_context() -> None:
     _context.clear()
     _context.update(_DEFAULTS)
-    settings.device_target = type(settings).device_target
-    settings.deterministic = type(settings).deterministic
-    settings.offload_tail_on_cpu = type(settings).offload_tail_on_cpu
+    # every runtime setting, the dataset config's seed, workers and prefetch
+    # depth included (a field reset by hand here was a field forgotten elsewhere)
+    settings.reset()
 
 
 def set_context(**kwargs) -> None:

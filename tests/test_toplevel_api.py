@@ -98,3 +98,23 @@ def test_tensors_print_as_mindspores():
     assert str(irc.Tensor(np.array([1, 2], np.int32))) == "[1 2]"
     assert str(irc.uint8) == "UInt8" and str(irc.float32) == "Float32" and str(irc.bool_) == "Bool"
     assert repr(irc.float32) == "mindspore.float32"
+
+
+def test_a_new_script_starts_from_every_default_setting(tmp_path):
+    """Scripts run one after another in a process (ranks compiled in turn, a
+    project's tests under the plugin) each start as a new process would:
+    the dataset config's workers and prefetch depth too, not only the seed
+    and the context."""
+    from irc.backends.settings import ExecutionSettings, settings
+    from irc.capture import RUN, run_script
+    first = tmp_path / "first.py"
+    first.write_text("import mindspore as ms\nimport mindspore.dataset as ds\n"
+                     "ds.config.set_num_parallel_workers(7)\nds.config.set_prefetch_size(3)\n"
+                     "ds.config.set_seed(11)\nms.set_context(device_target='CPU')\n")
+    second = tmp_path / "second.py"
+    second.write_text("import mindspore.dataset as ds\n"
+                      "print(ds.config.get_num_parallel_workers(), ds.config.get_prefetch_size())\n")
+    run_script(str(first), mode=RUN)
+    assert settings.num_parallel_workers == 7
+    run_script(str(second), mode=RUN)
+    assert settings == ExecutionSettings()

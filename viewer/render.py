@@ -134,8 +134,9 @@ class WasmDot:
         config.epoch_interruption = True
         self.stack = _configure_stack(wasmtime, config)
         self.engine = wasmtime.Engine(config)
-        self.cache_file = _cache_file(Path(PACKAGE_WASM_PATH), self.stack)
-        self.module = _load_module(wasmtime, self.engine, Path(PACKAGE_WASM_PATH), self.cache_file)
+        wasm = Path(PACKAGE_WASM_PATH).read_bytes()
+        self.cache_file = _cache_file(wasm, self.stack)
+        self.module = _load_module(wasmtime, self.engine, wasm, self.cache_file)
         exports = {e.name for e in self.module.exports}
         missing = {"memory", "malloc", "graphviz_render", "graphviz_free",
                    "graphviz_last_error"} - exports
@@ -268,20 +269,19 @@ def cache_dir() -> Path:
     return Path(os.environ.get("IRC_CACHE_DIR") or os.path.join(base, "irc"))
 
 
-def _cache_file(wasm_path: Path, stack: int) -> Path:
-    """Where the module compiled for this wasm file, wasmtime and stack size is kept."""
+def _cache_file(wasm: bytes, stack: int) -> Path:
+    """Where the module compiled from ``wasm`` for this wasmtime and stack size is kept."""
     try:
         from importlib.metadata import version
         wt_version = version("wasmtime")
     except Exception:  # noqa: BLE001 - only names the cache file
         wt_version = "unknown"
-    digest = hashlib.sha256(wasm_path.read_bytes() + f"|{wt_version}|epoch|{stack}".encode())
+    digest = hashlib.sha256(wasm + f"|{wt_version}|epoch|{stack}".encode())
     return cache_dir() / f"graphviz-{digest.hexdigest()[:20]}.cwasm"
 
 
-def _load_module(wasmtime, engine, wasm_path: Path, cached: Path):
+def _load_module(wasmtime, engine, data: bytes, cached: Path):
     """The compiled Graphviz module, from the cache when it is there."""
-    data = wasm_path.read_bytes()
     if cached.is_file():
         try:
             # Read, not mapped: a cache file truncated under a mapping would crash the process.
