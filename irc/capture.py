@@ -215,14 +215,21 @@ def fresh_process_state() -> None:
         reset()
 
 
+SCRIPT_HINT = "give the path of a Python file, e.g. samples/lenet_sink.py"
+
+
+def check_script(script: str, hint: str = SCRIPT_HINT) -> None:
+    """Refuse a script that is not there, before anything runs or is written."""
+    if not os.path.isfile(script):
+        raise UserError(f"no such script: {script}", hint=hint)
+
+
 def run_script(script: str, *, mode: str = COMPILE, argv: Optional[list[str]] = None,
                options: Optional[dict] = None, env: Optional[dict] = None) -> Capture:
     """Run ``script`` under a fresh capture and return what it recorded.
     ``env`` sets environment variables for the run (e.g. RANK_ID/RANK_SIZE)."""
     global _current
-    if not os.path.isfile(script):
-        raise UserError(f"no such script: {script}",
-                        hint="give the path of a Python file, e.g. samples/lenet_sink.py")
+    check_script(script)
     cap = Capture(script=script, mode=mode, options=dict(options or {}))
     fresh_process_state()
     saved_env = {k: os.environ.get(k) for k in (env or {})}

@@ -180,3 +180,10 @@ def test_an_mpi_job_that_outlives_a_failed_rank_is_ended(tmp_path, monkeypatch):
         if job.poll() is None:
             job.kill()
             job.wait()
+
+
+def test_a_missing_script_is_refused_before_any_rank_starts(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["run", str(tmp_path / "nope.py"), "--world-size", "2", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "no such script" in err and "rank" not in err and not out.exists()

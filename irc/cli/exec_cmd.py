@@ -30,14 +30,13 @@ def add_parser(sub):
 
 
 def main(args) -> int:
-    from ..capture import unsupported_api_name
+    from ..capture import check_script, unsupported_api_name
     from ..importhook import install
     if bool(args.module) == bool(args.script):
         raise UserError("irc exec: give either a script or -m MODULE",
                         hint="irc exec train.py ARGS, or irc exec -m pytest tests/")
-    if args.script and not os.path.isfile(args.script):
-        raise UserError(f"no such script: {args.script}",
-                        hint="give the path of a Python file, or -m MODULE")
+    if args.script:
+        check_script(args.script, hint="give the path of a Python file, or -m MODULE")
     install()
     saved_argv, saved_path = sys.argv[:], sys.path[:]   # for an in-process caller
     try:

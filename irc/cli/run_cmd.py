@@ -133,6 +133,8 @@ def run_ranks(args, script_args: list[str]) -> int:
     a failed rank is named with its error and log; the ranks of a sliced
     dataset must have read their own patches and covered the image."""
     from irc.backends.ranks import SLICE_FILE, check_coverage, failed_ranks, launch
+    from ..capture import check_script
+    check_script(args.target)          # here, not in every rank after their start
     out = Path(args.output or "run-out")
     out.mkdir(parents=True, exist_ok=True)
     world = args.world_size
