@@ -85,10 +85,12 @@ TRAIN = textwrap.dedent("""\
              **{p.name: p.asnumpy() for p in net.get_parameters()})
 """)
 
-# Seed 004: each rank reads its W-patch; the network takes whole images.
+# Seed 004: each rank reads its W-patch of the same shuffled, flipped
+# images (the seed is shared); the network takes whole images.
 SLICED = NET + textwrap.dedent("""\
-    data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False)
-    data = data.map(vision.Rescale(1 / 255.0, 0.0), input_columns="image")
+    ds.config.set_seed(1000)
+    data = ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=True)
+    data = data.map([vision.RandomHorizontalFlip(), vision.Rescale(1 / 255.0, 0.0)], input_columns="image")
     if size > 1:
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
                                      gradients_mean=True, dataset_strategy=((1, 1, 1, size), (1,)))
@@ -163,6 +165,7 @@ def test_sliced_ranks_train_the_model_of_one_process(tmp_path, monkeypatch):
     assert "bn.moving_mean" in dict(np.load(tmp_path / "one" / "w0bn.npz"))
     summary = json.loads((tmp_path / "two" / "r" / "run.json").read_text())
     assert summary["weights_identical"] and summary["slicing"]["covered"]
+    assert summary["slicing"]["patches"] == 2 and summary["slicing"]["patch_shape"] == [16, 3, 8, 4]
     rank0 = summary["ranks"][0]
     assert rank0["steps"] == 8 and rank0["device_calls_per_step"] > 1   # pieces between collectives
 

@@ -1,5 +1,6 @@
-"""Seed 004 end to end: per-rank compiles, ranks run as processes, the
-slicing checked, and the bad inputs of the dataset-slicing issue."""
+"""Seed 004 end to end: per-rank compiles, ranks that do not cover the
+image, and the bad inputs of the dataset-slicing issue.  Ranks that cover it
+(and train the model of one process) are in test_distributed.py."""
 import json
 import textwrap
 from pathlib import Path
@@ -75,15 +76,6 @@ def test_compile_once_per_rank(script, tmp_path, capsys):
         # the step communicates: its pieces between the collectives, one model each
         assert (out / f"rank{rank}" / "bundle" / "device.piece0.onnx").is_file()
     assert "rank3/index.html" in (out / "index.html").read_text()
-
-
-def test_ranks_run_as_processes_and_cover_the_image(script, tmp_path, capsys):
-    out = tmp_path / "run"
-    assert main(["run", str(script), "--world-size", "2", "-o", str(out)]) == 0, capsys.readouterr().err
-    summary = json.loads((out / "run.json").read_text())
-    assert summary["slicing"]["covered"] and summary["slicing"]["patches"] == 2
-    assert summary["slicing"]["patch_shape"] == [8, 3, 32, 16]
-    assert [r["steps"] for r in summary["ranks"]] == [2, 2]
 
 
 def test_ranks_that_do_not_cover_the_image_are_reported(script, tmp_path, capsys, monkeypatch):

@@ -2,16 +2,18 @@
 from __future__ import annotations
 
 import functools
-import http.server
 import sys
 import tempfile
 import threading
-import webbrowser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..diagnostics import UserError, bounded, display_path
 from ..output import check_output_file, check_output_folder
+
+if TYPE_CHECKING:
+    import http.server
 
 
 def add_parser(sub):
@@ -60,6 +62,7 @@ def main(args) -> int:
         url = f"http://127.0.0.1:{server.server_address[1]}/{page.name}"
         print(f"irc: serving {display_path(str(folder))} at {url}  (Ctrl-C to stop)", flush=True)
         if not args.no_open:
+            import webbrowser
             webbrowser.open(url)
         try:
             server.serve_forever()
@@ -68,6 +71,7 @@ def main(args) -> int:
         finally:
             server.server_close()
         return 0
+    import webbrowser
     opened = False if args.no_open else webbrowser.open(page.resolve().as_uri())
     how = ("opened in the browser" if opened else
            "open it in a browser, or use --serve" if not args.no_open else "not opened: --no-open")
@@ -181,14 +185,15 @@ def _outputs(path: Path, output) -> tuple[Path, str]:
     return out / f"{path.stem}.html", f"{path.stem}.svg"
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
-        pass
-
-
 def serve(folder: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
     """An HTTP server for ``folder`` bound to 127.0.0.1 (not yet serving)."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+    import http.server   # here: every irc command parses its arguments through this module
+
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format, *args):  # noqa: A002 - the base class's name
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(folder))
     try:
         return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     except OSError as e:
