@@ -113,6 +113,39 @@ def test_a_missing_or_damaged_cache_entry_is_compiled_and_replaced(tmp_path):
     assert [p.name for p in cached.parent.iterdir()] == [cached.name]   # no temporary left
 
 
+def test_processes_that_find_no_cache_entry_compile_once(tmp_path):
+    """The second of two renderers starting together waits for the first's
+    entry instead of compiling too (a suite's workers on a new machine)."""
+    import threading
+    import types
+    compiled = []
+
+    class Module:
+        def __init__(self, engine, data):
+            compiled.append(data)
+            time.sleep(0.2)             # a compile, long enough for the other to arrive
+
+        def serialize(self):
+            return b"compiled"
+
+        @staticmethod
+        def deserialize(engine, data):
+            assert data == b"compiled"
+            return "loaded"
+
+    fake = types.SimpleNamespace(Module=Module)
+    cached = tmp_path / "m.cwasm"
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(
+        render_mod._load_module(fake, None, b"wasm", cached))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(compiled) == 1 and "loaded" in results
+    assert [p.name for p in tmp_path.iterdir()] == [cached.name]
+
+
 def test_render_stage_writes_svg(tmp_path):
     drawing = render_stage(lenet_capture(), None, tmp_path / "00_capture.svg")
     text = (tmp_path / "00_capture.svg").read_text()

@@ -17,6 +17,7 @@ Two renderers, tried in this order:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import hashlib
 import math
@@ -281,23 +282,57 @@ def _cache_file(wasm: bytes, stack: int) -> Path:
 
 
 def _load_module(wasmtime, engine, data: bytes, cached: Path):
-    """The compiled Graphviz module, from the cache when it is there."""
-    if cached.is_file():
+    """The compiled Graphviz module, from the cache when it is there.  Of
+    processes that find no entry at once (a test suite's workers, two
+    compiles started together), one compiles and the others load its entry."""
+    module = _deserialize(wasmtime, engine, cached)
+    if module is not None:
+        return module
+    with _cache_lock(cached.parent):
+        module = _deserialize(wasmtime, engine, cached)     # written while we waited
+        if module is not None:
+            return module
+        module = wasmtime.Module(engine, data)
         try:
-            # Read, not mapped: a cache file truncated under a mapping would crash the process.
-            return wasmtime.Module.deserialize(engine, cached.read_bytes())
-        except Exception:  # noqa: BLE001 - a stale or damaged cache entry: compile again
-            pass
-    module = wasmtime.Module(engine, data)
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".graphviz-", dir=cached.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(module.serialize())
-        os.replace(tmp, cached)
-    except OSError:
-        pass  # no writable cache: compile again next time
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".graphviz-", dir=cached.parent)
+            with os.fdopen(fd, "wb") as f:
+                f.write(module.serialize())
+            os.replace(tmp, cached)
+        except OSError:
+            pass  # no writable cache: compile again next time
     return module
+
+
+def _deserialize(wasmtime, engine, cached: Path):
+    if not cached.is_file():
+        return None
+    try:
+        # Read, not mapped: a cache file truncated under a mapping would crash the process.
+        return wasmtime.Module.deserialize(engine, cached.read_bytes())
+    except Exception:  # noqa: BLE001 - a stale or damaged cache entry: compile again
+        return None
+
+
+@contextlib.contextmanager
+def _cache_lock(folder: Path):
+    """An exclusive lock on the cache folder itself (no lock file to leave
+    behind); no lock where the folder cannot be made or locked."""
+    try:
+        import fcntl
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            pass          # a file system without locks: each process compiles
+        yield
+    finally:
+        os.close(fd)      # releases the lock
 
 
 class WasmSubprocess:
