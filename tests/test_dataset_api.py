@@ -264,3 +264,21 @@ def test_padded_batch_is_refused_at_the_users_line():
     with pytest.raises(irc.diagnostics.UnsupportedError, match="padded_batch") as e:
         ds.NumpySlicesDataset({"a": np.arange(4)}).padded_batch(2)
     assert "test_dataset_api.py" in e.value.where
+
+
+def test_apply_runs_a_function_of_the_pipeline():
+    data = ds.NumpySlicesDataset({"a": np.arange(8)}, shuffle=False).apply(lambda d: d.batch(3))
+    assert [r[0].tolist() for r in data.create_tuple_iterator(output_numpy=True)] == [
+        [0, 1, 2], [3, 4, 5], [6, 7]]                         # MindSpore 2.10's rows
+    with pytest.raises(TypeError, match="must return a dataset"):
+        data.apply(lambda d: 3)
+
+
+def test_mindspore_methods_irc_lacks_are_refused_at_the_users_line():
+    data = ds.NumpySlicesDataset({"a": np.arange(4)})
+    with pytest.raises(irc.diagnostics.UnsupportedError, match="Dataset.filter") as e:
+        data.filter(lambda a: a > 1, input_columns=["a"])
+    assert "test_dataset_api.py" in e.value.where and "GeneratorDataset" in e.value.hint
+    assert not hasattr(data, "flat_map") and hasattr(data, "batch")    # still an AttributeError
+    with pytest.raises(AttributeError, match="no attribute 'not_mindspores'"):
+        data.not_mindspores

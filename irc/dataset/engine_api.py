@@ -25,8 +25,8 @@ from typing import Optional
 import numpy as np
 
 from ..capture import current as _current_capture
-from ..diagnostics import (UnsupportedError, UserError, UserRuntimeError, UserTypeError,
-                           UserValueError, user_frame)
+from ..diagnostics import (UnsupportedAttribute, UnsupportedError, UserError, UserRuntimeError,
+                           UserTypeError, UserValueError, user_frame)
 from ..dialects.samplers import SOURCE_ARGS, sampler_of
 from . import samplers
 from ._ops import flatten_ops, is_int
@@ -177,6 +177,24 @@ def _tensor_class():
 # Dataset
 # =============================================================================
 
+_ROWS_AT_THE_SOURCE = "drop or split rows where they are made (a GeneratorDataset's source)"
+# MindSpore Dataset methods irc does not provide yet, and what to do instead.
+_NOT_YET = {
+    "filter": _ROWS_AT_THE_SOURCE,
+    "flat_map": _ROWS_AT_THE_SOURCE,
+    "bucket_batch_by_length": "pad the rows to one shape in a map, then batch",
+    "save": "see README.md for the dataset features irc provides",
+    "to_json": "irc compile writes the pipeline as IR text (00_capture.ir)",
+    "reset": "make a new iterator (create_tuple_iterator) instead",
+    "sync_wait": "see README.md for the dataset features irc provides",
+    "sync_update": "see README.md for the dataset features irc provides",
+    "device_que": "Model.train(dataset_sink_mode=True) feeds the device itself",
+    "num_classes": "count the classes from the source (e.g. the ImageFolder's folders)",
+    "set_init_step": "Model.train resumes from a checkpoint itself",
+    "get_init_step": "Model.train resumes from a checkpoint itself",
+}
+
+
 class Dataset:
     """A lazy pipeline node (MindSpore's ``Dataset``)."""
     op = ""
@@ -238,6 +256,25 @@ class Dataset:
         raise UnsupportedError("not supported by irc yet: padded_batch", where=user_frame(),
                                hint="pad the rows to one shape in a map (or a GeneratorDataset), "
                                     "then batch")
+
+    def apply(self, apply_func):
+        """``apply_func(self)``: a function of the pipeline that returns a pipeline."""
+        if not callable(apply_func):
+            raise _bad(TypeError, f"apply: apply_func must be a function, got {apply_func!r}")
+        out = apply_func(self)
+        if not isinstance(out, Dataset):
+            raise _bad(TypeError, f"apply: apply_func must return a dataset, got "
+                                  f"{type(out).__name__}")
+        return out
+
+    def __getattr__(self, name):
+        # MindSpore's Dataset methods irc lacks: a located refusal, not an AttributeError
+        hint = _NOT_YET.get(name)
+        if hint is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        # also an AttributeError: hasattr(dataset, "filter") stays False
+        raise UnsupportedAttribute(f"not supported by irc yet: Dataset.{name}", where=user_frame(),
+                                   hint=hint)
 
     def shuffle(self, buffer_size):
         return ShuffleDataset(self, {"buffer_size": _int("shuffle: buffer_size", buffer_size, 2)})
