@@ -499,9 +499,6 @@ class TruncatedNormal(Initializer):
         self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
 
     def _values(self, shape):
-        if self.sigma < 0:
-            raise UserValueError(f"TruncatedNormal: sigma must not be negative, got "
-                                 f"{self.sigma}", where=user_frame())
         return _truncated_normal(_numpy_seed(), _size(shape), self.a, self.b, self.mean,
                                  self.sigma).reshape(shape)
 

@@ -182,6 +182,7 @@ _ROWS_AT_THE_SOURCE = "drop or split rows where they are made (a GeneratorDatase
 _NOT_YET = {
     "filter": _ROWS_AT_THE_SOURCE,
     "flat_map": _ROWS_AT_THE_SOURCE,
+    "padded_batch": "pad the rows to one shape in a map (or a GeneratorDataset), then batch",
     "bucket_batch_by_length": "pad the rows to one shape in a map, then batch",
     "save": "see README.md for the dataset features irc provides",
     "to_json": "irc compile writes the pipeline as IR text (00_capture.ir)",
@@ -249,13 +250,6 @@ class Dataset:
             raise _bad(TypeError, f"batch: drop_remainder must be a bool, got {drop_remainder!r}")
         return BatchDataset(self, {"batch_size": _int("batch: batch_size", batch_size, 1),
                                    "drop_remainder": bool(drop_remainder)})
-
-    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, pad_info=None):
-        # rows of different shapes padded per batch: not yet (a located refusal,
-        # not an AttributeError)
-        raise UnsupportedError("not supported by irc yet: padded_batch", where=user_frame(),
-                               hint="pad the rows to one shape in a map (or a GeneratorDataset), "
-                                    "then batch")
 
     def apply(self, apply_func):
         """``apply_func(self)``: a function of the pipeline that returns a pipeline."""
