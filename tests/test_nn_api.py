@@ -68,6 +68,30 @@ def test_parameter_names_follow_the_cell_tree():
     assert cells[:4] == ["", "layer1", "layer1.0", "layer1.0.conv1"]
 
 
+def test_a_parameter_with_a_name_of_its_own_is_known_by_its_path_in_a_network():
+    """MindSpore 2.10's names (printed by it for these cells): the prefix is
+    the attribute path, not the name the parameter was made with."""
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.ones(2, np.float32)), name="my_w")
+            self.inner = nn.Dense(2, 2)
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.blk = Block()
+            self.layers = nn.SequentialCell([Block(), nn.BatchNorm1d(2)])
+
+    assert [p.name for p in Outer().get_parameters()] == [
+        "blk.w", "blk.inner.weight", "blk.inner.bias", "layers.0.w", "layers.0.inner.weight",
+        "layers.0.inner.bias", "layers.1.moving_mean", "layers.1.moving_variance",
+        "layers.1.gamma", "layers.1.beta"]
+    assert [p.name for p in Block().get_parameters()] == ["my_w", "inner.weight", "inner.bias"]
+    assert [p.name for p in nn.BatchNorm2d(3).get_parameters()] == ["mean", "variance", "gamma",
+                                                                     "beta"]
+
+
 def test_trainable_params_skip_running_statistics_and_frozen():
     net = Net()
     trainable = {p.name for p in net.trainable_params()}

@@ -96,9 +96,11 @@ class Cell:
         setattr(self, param_name, param)
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
-        """Prefix every parameter's name (MindSpore's auto_prefix)."""
-        for _, p in self.parameters_and_names(expand=recurse):
-            p.name = prefix + (p.name or "")
+        """Name every parameter ``prefix`` + its attribute path (MindSpore's
+        auto_prefix): a parameter made with a name of its own (BatchNorm's
+        "mean") is known by its path once its cell has a parent."""
+        for path, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + path
 
     # -- running ---------------------------------------------------------------------
     def construct(self, *inputs, **kwargs):

@@ -42,10 +42,11 @@ class _BatchNorm(Cell):
         self.eps, self.momentum = float(eps), float(momentum)
         self.use_batch_statistics = use_batch_statistics
         shape = (num_features,)
-        # MindSpore's order: the running statistics first (checkpoints list them so)
-        self.moving_mean = make_param(moving_mean_init, shape, "moving_mean",
+        # MindSpore's order: the running statistics first (checkpoints list them so),
+        # and its own names (a network knows them by their paths: bn1.moving_mean)
+        self.moving_mean = make_param(moving_mean_init, shape, "mean",
                                       requires_grad=False)
-        self.moving_variance = make_param(moving_var_init, shape, "moving_variance",
+        self.moving_variance = make_param(moving_var_init, shape, "variance",
                                           requires_grad=False)
         self.gamma = make_param(gamma_init, shape, "gamma", requires_grad=affine)
         self.beta = make_param(beta_init, shape, "beta", requires_grad=affine)
