@@ -26,6 +26,8 @@ from irc.dialects.nn import reduced_shape, reshape_target
 from irc.ir.types import TensorType, from_numpy_dtype
 
 OPSET = 21          # <= 21: CUDA MaxPool with Indices (see README)
+# onnxruntime's contrib operators (FusedMatMul): for the sessions irc runs itself
+MS_DOMAIN = "com.microsoft"
 IR_VERSION = 10     # onnxruntime 1.31 accepts at most 13; onnx 1.23 writes 14
 
 
@@ -88,6 +90,10 @@ class LoweringOptions:
     # no form whose bits depend on the order of atomic adds (onnxruntime's
     # CUDA ScatterElements adds with atomics)
     deterministic: bool = False
+    # 3x3 stride-1 convolutions as Winograd F(4x4, 3x3) where measured faster
+    # (``onnx_rules/winograd.py``): for programs irc runs on the CPU, not for
+    # exported models (it differs from a direct convolution by ~1e-5)
+    winograd: bool = False
 
 
 class Emitter:
@@ -107,6 +113,9 @@ class Emitter:
         self.scope: str = ""         # its Cell scope (``layer3.0.conv1``)
         self.source: str = ""
         self.in_types: list = []     # the node's operand types (irc TensorType)
+        # Values rules make once per graph and share (a kernel's Winograd
+        # transform, read by the convolution and by its input gradient)
+        self.memo: dict = {}
 
     @property
     def target(self) -> str:

@@ -27,8 +27,9 @@ from irc.ir.graph import Module, Node, Value
 from irc.ir.registry import MAP, get as get_op
 from irc.ir.types import UNKNOWN, TensorType, to_numpy_dtype
 
-from .onnx_emitter import IR_VERSION, OPSET, Emitter, LoweringOptions, NodeNames
+from .onnx_emitter import IR_VERSION, MS_DOMAIN, OPSET, Emitter, LoweringOptions, NodeNames
 from .onnx_rules import rule_for
+from .onnx_rules.winograd import SIZE_DEPENDENT
 
 ParamsAsInputs = Union[bool, Collection[str]]
 
@@ -74,6 +75,13 @@ class ExternalWeights:
 
 _EXTERNAL_DTYPES = {np.dtype(t) for t in ("float32", "int64", "int32", "float16")}
 _EXTERNAL_TYPES = {helper.np_dtype_to_tensor_dtype(t) for t in _EXTERNAL_DTYPES}
+
+
+def _uses_domain(graph: onnx.GraphProto, domain: str) -> bool:
+    """Whether a node of ``graph`` or of a subgraph (a Loop's body) is of ``domain``."""
+    return any(n.domain == domain
+               or any(_uses_domain(a.g, domain) for a in n.attribute if a.type == onnx.AttributeProto.GRAPH)
+               for n in graph.node)
 
 
 class LoweringError(Exception):
@@ -185,10 +193,14 @@ class _Lowering:
         read = _names_read(g)
         g.initializer.extend(t for t in self.emit.initializers if t.name in read)
         model.opset_import.append(helper.make_opsetid("", OPSET))
+        if _uses_domain(g, MS_DOMAIN):
+            model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
         model.producer_name, model.doc_string = "irc", f"irc graph @{self.graph.name}"
         model.ir_version = IR_VERSION
-        helper.set_model_props(model, {"irc.module": self.module.name,
-                                       "irc.graph": self.graph.name})
+        props = {"irc.module": self.module.name, "irc.graph": self.graph.name}
+        if self.emit.memo.get(SIZE_DEPENDENT):
+            props[SIZE_DEPENDENT] = "1"     # a faster form waits for the batch: lower again for it
+        helper.set_model_props(model, props)
         return model
 
     def _reserve_interface(self, order: list[Node]) -> None:

@@ -182,7 +182,9 @@ def cuda_provider_options() -> dict[str, str]:
 def lowering_options(providers: Sequence[str]) -> LoweringOptions:
     """What a model run on ``providers`` is lowered for: their target, and
     the context's determinism."""
-    return LoweringOptions(target_of(providers), deterministic=settings.deterministic)
+    target = target_of(providers)
+    return LoweringOptions(target, deterministic=settings.deterministic,
+                           winograd=target == "cpu" and settings.winograd)
 
 
 def target_of(providers: Sequence[str]) -> str:

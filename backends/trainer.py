@@ -51,6 +51,7 @@ from irc.ir.types import to_numpy_dtype
 from .label_checks import check_labels, label_bounds
 from .onnx_emitter import LoweringOptions
 from .onnx_lowering import lower_graph
+from .onnx_rules.winograd import SIZE_DEPENDENT
 from .runtime import run_with_iobinding
 from .signals import SignalGuard
 from .staged import StagedProgram, communicates
@@ -138,7 +139,11 @@ class Program:
         # queue uploaded ahead of the call (stage) and no recording tried
         self.cuda_graphs = cuda_graphs and self.target == "cuda" and not self.graph.find(LOOP.name)
         self.sessions: dict[tuple, tuple] = {}
-        if self.target != "cuda":
+        # On the CPU too where a faster form waits for the batch (a
+        # convolution's Winograd form, onnx_rules/winograd.py)
+        self.specialised = self.target == "cuda" or (
+            bool(self.symbolic) and any(p.key == SIZE_DEPENDENT for p in model.metadata_props))
+        if not self.specialised:
             self._make_session((), model)
         self.provider = self.providers[0]
         self.device = "cuda" if self.target == "cuda" else "cpu"
@@ -190,7 +195,7 @@ class Program:
 
     def _session_for(self, feeds: dict):
         """The session for these feeds' sizes (see ``_make_session``)."""
-        if self.target != "cuda":
+        if not self.specialised:
             return self.sessions[()]
         sizes = {}
         for name, dims in self.symbolic.items():

@@ -116,9 +116,9 @@ def check_rule(op, shapes, attrs, *, values=None, tol=1e-6, ort_tol=2e-4, const_
     return out
 
 
-def check_onnx(gm, names, weights, tol, target="cpu", deterministic=False):
-    """The lowered backward graph (float32) agrees with the reference (one
-    lowered for CUDA too: run here on the CPU, ONNX means the same)."""
+def as_float32(gm, weights=None):
+    """A copy of the float64 test graph (its weights updated by ``weights``)
+    in float32, what onnxruntime runs."""
     m32 = Module(gm.name, {k: g.copy() for k, g in gm.graphs.items()})
     g = m32.graph("device")
     for node in g.topo_order():
@@ -129,10 +129,16 @@ def check_onnx(gm, names, weights, tol, target="cpu", deterministic=False):
             node.attrs["to"] = "f32"
     for node in g.topo_order():
         node.in_types = [g.type_of(v) for v in g.operands(node)]
-    w32 = {k: np.asarray(v, dtype=np.float32) if np.asarray(v).dtype == np.float64 else v
-           for k, v in {**gm.weights, **weights}.items()}
-    m32.weights = w32
-    ref = run_graph(m32, "device", {}, weights=w32)
+    m32.weights = {k: np.asarray(v, dtype=np.float32) if np.asarray(v).dtype == np.float64 else v
+                   for k, v in {**gm.weights, **(weights or {})}.items()}
+    return m32
+
+
+def check_onnx(gm, names, weights, tol, target="cpu", deterministic=False):
+    """The lowered backward graph (float32) agrees with the reference (one
+    lowered for CUDA too: run here on the CPU, ONNX means the same)."""
+    m32 = as_float32(gm, weights)
+    ref = run_graph(m32, "device", {}, weights=m32.weights)
     model = lower_graph(m32, "device", options=LoweringOptions(target, deterministic=deterministic))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = sess.run(None, {})

@@ -41,6 +41,7 @@ from irc.dialects.nn import (
 )
 from irc.ir.types import to_numpy_dtype
 
+from . import winograd
 from .table import lowering
 
 
@@ -147,11 +148,48 @@ def _conv_as_gemm_onnx(emit, inputs, window):
     return emit.op("Unsqueeze", [y, emit.const(_i64([2, 3]))])
 
 
+def winograd_sizes(emit, attrs, x_type, w_type):
+    """(batch, in channels, out channels, input HW) of a float32 3x3 stride-1
+    convolution with static sizes (the batch may be symbolic), the form
+    ``winograd`` lowers; else None."""
+    if int(attrs["group"]) != 1 or list(attrs["strides"]) != [1, 1] or list(attrs["dilations"]) != [1, 1]:
+        return None
+    x_shape, w_shape = getattr(x_type, "shape", None), getattr(w_type, "shape", None)
+    if x_shape is None or w_shape is None or len(x_shape) != 4 or len(w_shape) != 4 \
+            or to_numpy_dtype(x_type.dtype) != np.float32:
+        return None
+    dims = (*x_shape[1:], *w_shape)
+    if not all(isinstance(d, int) for d in dims) or tuple(w_shape[2:]) != (3, 3):
+        return None
+    batch = emit.options.sizes.get(x_shape[0], x_shape[0])
+    return batch, x_shape[1], w_shape[0], tuple(x_shape[2:])
+
+
+def _conv_winograd_onnx(emit, inputs, attrs):
+    """The convolution as Winograd F(4x4, 3x3) where that is faster, else None."""
+    sizes = winograd_sizes(emit, attrs, *emit.in_types[:2]) if len(emit.in_types) >= 2 else None
+    if sizes is None:
+        return None
+    batch, c, o, hw = sizes
+    out_hw = tuple(CONV.infer_types(attrs, emit.in_types)[0].shape[2:])
+    if not winograd.applies(emit, batch, c, o, out_hw):
+        return None
+    u = winograd.kernel_transform(emit, inputs[1], o, c)
+    y = winograd.convolution(emit, inputs[0], u, channels_in=c, channels_out=o, in_hw=hw,
+                             pads=list(attrs["pads"]), out_hw=out_hw, flipped=False)
+    if len(inputs) > 2 and inputs[2]:
+        y = emit.op("Add", [y, emit.op("Reshape", [inputs[2], emit.const(_i64([1, o, 1, 1]))])])
+    return y
+
+
 @lowering(CONV)
 def _conv_onnx(emit, inputs, attrs, draws):
     window = _single_window(emit, attrs)
     if window is not None:
         return [_conv_as_gemm_onnx(emit, inputs, window)]
+    fast = _conv_winograd_onnx(emit, inputs, attrs)
+    if fast is not None:
+        return [fast]
     return [emit.op("Conv", list(inputs), strides=list(attrs["strides"]),
                     pads=list(attrs["pads"]), dilations=list(attrs["dilations"]),
                     group=int(attrs["group"]))]

@@ -27,6 +27,8 @@ from irc.dialects.nn_grad import (
     _avgpool_plan,
 )
 
+from . import winograd
+from .nn import winograd_sizes
 from .table import lowering
 
 I64 = onnx.TensorProto.INT64
@@ -171,6 +173,9 @@ def _conv_input_onnx(emit, inputs, attrs, draws):
     dy_chw = _static_chw(emit.in_types[0]) if emit.in_types else None
     w_shape = _static_dims(emit.in_types[1].shape) if len(emit.in_types) > 1 else None
     if emit.target == "cpu" and int(attrs["group"]) == 1 and w_shape is not None and len(w_shape) == 4:
+        fast = _conv_input_winograd_onnx(emit, inputs, attrs, w_shape)
+        if fast is not None:
+            return [fast]
         pads = _flipped_conv_pads(attrs, w_shape, dy_chw)
         if pads is not None:
             return [_conv_input_flipped_onnx(emit, inputs[0], inputs[1], attrs, pads)]
@@ -182,6 +187,26 @@ def _conv_input_onnx(emit, inputs, attrs, draws):
     return [emit.op("ConvTranspose", list(inputs), strides=list(attrs["strides"]), pads=p,
                     dilations=list(attrs["dilations"]), group=int(attrs["group"]),
                     output_padding=list(attrs["output_padding"]))]
+
+
+def _conv_input_winograd_onnx(emit, inputs, attrs, w_shape):
+    """dX as the Winograd F(4x4, 3x3) convolution of dy with the flipped
+    kernel, sharing the forward's kernel transform, where that is faster;
+    else None."""
+    sizes = winograd_sizes(emit, attrs, emit.in_types[0], emit.in_types[1])
+    if sizes is None or any(attrs["output_padding"]):
+        return None
+    batch, o, _, dy_hw = sizes        # dy's channels are the kernel's out channels
+    c = w_shape[1]
+    pads = _flipped_conv_pads(attrs, w_shape, None)
+    if pads is None:
+        return None
+    hw = _conv_input_hw(emit, attrs)
+    if not winograd.applies(emit, batch, o, c, hw):
+        return None
+    u = winograd.kernel_transform(emit, inputs[1], o, c)
+    return winograd.convolution(emit, inputs[0], u, channels_in=o, channels_out=c, in_hw=dy_hw,
+                                pads=pads, out_hw=hw, flipped=True)
 
 
 def _conv_input_cropped_onnx(emit, dy, w, attrs):
