@@ -43,12 +43,17 @@ def _conv_gradients(shape, channels_out, pads, bias):
 ])
 def test_a_lowered_convolution_and_its_gradients_match_float64(shape, pads, bias):
     """IR in (conv, autodiff's dX and dW), ONNX out: the Winograd form is
-    taken for the convolution and dX (FusedMatMul: dX's products), and loss,
-    dX, dW, db are within 2e-5 of the largest magnitude of float64's."""
+    taken for the convolution, dX and dW (FusedMatMul: dX's and dW's
+    products), dW reading the forward's transformed input (three tile
+    transforms: x, dy flipped, dy), and loss, dX, dW, db are within 2e-5 of
+    the largest magnitude of float64's."""
     m, want = _conv_gradients(shape, 64, pads, bias)
     model = lower_graph(m, "device", options=WINOGRAD)
     ops = [n.op_type for n in model.graph.node]
-    assert ops.count("FusedMatMul") == 1 and ops.count("Col2Im") == 2 and "Conv" in ops
+    assert ops.count("FusedMatMul") == 2 and ops.count("Col2Im") == 2
+    tile_transforms = [n for n in model.graph.node if n.op_type == "Conv"
+                       and [list(a.ints) for a in n.attribute if a.name == "strides"] == [[4, 4]]]
+    assert len(tile_transforms) == 3
     assert [o.domain for o in model.opset_import if o.domain] == ["com.microsoft"]
     got = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {})
     for name, w, g in zip(["loss", "dx", "dw", "db"], want, got):

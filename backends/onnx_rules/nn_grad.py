@@ -28,7 +28,7 @@ from irc.dialects.nn_grad import (
 )
 
 from . import winograd
-from .nn import winograd_sizes
+from .nn import winograd_input
 from .table import lowering
 
 I64 = onnx.TensorProto.INT64
@@ -193,10 +193,10 @@ def _conv_input_winograd_onnx(emit, inputs, attrs, w_shape):
     """dX as the Winograd F(4x4, 3x3) convolution of dy with the flipped
     kernel, sharing the forward's kernel transform, where that is faster;
     else None."""
-    sizes = winograd_sizes(emit, attrs, emit.in_types[0], emit.in_types[1])
+    sizes = winograd_input(emit, attrs, emit.in_types[0], w_shape[2:])
     if sizes is None or any(attrs["output_padding"]):
         return None
-    batch, o, _, dy_hw = sizes        # dy's channels are the kernel's out channels
+    batch, o, dy_hw = sizes           # dy's channels are the kernel's out channels
     c = w_shape[1]
     pads = _flipped_conv_pads(attrs, w_shape, None)
     if pads is None:
@@ -358,9 +358,30 @@ def _conv_weight_gemm_onnx(emit, x, dy, attrs, x_chw, dy_chw, form: str):
     return emit.op("Transpose", [dw], perm=[0, 3, 1, 2])
 
 
+def _conv_weight_winograd_onnx(emit, x, dy, attrs):
+    """dW as Winograd F(3x3, 4x4), reading the forward's transformed input
+    tiles, where the convolution's own form is Winograd; else None."""
+    if len(emit.in_types) < 2:
+        return None
+    sizes = winograd_input(emit, attrs, emit.in_types[0], attrs["kernel_shape"])
+    dy_chw = _static_chw(emit.in_types[1])
+    if sizes is None or dy_chw is None:
+        return None
+    batch, c, hw = sizes
+    o, out_hw = dy_chw[0], dy_chw[1:]
+    if not winograd.applies(emit, batch, c, o, out_hw):
+        return None
+    return winograd.weight_gradient(emit, x, dy, channels_in=c, channels_out=o, in_hw=hw,
+                                    pads=list(attrs["pads"]), out_hw=out_hw)
+
+
 @lowering(CONV_WEIGHT)
 def _conv_weight_onnx(emit, inputs, attrs, draws):
     x, dy = inputs
+    if emit.target == "cpu":
+        fast = _conv_weight_winograd_onnx(emit, x, dy, attrs)
+        if fast is not None:
+            return [fast]
     g = int(attrs["group"])
     shapes = [_static_chw(t) for t in emit.in_types[:2]] if len(emit.in_types) >= 2 else [None, None]
     if g == 1 and None not in shapes:

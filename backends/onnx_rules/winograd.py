@@ -57,6 +57,20 @@ A_T = np.array([[1, 1, 1, 1, 1, 0],
                 [0, 1, 1, 4, 4, 0],
                 [0, 1, -1, 8, -8, 1]], np.float64)
 
+# F(3x3, 4x4) for the weight gradient, on the same 6 points: its input
+# transform is B_T above (so the forward's is shared), its 4-tap "filter"
+# (a 4x4 tile of dy) transform and 3x3 output transform are the Toom-Cook
+# ones for those points, G_DW scaled to match B_T
+G_DW = np.array([[1 / 4, 0, 0, 0],
+                 [-1 / 6, -1 / 6, -1 / 6, -1 / 6],
+                 [-1 / 6, 1 / 6, -1 / 6, 1 / 6],
+                 [1 / 24, 1 / 12, 1 / 6, 1 / 3],
+                 [1 / 24, -1 / 12, 1 / 6, -1 / 3],
+                 [0, 0, 0, 1]], np.float64)
+A_T_DW = np.array([[1, 1, 1, 1, 1, 0],
+                   [0, 1, -1, 2, -2, 0],
+                   [0, 1, 1, 4, 4, 1]], np.float64)
+
 # A lowering's memo key (and model property): a choice here waited for the batch
 SIZE_DEPENDENT = "irc.size_dependent"
 
@@ -109,6 +123,43 @@ def kernel_transform(emit, w: str, out_channels: int, in_channels: int) -> str:
     return emit.memo[key]
 
 
+def _tiles(out_hw) -> tuple[int, int]:
+    return -(-out_hw[0] // TILE), -(-out_hw[1] // TILE)
+
+
+def _to_points(emit, planes_of: str, channels: int, hw, pads, kernels: np.ndarray, tiles: int) -> str:
+    """Every channel of NCHW ``planes_of`` an image of its own, convolved at
+    stride 4 by the fixed ``kernels`` [36, k, k] (a tile's transform) with
+    ``pads``: [36, channels, N * tiles]."""
+    i64 = np.int64
+    planes = emit.op("Reshape", [planes_of, emit.const(np.array([-1, 1, *hw], i64))])
+    v = emit.op("Conv", [planes, emit.const(kernels[:, None].astype(np.float32))],
+                strides=[TILE, TILE], pads=list(pads))
+    v = emit.op("Reshape", [v, emit.const(np.array([-1, channels, POINTS * POINTS, tiles], i64))])
+    v = emit.op("Transpose", [v], perm=[2, 1, 0, 3])                      # [36, C, N, T]
+    return emit.op("Reshape", [v, emit.const(np.array([POINTS * POINTS, channels, -1], i64))])
+
+
+def _tile_kernels(m: np.ndarray) -> np.ndarray:
+    """The 36 kernels of X -> m X m^T: kernel (i, j) is outer(m[i], m[j])."""
+    return np.stack([np.outer(m[i], m[j]) for i in range(POINTS) for j in range(POINTS)])
+
+
+def input_transform(emit, x: str, *, channels: int, in_hw, pads, out_hw, flipped: bool) -> str:
+    """B^T d B of every 6x6 tile of ``x`` padded by ``pads``, the tiles
+    covering ``out_hw``: [36, channels, N * tiles].  Made once per input in a
+    graph: a convolution's weight gradient reads its forward's."""
+    key = ("winograd.V", x, tuple(pads), tuple(out_hw), flipped)
+    if key not in emit.memo:
+        th, tw = _tiles(out_hw)
+        b_t = B_T @ np.eye(POINTS)[::-1] if flipped else B_T
+        # padded at the bottom and right as far as the last tile reaches
+        grow = [TILE * th + KERNEL - 1 - in_hw[0] - pads[0], TILE * tw + KERNEL - 1 - in_hw[1] - pads[1]]
+        emit.memo[key] = _to_points(emit, x, channels, in_hw, [pads[0], pads[1], *grow],
+                                    _tile_kernels(b_t), th * tw)
+    return emit.memo[key]
+
+
 def convolution(emit, x: str, u: str, *, channels_in: int, channels_out: int, in_hw, pads,
                 out_hw, flipped: bool) -> str:
     """The 3x3 stride-1 convolution of NCHW ``x`` [N, channels_in, H, W]
@@ -116,23 +167,12 @@ def convolution(emit, x: str, u: str, *, channels_in: int, channels_out: int, in
     bottom, right), as [N, channels_out, *out_hw].  ``flipped``: the
     kernels are used flipped and transposed, ``u`` being [36, channels_in,
     channels_out] (dX = conv(dy, flip(W)^T))."""
-    (h, w), (ho, wo) = in_hw, out_hw
-    th, tw = -(-ho // TILE), -(-wo // TILE)
+    th, tw = _tiles(out_hw)
     tiles = th * tw
-    j6, j4 = np.eye(POINTS)[::-1], np.eye(TILE)[::-1]
-    b_t = B_T @ j6 if flipped else B_T
-    a_t = j4 @ A_T if flipped else A_T
+    a_t = np.eye(TILE)[::-1] @ A_T if flipped else A_T
     i64 = np.int64
-    # Input transform: every channel an image of its own, 36 fixed 6x6
-    # kernels at stride 4, padded so that the tiles cover the output
-    planes = emit.op("Reshape", [x, emit.const(np.array([-1, 1, h, w], i64))])
-    kernels = np.stack([np.outer(b_t[i], b_t[j]) for i in range(POINTS) for j in range(POINTS)])
-    grow = [TILE * th + KERNEL - 1 - h - pads[0], TILE * tw + KERNEL - 1 - w - pads[1]]
-    v = emit.op("Conv", [planes, emit.const(kernels[:, None].astype(np.float32))],
-                strides=[TILE, TILE], pads=[pads[0], pads[1], grow[0], grow[1]])
-    v = emit.op("Reshape", [v, emit.const(np.array([-1, channels_in, POINTS * POINTS, tiles], i64))])
-    v = emit.op("Transpose", [v], perm=[2, 1, 0, 3])                      # [36, C, N, T]
-    v = emit.op("Reshape", [v, emit.const(np.array([POINTS * POINTS, channels_in, -1], i64))])
+    v = input_transform(emit, x, channels=channels_in, in_hw=in_hw, pads=pads, out_hw=out_hw,
+                        flipped=flipped)
     # The products: 36 GEMMs contracting the input channels
     if flipped:
         m = emit.op("FusedMatMul", [u, v], domain="com.microsoft", transA=1)
@@ -146,7 +186,28 @@ def convolution(emit, x: str, u: str, *, channels_in: int, channels_out: int, in
     y = emit.op("Reshape", [y, emit.const(np.array([0, channels_out * TILE * TILE, tiles], i64))])
     y = emit.op("Col2Im", [y, emit.const(np.array([TILE * th, TILE * tw], i64)),
                            emit.const(np.array([TILE, TILE], i64))], strides=[TILE, TILE])
-    if (TILE * th, TILE * tw) != (ho, wo):
-        y = emit.op("Slice", [y, emit.const(np.array([0, 0], i64)), emit.const(np.array([ho, wo], i64)),
+    if (TILE * th, TILE * tw) != tuple(out_hw):
+        y = emit.op("Slice", [y, emit.const(np.array([0, 0], i64)), emit.const(np.array(out_hw, i64)),
                               emit.const(np.array([2, 3], i64))])
     return y
+
+
+def weight_gradient(emit, x: str, dy: str, *, channels_in: int, channels_out: int, in_hw, pads,
+                    out_hw) -> str:
+    """dW [O, C, 3, 3] of the 3x3 stride-1 convolution of ``x`` padded by
+    ``pads``, from ``dy`` [N, O, *out_hw], as F(3x3, 4x4): the 3x3 taps are
+    the correlation of each 6x6 input tile (the forward's B^T d B, shared)
+    with its 4x4 tile of dy (G_dw . G_dw^T), summed over the tiles in one
+    batched GEMM of 36 [O, tiles] x [tiles, C] products: 36 multiply-adds
+    per tile and channel pair where the direct form takes 144."""
+    th, tw = _tiles(out_hw)
+    i64 = np.int64
+    v = input_transform(emit, x, channels=channels_in, in_hw=in_hw, pads=pads, out_hw=out_hw,
+                        flipped=False)                                    # [36, C, N*T]
+    # dy's 4x4 tiles, zero past the image (tiles that reach beyond it add nothing)
+    d = _to_points(emit, dy, channels_out, out_hw, [0, 0, TILE * th - out_hw[0], TILE * tw - out_hw[1]],
+                   _tile_kernels(G_DW), th * tw)                          # [36, O, N*T]
+    products = emit.op("FusedMatMul", [d, v], domain="com.microsoft", transB=1)   # [36, O, C]
+    flat = emit.op("Reshape", [products, emit.const(np.array([POINTS * POINTS, -1], i64))])
+    dw = emit.op("Gemm", [flat, emit.const(_two_sided(A_T_DW).T.astype(np.float32))], transA=1)
+    return emit.op("Reshape", [dw, emit.const(np.array([channels_out, channels_in, KERNEL, KERNEL], i64))])
