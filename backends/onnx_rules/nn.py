@@ -221,6 +221,11 @@ def _avgpool_onnx(emit, inputs, attrs, draws):
                     ceil_mode=int(attrs["ceil_mode"]))]
 
 
+# A lowering's memo key: the batch mean and biased variance ([C] each) of a
+# training BatchNorm's input, for its gradient
+BATCH_MOMENTS = "batchnorm.moments"
+
+
 @lowering(BATCHNORM)
 def _batchnorm_onnx(emit, inputs, attrs, draws):
     if not attrs["training_mode"]:
@@ -233,6 +238,7 @@ def _batchnorm_onnx(emit, inputs, attrs, draws):
     x, scale, bias, running_mean, running_var = inputs
     if emit.target == "cpu":
         y, mean, var, n = _batch_normalized_cpu(emit, x, scale, bias, float(attrs["epsilon"]))
+        emit.memo[(BATCH_MOMENTS, x)] = mean, var       # the gradient's, not made again
     else:
         mean, var, n = _batch_moments(emit, x)
         y = emit.op("BatchNormalization", [x, scale, bias, mean, var], epsilon=float(attrs["epsilon"]))

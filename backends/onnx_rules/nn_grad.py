@@ -28,7 +28,7 @@ from irc.dialects.nn_grad import (
 )
 
 from . import winograd
-from .nn import winograd_input
+from .nn import BATCH_MOMENTS, winograd_input
 from .table import lowering
 
 I64 = onnx.TensorProto.INT64
@@ -590,10 +590,15 @@ def _bn_grad_onnx(emit, inputs, attrs, draws):
     if attrs["training_mode"]:
         m = emit.op("CastLike", [emit.op("Div", [emit.op("Size", [x]), emit.op(
             "Gather", [emit.op("Shape", [x]), emit.const(np.int64(1))], axis=0)]), x])  # values per channel
-        mean_b = emit.op("ReduceMean", [x, axes], keepdims=1)
-        centred = emit.op("Sub", [x, mean_b])
-        # (onnxruntime's ReduceSumSquare is 1.5-2.6x slower than this Mul + ReduceMean)
-        var_b = emit.op("ReduceMean", [emit.op("Mul", [centred, centred]), axes], keepdims=1)
+        forward = emit.memo.get((BATCH_MOMENTS, x))
+        if forward is not None:         # the forward's BatchNormalization made them (CPU)
+            mean_b, var_b = (per_channel(v) for v in forward)
+            centred = emit.op("Sub", [x, mean_b])
+        else:
+            mean_b = emit.op("ReduceMean", [x, axes], keepdims=1)
+            centred = emit.op("Sub", [x, mean_b])
+            # (onnxruntime's ReduceSumSquare is 1.5-2.6x slower than this Mul + ReduceMean)
+            var_b = emit.op("ReduceMean", [emit.op("Mul", [centred, centred]), axes], keepdims=1)
     else:
         mean_b, var_b = per_channel(mean), per_channel(var)
         centred = emit.op("Sub", [x, mean_b])
