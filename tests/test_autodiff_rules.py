@@ -512,8 +512,11 @@ def test_conv_weight_grad_forms(shapes, attrs, form):
     m, names = build("nn.Conv", shapes, attrs)
     gm = gradients_of(m, names)
     gm.weights.update(weights)
-    ops = [n.op_type for n in lower_graph(gm, "device").graph.node]
-    assert ops.count(form) == (1 if form == "Gather" else 2)    # forward and dW (dX: Col2Im)
+    nodes = lower_graph(gm, "device").graph.node
+    assert [n.op_type for n in nodes].count(form) == (1 if form == "Gather" else 2)  # forward and dW (dX: Col2Im)
+    if form == "Conv":      # dW's bottom and right pads cut to the 7x7 taps (8x8 with the forward's)
+        assert [list(a.ints) for n in nodes if n.op_type == "Conv" for a in n.attribute
+                if a.name == "pads"] == [[3, 3, 3, 3], [3, 3, 2, 2]]
     check_onnx(gm, names, weights, 5e-4)
 
 
