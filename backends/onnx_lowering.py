@@ -102,8 +102,10 @@ class _Emitter(Emitter):
     def lower_subgraph(self, graph_name: str) -> onnx.GraphProto:
         """A graph of the module as an ONNX graph, its parameters as inputs
         (node names unique across both graphs)."""
-        return _lowered(self.module, graph_name, True, None, self.node_names,
-                        options=self.options).graph
+        model = _lowered(self.module, graph_name, True, None, self.node_names, options=self.options)
+        if any(p.key == SIZE_DEPENDENT for p in model.metadata_props):
+            self.memo[SIZE_DEPENDENT] = True        # a Loop body's choices wait for the batch too
+        return model.graph
 
     def fresh(self, hint: str = "t") -> str:
         while True:

@@ -89,11 +89,7 @@ class Wide(nn.Cell):
         return self.fc(self.flatten(self.pool(nn.ReLU()(self.conv(x)))))
 
 
-def test_a_cpu_program_lowers_again_for_the_batch_it_is_fed():
-    """A training program whose convolution's form waits for the batch (a
-    symbolic N): one session per fed batch size, the short last batch with
-    its own direct Conv; losses and weights those of a program with
-    Winograd off, to 1e-5."""
+def _wide_job(options):
     rng = np.random.default_rng(0)
     images = rng.normal(size=(10, 64, 16, 16)).astype(np.float32)
     labels = rng.integers(0, 3, 10).astype(np.int32)
@@ -102,9 +98,23 @@ def test_a_cpu_program_lowers_again_for_the_batch_it_is_fed():
     net = Wide()
     model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                       nn.Momentum(net.trainable_params(), 0.01, 0.9))
-    job = Job("train", model, data, {"epoch": 1, "callbacks": [], "dataset_sink_mode": False,
-                                     "steps_per_epoch": 2}, None)
-    module, _ = compile_job(job)
+    job = Job("train", model, data, {"epoch": 1, "callbacks": [], "steps_per_epoch": 2, **options}, None)
+    return images, labels, compile_job(job)[0]
+
+
+def test_a_loop_sunk_program_waits_for_the_batch_of_its_body():
+    """The choice made in a Loop's body marks the whole model: a sunk
+    program is lowered again for its batch too."""
+    _, _, module = _wide_job({"dataset_sink_mode": True, "sink_size": 2, "steps_per_sink": 2})
+    assert Program(module, "device").specialised
+
+
+def test_a_cpu_program_lowers_again_for_the_batch_it_is_fed():
+    """A training program whose convolution's form waits for the batch (a
+    symbolic N): one session per fed batch size, the short last batch with
+    its own direct Conv; losses and weights those of a program with
+    Winograd off, to 1e-5."""
+    images, labels, module = _wide_job({"dataset_sink_mode": False})
     fast = Program(module, "device")
     assert fast.specialised and not fast.sessions            # made at the first call
     settings.winograd = False
