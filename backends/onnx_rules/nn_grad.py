@@ -111,9 +111,13 @@ def _clip_grad_onnx(emit, inputs, attrs, draws):
 
 
 def _channel_rows(emit, dy, channels: int):
-    """An NCHW gradient as one row per channel over the batch's pixels: [O, N*Ho*Wo]."""
-    return emit.op("Reshape", [emit.op("Transpose", [dy], perm=[1, 0, 2, 3]),
-                               emit.const(_i64([channels, -1]))])
+    """An NCHW gradient as one row per channel over the batch's pixels: [O, N*Ho*Wo];
+    made once per gradient (a convolution's dX and dW both read it)."""
+    key = ("channel_rows", dy)
+    if key not in emit.memo:
+        emit.memo[key] = emit.op("Reshape", [emit.op("Transpose", [dy], perm=[1, 0, 2, 3]),
+                                             emit.const(_i64([channels, -1]))])
+    return emit.memo[key]
 
 
 def _conv_input_col2im_onnx(emit, dy, w, attrs, dy_chw, w_shape):
