@@ -504,6 +504,8 @@ def test_conv_weight_grad_on_huge_images_is_a_gemm_per_tap():
     ([(2, 16, 6, 5), (3, 16, 3, 3)], {"pads": [2, 1, 2, 1], "dilations": [2, 1]}, "Gather"),
     # a 3-channel 7x7/2 stem on 16x16 output: a Conv with dy as the dilated kernel
     ([(2, 3, 32, 32), (4, 3, 7, 7)], {"strides": [2, 2], "pads": [3, 3, 3, 3]}, "Conv"),
+    # 1x1 on 28x28: one GEMM per image over its NCHW planes, summed over the batch
+    ([(2, 16, 28, 28), (8, 16, 1, 1)], {}, "FusedMatMul"),
 ])
 def test_conv_weight_grad_forms(shapes, attrs, form):
     """dW takes the form measured fastest for its shape (``_conv_weight_form``)
@@ -513,7 +515,8 @@ def test_conv_weight_grad_forms(shapes, attrs, form):
     gm = gradients_of(m, names)
     gm.weights.update(weights)
     nodes = lower_graph(gm, "device").graph.node
-    assert [n.op_type for n in nodes].count(form) == (1 if form == "Gather" else 2)  # forward and dW (dX: Col2Im)
+    # Gather, FusedMatMul: dW's; Conv: the forward's and dW's (dX: Col2Im or a flipped Conv)
+    assert [n.op_type for n in nodes].count(form) == {"Gather": 1, "FusedMatMul": 1, "Conv": 2}[form]
     if form == "Conv":      # dW's bottom and right pads cut to the 7x7 taps (8x8 with the forward's)
         assert [list(a.ints) for n in nodes if n.op_type == "Conv" for a in n.attribute
                 if a.name == "pads"] == [[3, 3, 3, 3], [3, 3, 2, 2]]

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..onnx_emitter import MS_DOMAIN
+
 TILE, KERNEL = 4, 3
 POINTS = TILE + KERNEL - 1          # 6: a tile of input is 6x6
 
@@ -179,7 +181,7 @@ def convolution(emit, x: str, u: str, *, channels_in: int, channels_out: int, in
                         flipped=flipped)
     # The products: 36 GEMMs contracting the input channels
     if flipped:
-        m = emit.op("FusedMatMul", [u, v], domain="com.microsoft", transA=1)
+        m = emit.op("FusedMatMul", [u, v], domain=MS_DOMAIN, transA=1)
     else:
         m = emit.op("MatMul", [u, v])                                     # [36, O, N*T]
     # Output transform, then each 4x4 block to its place
@@ -211,7 +213,7 @@ def weight_gradient(emit, x: str, dy: str, *, channels_in: int, channels_out: in
     # dy's 4x4 tiles, zero past the image (tiles that reach beyond it add nothing)
     d = _to_points(emit, dy, channels_out, out_hw, [0, 0, TILE * th - out_hw[0], TILE * tw - out_hw[1]],
                    _tile_kernels(G_DW), th * tw)                          # [36, O, N*T]
-    products = emit.op("FusedMatMul", [d, v], domain="com.microsoft", transB=1)   # [36, O, C]
+    products = emit.op("FusedMatMul", [d, v], domain=MS_DOMAIN, transB=1)   # [36, O, C]
     flat = emit.op("Reshape", [products, emit.const(np.array([POINTS * POINTS, -1], i64))])
     dw = emit.op("Gemm", [flat, emit.const(_two_sided(A_T_DW).T.astype(np.float32))], transA=1)
     return emit.op("Reshape", [dw, emit.const(np.array([channels_out, channels_in, KERNEL, KERNEL], i64))])
