@@ -26,9 +26,12 @@ from irc.dialects.nn import reduced_shape, reshape_target
 from irc.ir.types import TensorType, from_numpy_dtype
 
 OPSET = 21          # <= 21: CUDA MaxPool with Indices (see README)
+IR_VERSION = 10     # onnxruntime 1.31 accepts at most 13; onnx 1.23 writes 14
 # onnxruntime's contrib operators (FusedMatMul): for the sessions irc runs itself
 MS_DOMAIN = "com.microsoft"
-IR_VERSION = 10     # onnxruntime 1.31 accepts at most 13; onnx 1.23 writes 14
+# A model property: a rule's faster form waited for the batch (a symbolic one
+# kept the other form); a program lowers the model again for each batch it is fed
+SIZE_DEPENDENT = "irc.size_dependent"
 
 
 def scope_path(scope: Optional[str]) -> str:
@@ -113,9 +116,10 @@ class Emitter:
         self.scope: str = ""         # its Cell scope (``layer3.0.conv1``)
         self.source: str = ""
         self.in_types: list = []     # the node's operand types (irc TensorType)
-        # Values rules make once per graph and share (a kernel's Winograd
-        # transform, read by the convolution and by its input gradient)
+        # Values rules make once per graph and share (``once``)
         self.memo: dict = {}
+        # Set by a rule whose choice waited for the batch (SIZE_DEPENDENT)
+        self.size_dependent = False
 
     @property
     def target(self) -> str:
@@ -131,6 +135,14 @@ class Emitter:
 
     def fresh(self, hint: str = "t") -> str:
         return f"{self._prefix}{hint}_{next(self._ids)}"
+
+    def once(self, key, make):
+        """``make()``'s value, made at the first call with ``key`` in this
+        graph and shared after (a kernel's Winograd transform, read by the
+        convolution and by its input gradient; a gradient's channel rows)."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
 
     def op(self, op_type: str, inputs: Sequence[str], *, outputs: int = 1,
            domain: str = "", name_hint: str | None = None, **attrs):

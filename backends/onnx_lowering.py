@@ -27,9 +27,8 @@ from irc.ir.graph import Module, Node, Value
 from irc.ir.registry import MAP, get as get_op
 from irc.ir.types import UNKNOWN, TensorType, to_numpy_dtype
 
-from .onnx_emitter import IR_VERSION, MS_DOMAIN, OPSET, Emitter, LoweringOptions, NodeNames
+from .onnx_emitter import IR_VERSION, MS_DOMAIN, OPSET, SIZE_DEPENDENT, Emitter, LoweringOptions, NodeNames
 from .onnx_rules import rule_for
-from .onnx_rules.winograd import SIZE_DEPENDENT
 
 ParamsAsInputs = Union[bool, Collection[str]]
 
@@ -104,7 +103,7 @@ class _Emitter(Emitter):
         (node names unique across both graphs)."""
         model = _lowered(self.module, graph_name, True, None, self.node_names, options=self.options)
         if any(p.key == SIZE_DEPENDENT for p in model.metadata_props):
-            self.memo[SIZE_DEPENDENT] = True        # a Loop body's choices wait for the batch too
+            self.size_dependent = True      # a Loop body's choices wait for the batch too
         return model.graph
 
     def fresh(self, hint: str = "t") -> str:
@@ -200,7 +199,7 @@ class _Lowering:
         model.producer_name, model.doc_string = "irc", f"irc graph @{self.graph.name}"
         model.ir_version = IR_VERSION
         props = {"irc.module": self.module.name, "irc.graph": self.graph.name}
-        if self.emit.memo.get(SIZE_DEPENDENT):
+        if self.emit.size_dependent:
             props[SIZE_DEPENDENT] = "1"     # a faster form waits for the batch: lower again for it
         helper.set_model_props(model, props)
         return model

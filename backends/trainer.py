@@ -49,9 +49,8 @@ from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
 from irc.ir.types import to_numpy_dtype
 
 from .label_checks import check_labels, label_bounds
-from .onnx_emitter import LoweringOptions
+from .onnx_emitter import SIZE_DEPENDENT, LoweringOptions
 from .onnx_lowering import lower_graph
-from .onnx_rules.winograd import SIZE_DEPENDENT
 from .runtime import run_with_iobinding
 from .signals import SignalGuard
 from .staged import StagedProgram, communicates

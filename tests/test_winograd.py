@@ -8,9 +8,8 @@ import pytest
 
 import irc
 from irc import nn
-from irc.backends.onnx_emitter import LoweringOptions
+from irc.backends.onnx_emitter import SIZE_DEPENDENT, LoweringOptions
 from irc.backends.onnx_lowering import lower_graph
-from irc.backends.onnx_rules.winograd import SIZE_DEPENDENT
 from irc.backends.reference import run_graph
 from irc.backends.settings import settings
 from irc.backends.trainer import DeviceState, Program
@@ -141,3 +140,17 @@ def test_a_cpu_program_lowers_again_for_the_batch_it_is_fed():
 
 def _session_model(prog, batch):
     return prog._lower({"N": batch})
+
+
+def test_irc_winograd_0_in_the_environment_turns_it_off(monkeypatch):
+    """IRC_WINOGRAD=0: the CPU lowering keeps onnxruntime's Conv; unset, it is on (CPU only)."""
+    from irc.backends.runtime import lowering_options
+    cpu, cuda = ["CPUExecutionProvider"], ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    monkeypatch.setenv("IRC_WINOGRAD", "0")
+    settings.reset()
+    try:
+        assert not settings.winograd and not lowering_options(cpu).winograd
+    finally:
+        monkeypatch.delenv("IRC_WINOGRAD")
+        settings.reset()
+    assert lowering_options(cpu).winograd and not lowering_options(cuda).winograd

@@ -148,24 +148,10 @@ def _conv_as_gemm_onnx(emit, inputs, window):
     return emit.op("Unsqueeze", [y, emit.const(_i64([2, 3]))])
 
 
-def winograd_input(emit, attrs, x_type, kernel_hw):
-    """(batch, channels, HW) of the float32 NCHW input of a 3x3 stride-1
-    convolution with static sizes (the batch may be symbolic), the form
-    ``winograd`` lowers; else None."""
-    if int(attrs["group"]) != 1 or list(attrs["strides"]) != [1, 1] or list(attrs["dilations"]) != [1, 1] \
-            or tuple(kernel_hw) != (3, 3):
-        return None
-    shape = getattr(x_type, "shape", None)
-    if shape is None or len(shape) != 4 or to_numpy_dtype(x_type.dtype) != np.float32 \
-            or not all(isinstance(d, int) for d in shape[1:]):
-        return None
-    return emit.options.sizes.get(shape[0], shape[0]), shape[1], tuple(shape[2:])
-
-
 def _conv_winograd_onnx(emit, inputs, attrs):
     """The convolution as Winograd F(4x4, 3x3) where that is faster, else None."""
     w_shape = tuple(emit.in_types[1].shape) if len(emit.in_types) >= 2 else ()
-    sizes = winograd_input(emit, attrs, emit.in_types[0], w_shape[2:]) if len(w_shape) == 4 else None
+    sizes = winograd.input_sizes(emit, attrs, emit.in_types[0], w_shape[2:]) if len(w_shape) == 4 else None
     if sizes is None or not isinstance(w_shape[0], int):
         return None
     batch, c, hw = sizes

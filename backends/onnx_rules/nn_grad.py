@@ -29,7 +29,7 @@ from irc.dialects.nn_grad import (
 
 from ..onnx_emitter import MS_DOMAIN
 from . import winograd
-from .nn import BATCH_MOMENTS, winograd_input
+from .nn import BATCH_MOMENTS
 from .table import lowering
 
 I64 = onnx.TensorProto.INT64
@@ -114,11 +114,8 @@ def _clip_grad_onnx(emit, inputs, attrs, draws):
 def _channel_rows(emit, dy, channels: int):
     """An NCHW gradient as one row per channel over the batch's pixels: [O, N*Ho*Wo];
     made once per gradient (a convolution's dX and dW both read it)."""
-    key = ("channel_rows", dy)
-    if key not in emit.memo:
-        emit.memo[key] = emit.op("Reshape", [emit.op("Transpose", [dy], perm=[1, 0, 2, 3]),
-                                             emit.const(_i64([channels, -1]))])
-    return emit.memo[key]
+    return emit.once(("channel_rows", dy), lambda: emit.op(
+        "Reshape", [emit.op("Transpose", [dy], perm=[1, 0, 2, 3]), emit.const(_i64([channels, -1]))]))
 
 
 def _conv_input_col2im_onnx(emit, dy, w, attrs, dy_chw, w_shape):
@@ -198,7 +195,7 @@ def _conv_input_winograd_onnx(emit, inputs, attrs, w_shape):
     """dX as the Winograd F(4x4, 3x3) convolution of dy with the flipped
     kernel, sharing the forward's kernel transform, where that is faster;
     else None."""
-    sizes = winograd_input(emit, attrs, emit.in_types[0], w_shape[2:])
+    sizes = winograd.input_sizes(emit, attrs, emit.in_types[0], w_shape[2:])
     if sizes is None or any(attrs["output_padding"]):
         return None
     batch, o, dy_hw = sizes           # dy's channels are the kernel's out channels
@@ -378,7 +375,7 @@ def _conv_weight_winograd_onnx(emit, x, dy, attrs):
     tiles, where the convolution's own form is Winograd; else None."""
     if len(emit.in_types) < 2:
         return None
-    sizes = winograd_input(emit, attrs, emit.in_types[0], attrs["kernel_shape"])
+    sizes = winograd.input_sizes(emit, attrs, emit.in_types[0], attrs["kernel_shape"])
     dy_chw = _static_chw(emit.in_types[1])
     if sizes is None or dy_chw is None:
         return None

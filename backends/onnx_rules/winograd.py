@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from irc.ir.types import to_numpy_dtype
+
 from ..onnx_emitter import MS_DOMAIN
 
 TILE, KERNEL = 4, 3
@@ -76,9 +78,6 @@ A_T_DW = np.array([[1, 1, 1, 1, 1, 0],
                    [0, 1, -1, 2, -2, 0],
                    [0, 1, 1, 4, 4, 1]], np.float64)
 
-# A lowering's memo key (and model property): a choice here waited for the batch
-SIZE_DEPENDENT = "irc.size_dependent"
-
 # Below these the direct Conv measured as fast or faster (see applies)
 MIN_CHANNELS = 64
 MIN_TILE_CHANNELS = 8192
@@ -99,8 +98,8 @@ def applies(emit, batch, channels_in: int, channels_out: int, out_hw) -> bool:
     1.8x; 32x128x128x4x4: 0.8x; 1x512x512x7x7: 0.5x).
 
     With a symbolic batch the direct Conv is kept where the answer depends
-    on it, and the model is marked ``SIZE_DEPENDENT``: a program lowers it
-    again for the batch it is fed (``trainer.Program``)."""
+    on it, and the emitter told (``size_dependent``): a program lowers the
+    model again for the batch it is fed (``trainer.Program``)."""
     if not emit.options.winograd:
         return False
     ho, wo = out_hw
@@ -111,22 +110,34 @@ def applies(emit, batch, channels_in: int, channels_out: int, out_hw) -> bool:
     if tiles_h * tiles_w * narrow >= MIN_TILE_CHANNELS:
         return True                     # whatever the batch
     if not isinstance(batch, int):
-        emit.memo[SIZE_DEPENDENT] = True
+        emit.size_dependent = True
         return False
     return batch * tiles_h * tiles_w * narrow >= MIN_TILE_CHANNELS
+
+
+def input_sizes(emit, attrs, x_type, kernel_hw):
+    """(batch, channels, HW) of the float32 NCHW input of a 3x3 stride-1
+    convolution with static sizes (the batch may be symbolic: bound by the
+    options' ``sizes`` or left a name), the form this module lowers; else None."""
+    if int(attrs["group"]) != 1 or list(attrs["strides"]) != [1, 1] or list(attrs["dilations"]) != [1, 1] \
+            or tuple(kernel_hw) != (KERNEL, KERNEL):
+        return None
+    shape = getattr(x_type, "shape", None)
+    if shape is None or len(shape) != 4 or to_numpy_dtype(x_type.dtype) != np.float32 \
+            or not all(isinstance(d, int) for d in shape[1:]):
+        return None
+    return emit.options.sizes.get(shape[0], shape[0]), shape[1], tuple(shape[2:])
 
 
 def kernel_transform(emit, w: str, out_channels: int, in_channels: int) -> str:
     """U = G w G^T of every [O, C, 3, 3] kernel, as [36, O, C]; made once per
     weight in a graph (a convolution and its input gradient share it)."""
-    key = ("winograd.U", w)
-    if key not in emit.memo:
+    def make():
         shape = np.array([out_channels * in_channels, KERNEL * KERNEL], np.int64)
         u = emit.op("Gemm", [emit.const(_two_sided(G).astype(np.float32)), emit.op("Reshape", [w, emit.const(shape)])],
                     transB=1)
-        emit.memo[key] = emit.op("Reshape", [u, emit.const(np.array([POINTS * POINTS, out_channels, in_channels],
-                                                                      np.int64))])
-    return emit.memo[key]
+        return emit.op("Reshape", [u, emit.const(np.array([POINTS * POINTS, out_channels, in_channels], np.int64))])
+    return emit.once(("winograd.U", w), make)
 
 
 def _tiles(out_hw) -> tuple[int, int]:
@@ -155,15 +166,13 @@ def input_transform(emit, x: str, *, channels: int, in_hw, pads, out_hw, flipped
     """B^T d B of every 6x6 tile of ``x`` padded by ``pads``, the tiles
     covering ``out_hw``: [36, channels, N * tiles].  Made once per input in a
     graph: a convolution's weight gradient reads its forward's."""
-    key = ("winograd.V", x, tuple(pads), tuple(out_hw), flipped)
-    if key not in emit.memo:
+    def make():
         th, tw = _tiles(out_hw)
         b_t = B_T @ np.eye(POINTS)[::-1] if flipped else B_T
         # padded at the bottom and right as far as the last tile reaches
         grow = [TILE * th + KERNEL - 1 - in_hw[0] - pads[0], TILE * tw + KERNEL - 1 - in_hw[1] - pads[1]]
-        emit.memo[key] = _to_points(emit, x, channels, in_hw, [pads[0], pads[1], *grow],
-                                    _tile_kernels(b_t), th * tw)
-    return emit.memo[key]
+        return _to_points(emit, x, channels, in_hw, [pads[0], pads[1], *grow], _tile_kernels(b_t), th * tw)
+    return emit.once(("winograd.V", x, tuple(pads), tuple(out_hw), flipped), make)
 
 
 def convolution(emit, x: str, u: str, *, channels_in: int, channels_out: int, in_hw, pads,
