@@ -408,17 +408,25 @@ class RunState:
         self.readers: dict = {}
         self.positions: dict[str, int] = {}
         self.passes: dict[str, int] = {}
+        self.carry: dict[str, object] = {}
         self.pools: dict[int, ThreadPoolExecutor] = {}
 
     def start_epoch(self, epoch: int) -> None:
         self.epoch = epoch
         self.positions.clear()
-        self.passes.clear()
 
     def new_pass(self, name: str) -> int:
+        """The number of the pass ``name`` starts, counted over the run (every
+        epoch and every repeat is one): MindSpore's samplers seed by it."""
         n = self.passes.get(name, 0)
         self.passes[name] = n + 1
         return n
+
+    def carried(self, name: str, make):
+        """``name``'s state that goes on from pass to pass (made on first use)."""
+        if name not in self.carry:
+            self.carry[name] = make()
+        return self.carry[name]
 
     def tag(self, name: str, chunk: Chunk) -> Chunk:
         """Record the rows' positions in ``name``'s output stream when needed."""

@@ -24,8 +24,9 @@ from typing import Optional
 
 import numpy as np
 
-from irc.dialects import draws as draws_mod
+from irc.dialects import stdrandom
 from irc.dialects.dataset import INFINITE, sample_indices, stack_rows
+from irc.dialects.samplers import Pass
 from irc.diagnostics import UserError
 
 ORIGIN = "#origin"
@@ -153,12 +154,11 @@ class SourceExec:
 
     def iterate(self, run):
         reader = self.reader(run)
-        pass_index = run.new_pass(self.name)
+        at = Pass(run.seed, run.new_pass(self.name))
         size = reader.chunk_rows
         if reader.random_access:
-            rng = draws_mod.generator(run.seed, self.name, run.epoch, pass_index)
             try:
-                ids = sample_indices(self.attrs, reader, rng)
+                ids = sample_indices(self.attrs, reader, at)
             except UserError as e:
                 raise located(e, self.where) from None
             for a in range(0, len(ids), size):
@@ -374,27 +374,36 @@ def reservoir_sources(slots: list[int], capacity: int):
     return np.asarray(src, dtype=np.int64), last
 
 
-def drain_order(count: int, u: np.ndarray) -> list[int]:
-    """Emit order of a buffer of ``count`` rows: pick slot floor(u * live),
-    move the last live slot into it (MindSpore's drain)."""
-    slots = list(range(count))
+def drain_order(slots: list[int], draws: np.ndarray) -> list[int]:
+    """Emit order of a buffer whose live positions hold ``slots``: pick
+    position draw % live, move the last live position into it (MindSpore's
+    drain)."""
+    slots = list(slots)
     out = []
-    for i, live in enumerate(range(count, 0, -1)):
-        r = min(int(u[i] * live), live - 1)
+    for d, live in zip(draws.tolist(), range(len(slots), 0, -1)):
+        r = d % live
         out.append(slots[r])
         slots[r] = slots[live - 1]
     return out
 
 
 class ShuffleExec(PassExec):
-    """MindSpore-style reservoir: fill ``buffer_size`` slots, then for every
-    incoming row emit a uniformly chosen slot and put the row in its place;
-    at the end of the stream drain the buffer in random order."""
+    """MindSpore's shuffle buffer: fill ``buffer_size`` positions; then for
+    every incoming row emit position ``draw % buffer_size``, move the last
+    position's row into it and put the incoming row last; at the end of the
+    stream drain the buffer the same way, the live positions shrinking.
+
+    The draws are one ``std::mt19937_64(seed)`` stream that goes on across
+    passes and epochs, as MindSpore's does, so the order is MindSpore's.  Rows
+    stay in their physical slot of the :class:`RowStore`: ``slots[position]``
+    says which slot a buffer position holds."""
 
     def iterate(self, run):
         capacity = int(self.node.attrs["buffer_size"])
-        rng = draws_mod.generator(run.seed, self.name, run.epoch, run.new_pass(self.name))
+        gen = run.carried(self.name, lambda: stdrandom.Mt19937_64(run.seed))
         store, fill, size = None, 0, 256
+        slots = list(range(capacity))
+        last = capacity - 1
         for chunk in self.child.iterate(run):
             if chunk.n == 0:
                 continue
@@ -410,15 +419,19 @@ class ShuffleExec(PassExec):
             k = chunk.n - start
             if not k:
                 continue
-            picks = np.minimum((rng.random(k) * capacity).astype(np.int64), capacity - 1)
-            src, last = reservoir_sources(picks.tolist(), capacity)
+            emitted = []
+            for r in (gen.take(k) % np.uint64(capacity)).tolist():
+                slot = slots[r]
+                emitted.append(slot)
+                slots[r], slots[last] = slots[last], slot
+            src, refilled = reservoir_sources(emitted, capacity)
             out = store.mixed(src, chunk, start)
-            store.put(np.fromiter(last.keys(), np.int64, len(last)), chunk,
-                      np.fromiter(last.values(), np.int64, len(last)) + start)
+            store.put(np.fromiter(refilled.keys(), np.int64, len(refilled)), chunk,
+                      np.fromiter(refilled.values(), np.int64, len(refilled)) + start)
             yield run.tag(self.name, out)
         if not fill:
             return
-        order = np.asarray(drain_order(fill, rng.random(fill)), dtype=np.int64)
+        order = np.asarray(drain_order(slots[:fill], gen.take(fill)), dtype=np.int64)
         for a in range(0, fill, size):
             yield run.tag(self.name, store.take(order[a:a + size]))
 

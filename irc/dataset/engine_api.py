@@ -297,9 +297,10 @@ class Dataset:
 
     def split(self, sizes, randomize: bool = True) -> list:
         """MindSpore's ``split``: datasets of ``sizes`` rows (ints summing to
-        the size, or fractions summing to 1).  Randomized, a source's rows are
-        permuted (seeded by ``config.set_seed``) and each split reads its
-        share through a SubsetRandomSampler; otherwise the splits are
+        the size, or fractions summing to 1).  Randomized, as MindSpore does
+        it: each split samples the source's own sampler with a RandomSampler
+        that keeps its first order every epoch, and reads its consecutive
+        share of that order (a SequentialSampler); otherwise the splits are
         consecutive (skip + take)."""
         counts = self._split_sizes(sizes)
         if randomize:
@@ -307,13 +308,15 @@ class Dataset:
                 raise UserRuntimeError("split: a dataset that is not a mappable source (a "
                                        "pipeline, or a non-random-access source) can only be "
                                        "split with randomize=False", where=user_frame())
-            from .config import get_seed
-            order = np.random.default_rng(get_seed()).permutation(builtins.sum(counts))
             parts, start = [], 0
             for n in counts:
                 part = copy.copy(self)
                 part._params = dict(self._params)
-                part._use(samplers.SubsetRandomSampler(order[start:start + n].tolist()))
+                part._sampler = copy.deepcopy(self._sampler)
+                order = samplers.RandomSampler()
+                order.reshuffle_each_epoch = False
+                part.add_sampler(order)
+                part.add_sampler(samplers.SequentialSampler(start, n))
                 parts.append(part)
                 start += n
             return parts

@@ -195,6 +195,8 @@ class RandomSampler(BuiltinSampler):
             raise UserTypeError(f"shuffle must be valid shuffle mode but was: {shuffle}.", where=user_frame())
         super().__init__(num_samples)
         self.replacement, self.shuffle = replacement, Shuffle(shuffle)
+        # MindSpore's attribute (split sets it False: the same order every epoch)
+        self.reshuffle_each_epoch = True
 
     def to_ir(self) -> dict:
         if self.shuffle != Shuffle.GLOBAL:

@@ -125,11 +125,11 @@ def sampled_labels(sampler: dict, reader: "SourceReader") -> Optional[np.ndarray
     return labels
 
 
-def sample_indices(attrs, reader: "SourceReader", rng: np.random.Generator) -> np.ndarray:
-    """The rows one pass over a random-access source reads, in order (its
+def sample_indices(attrs, reader: "SourceReader", at: samplers.Pass) -> np.ndarray:
+    """The rows pass ``at`` over a random-access source reads, in order (its
     sampler's picks, see :mod:`irc.dialects.samplers`)."""
     sampler = samplers.sampler_of(attrs)
-    return samplers.pick(sampler, len(reader), rng, sampled_labels(sampler, reader))
+    return samplers.pick(sampler, len(reader), at, sampled_labels(sampler, reader))
 
 
 def source_count(reader_of):
@@ -651,8 +651,9 @@ def _min_counts(attrs, counts):
 SHUFFLE = define("dataset.shuffle", kind=PIPELINE, family=FAMILY,
                  operands=("*columns",), results=("*columns",),
                  attrs={"buffer_size": REQUIRED}, infer=_same_types, traits=(RowCount(_child_count),),
-                 doc="reservoir shuffle: fill a buffer of buffer_size rows, then emit a uniformly "
-                     "chosen slot and refill it with the next row; drain randomly at the end")
+                 doc="MindSpore's shuffle buffer: fill buffer_size rows; then per incoming row emit "
+                     "slot draw % buffer_size, move the last row into it and append the new row; "
+                     "drain the same way at the end (one mt19937_64 stream over the run)")
 BATCH = define("dataset.batch", kind=PIPELINE, family=FAMILY,
                operands=("*columns",), results=("*columns",),
                attrs={"batch_size": REQUIRED, "drop_remainder": False},

@@ -1,11 +1,11 @@
 """Reproducible random numbers for pipelines, independent of scheduling.
 
-Every random decision of a pipeline run is a pure function of
-``(seed, node name, epoch, ...)``:
+Every random decision of a map op is a pure function of ``(seed, node name,
+epoch, ...)``  (a source's sampler and the shuffle buffer draw MindSpore's
+own streams instead: :mod:`.samplers`, :mod:`.stdrandom`):
 
-* :func:`generator` gives the sequential generator of a stateful pipeline
-  operator (a source's sampler, the shuffle buffer) for one pass of one
-  epoch;
+* :func:`generator` gives a sequential generator for one pass of one epoch
+  (a random map op after ``batch`` draws a batch's rows from it);
 * :func:`draws` gives a random map op's per-sample numbers: sample ``p``
   (its position in the op's input stream within the epoch) gets row ``p`` of
   a virtual ``[inf, k]`` table of uniform [0, 1) floats.  The table is made

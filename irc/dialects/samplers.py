@@ -18,21 +18,28 @@ the child picks, and its i-th row is the child's i-th pick.
 
 The deterministic orders (Sequential, Subset, Distributed without shuffle,
 PK's class order) are MindSpore 2.10's exactly, its quirks included (an
-empty shard reads row 0).  Random samplers draw from the pass's generator
-(``irc.dialects.draws``): MindSpore's distributions, reproducible under
-``config.set_seed``, fresh every epoch, but not MindSpore's mt19937 stream.
+empty shard reads row 0).  So are the random ones, for the same seed
+(``config.set_seed``): each draws from ``std::mt19937`` as MindSpore's C++
+samplers do (:mod:`.stdrandom`), seeded per pass of the run as they seed it
+(a :class:`Pass`): RandomSampler and DistributedSampler with seed + pass,
+each pass reshuffling the previous pass's order; SubsetRandomSampler
+reshuffles with the seed itself every pass; WeightedRandomSampler draws the
+same rows every pass; PKSampler shuffles its classes once.
 Errors MindSpore's engine raises when a pipeline starts (bad parameters,
 indices out of range) are RuntimeErrors here too, raised when the pipeline
 runs or is sized.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 import numpy as np
 
 from ..diagnostics import UserRuntimeError
+from . import stdrandom
 
 # a source op's own sampling arguments (the first form above)
 SOURCE_ARGS = ("shuffle", "num_samples", "num_shards", "shard_id")
@@ -48,6 +55,59 @@ def _no_rows() -> np.ndarray:
     return np.zeros(0, dtype=np.int64)
 
 
+@dataclass(frozen=True)
+class Pass:
+    """Which pass over its source a sampler picks for: the run's seed
+    (``config.set_seed``) and the pass's number in the run (0, 1, ...: every
+    epoch, and every repeat within one, is a pass)."""
+    seed: int
+    index: int = 0
+
+    def generator(self, offset: int = 0) -> stdrandom.Mt19937:
+        return stdrandom.Mt19937(self.seed + offset)
+
+
+# Orders are replayed pass by pass (a pass shuffles the previous pass's
+# order), so the last few are kept: key -> {pass index: order}.
+_ORDERS: "OrderedDict[tuple, dict[int, np.ndarray]]" = OrderedDict()
+_ORDERS_MAX = 8
+_orders_lock = threading.Lock()
+
+
+def _replayed(key: tuple, index: int, first: Callable[[], np.ndarray],
+              step: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    """Order ``index`` of the chain ``first()``, ``step(order 0, 1)``, ...,
+    from the latest kept order before it."""
+    with _orders_lock:
+        kept = _ORDERS.setdefault(key, {})
+        _ORDERS.move_to_end(key)
+        while len(_ORDERS) > _ORDERS_MAX:
+            _ORDERS.popitem(last=False)
+        done = [i for i in kept if i <= index]
+        at = max(done) if done else None
+        order = kept[at] if at is not None else None
+    if order is None:
+        at, order = 0, first()
+    while at < index:
+        at += 1
+        order = step(order, at)
+    with _orders_lock:
+        kept[index] = order
+        for old in sorted(kept)[:-2]:          # the order asked for and the one before
+            del kept[old]
+    return order
+
+
+def reshuffled_rows(seed: int, n: int, index: int) -> np.ndarray:
+    """MindSpore's RandomSampler / DistributedSampler order for pass
+    ``index``: ``std::shuffle`` of 0..n-1 with ``mt19937(seed)``, then each
+    pass shuffles the previous order with ``mt19937(seed + pass)``."""
+    def shuffled(order: np.ndarray, at: int) -> np.ndarray:
+        return order[stdrandom.shuffle_order(stdrandom.Mt19937(seed + at), n)]
+    return _replayed(("rows", seed, n), index, lambda: shuffled(np.arange(n, dtype=np.int64), 0),
+                     shuffled)
+
+
 # =============================================================================
 # the samplers
 # =============================================================================
@@ -60,7 +120,7 @@ class Kind:
     params: dict
     check: Callable[[dict], None]
     count: Callable[[dict, int, Optional[np.ndarray]], int]
-    pick: Callable[[dict, int, np.random.Generator, Optional[np.ndarray]], np.ndarray]
+    pick: Callable[[dict, int, Pass, Optional[np.ndarray]], np.ndarray]
     needs_labels: bool = False
 
 
@@ -88,7 +148,7 @@ def _sequential_count(spec, n, labels) -> int:
     return _capped(spec, max(0, n - start))
 
 
-def _sequential_pick(spec, n, rng, labels) -> np.ndarray:
+def _sequential_pick(spec, n, at, labels) -> np.ndarray:
     start = _start(spec)
     return np.arange(start, start + _sequential_count(spec, n, labels), dtype=np.int64)
 
@@ -99,11 +159,15 @@ def _random_count(spec, n, labels) -> int:
     return _capped(spec, n)
 
 
-def _random_pick(spec, n, rng, labels) -> np.ndarray:
+def _random_pick(spec, n, at, labels) -> np.ndarray:
     k = _random_count(spec, n, labels)
+    if not n:
+        return _no_rows()
+    # without reshuffle_each_epoch (split's sampler) every pass is the first
+    index = at.index if spec.get("reshuffle_each_epoch", True) else 0
     if spec.get("replacement"):
-        return rng.integers(0, n, size=k, dtype=np.int64) if n else _no_rows()
-    return rng.permutation(n)[:k].astype(np.int64, copy=False)
+        return stdrandom.uniform_below(at.generator(index), np.full(k, n)).astype(np.int64)
+    return reshuffled_rows(at.seed, n, index)[:k]
 
 
 # -- DistributedSampler --------------------------------------------------------------
@@ -150,12 +214,14 @@ def _distributed_count(spec, n, labels) -> int:
     return len(shard_positions(spec, n))
 
 
-def _distributed_pick(spec, n, rng, labels) -> np.ndarray:
+def _distributed_pick(spec, n, at, labels) -> np.ndarray:
     positions = shard_positions(spec, n)
     if spec.get("shuffle") and n:
-        # every shard draws the same permutation (same seed, same node), so
-        # the shards still partition the rows
-        return rng.permutation(n)[positions].astype(np.int64, copy=False)
+        # every shard draws the same order (same seed, same pass), so the
+        # shards still partition the rows.  MindSpore's Python sampler adds 1
+        # to the seed when it builds its C++ one (per iterator made: a second
+        # iterator over the same dataset object would add 2).
+        return reshuffled_rows(at.seed + 1, n, at.index)[positions]
     return positions
 
 
@@ -178,17 +244,21 @@ def _pk_count(spec, n, labels) -> int:
     return _capped(spec, int(spec["num_val"]) * len(np.unique(labels)))
 
 
-def _pk_pick(spec, n, rng, labels) -> np.ndarray:
+def _pk_pick(spec, n, at, labels) -> np.ndarray:
     """``num_val`` rows of each class, drawn uniformly (with replacement) from
-    the class; classes in label order, or shuffled."""
+    the class; classes in label order, or shuffled once, by the first pass's
+    generator before its draws (MindSpore keeps that order every pass)."""
     k = int(spec["num_val"])
     order, values, spans = _classes(labels)
     classes = np.arange(len(values))
+    gen = at.generator(at.index)
     if spec.get("shuffle"):
-        classes = rng.permutation(classes)
-    picks = [order[start + rng.integers(0, size, size=k)] for start, size in spans[classes]]
-    ids = np.concatenate(picks) if picks else _no_rows()
-    return ids[:_pk_count(spec, n, labels)].astype(np.int64, copy=False)
+        first = gen if at.index == 0 else at.generator(0)
+        classes = classes[stdrandom.shuffle_order(first, len(classes))]
+    count = _pk_count(spec, n, labels)
+    chosen = spans[classes].repeat(k, axis=0)[:count]
+    draws = stdrandom.uniform_below(gen, chosen[:, 1]).astype(np.int64)
+    return order[chosen[:, 0] + draws].astype(np.int64, copy=False)
 
 
 # -- SubsetSampler / SubsetRandomSampler ----------------------------------------------
@@ -203,8 +273,7 @@ def _subset_count(spec, n, labels) -> int:
     return len(_subset(spec))
 
 
-def _checked_subset(spec, n) -> np.ndarray:
-    ids = _subset(spec)
+def _in_bounds(spec, ids: np.ndarray, n: int) -> np.ndarray:
     bad = ids[(ids < 0) | (ids >= n)]
     if len(bad):
         raise UserRuntimeError(f"{spec['kind']}: sample ID ({int(bad[0])}) is out of bound, "
@@ -212,12 +281,20 @@ def _checked_subset(spec, n) -> np.ndarray:
     return ids
 
 
-def _subset_pick(spec, n, rng, labels) -> np.ndarray:
-    return _checked_subset(spec, n)
+def _subset_pick(spec, n, at, labels) -> np.ndarray:
+    return _in_bounds(spec, _subset(spec), n)
 
 
-def _subset_random_pick(spec, n, rng, labels) -> np.ndarray:
-    return rng.permutation(_checked_subset(spec, n))
+def _subset_random_pick(spec, n, at, labels) -> np.ndarray:
+    """All the indices shuffled once more every pass, each time by
+    ``mt19937(seed)`` (MindSpore reseeds with the seed itself), then the
+    first ``num_samples``."""
+    ids = np.asarray(spec["indices"], dtype=np.int64).reshape(-1)
+
+    def shuffled(order: np.ndarray, _: int) -> np.ndarray:
+        return order[stdrandom.shuffle_order(at.generator(), len(order))]
+    picked = _replayed(("subset", at.seed, ids.tobytes()), at.index, lambda: shuffled(ids, 0), shuffled)
+    return _in_bounds(spec, picked[:_subset_count(spec, n, labels)], n)
 
 
 # -- WeightedRandomSampler ------------------------------------------------------------
@@ -239,28 +316,29 @@ def _weighted_count(spec, n, labels) -> int:
     return _capped(spec, n)
 
 
-def _weighted_pick(spec, n, rng, labels) -> np.ndarray:
+def _weighted_pick(spec, n, at, labels) -> np.ndarray:
+    """Every pass the same rows: MindSpore reseeds with the seed itself."""
     w = np.asarray(spec["weights"], dtype=np.float64).reshape(-1)
     k = _weighted_count(spec, n, labels)
     if w.size > n:
         raise UserRuntimeError(f"WeightedRandomSampler: the size of weights ({w.size}) must be less than "
                                f"or equal to the number of rows ({n})")
     if spec.get("replacement"):
-        return rng.choice(w.size, size=k, p=w / w.sum()).astype(np.int64)
+        return stdrandom.discrete(at.generator(), w, k)
     if w.size < k:
         raise UserRuntimeError(f"WeightedRandomSampler: without replacement, the size of weights ({w.size}) "
                                f"must be at least num_samples ({k})")
     # one pass without replacement: the k smallest Exp(1) / w keys (zero
-    # weights get infinite keys, so they come last, as in MindSpore)
+    # weights get infinite keys, so they come last), ties by index
     with np.errstate(divide="ignore"):
-        keys = rng.exponential(size=w.size) / w
-    return np.argsort(keys, kind="stable")[:k].astype(np.int64)
+        keys = stdrandom.exponential(at.generator(), w.size) / w
+    return np.lexsort((np.arange(w.size), keys))[:k].astype(np.int64)
 
 
 KINDS: dict[str, Kind] = {
     "SequentialSampler": Kind({"start_index": None, "num_samples": None},
                               _sequential_check, _sequential_count, _sequential_pick),
-    "RandomSampler": Kind({"replacement": False, "num_samples": None},
+    "RandomSampler": Kind({"replacement": False, "num_samples": None, "reshuffle_each_epoch": True},
                           _no_check, _random_count, _random_pick),
     "DistributedSampler": Kind({"num_shards": 1, "shard_id": 0, "shuffle": True,
                                 "num_samples": None, "offset": -1},
@@ -344,23 +422,23 @@ def count(sampler: dict, num_rows: int, labels: Optional[np.ndarray] = None) -> 
     child = sampler.get("child")
     if child and kind.needs_labels:
         # PK counts the classes among the child's picks
-        ids = pick(child, num_rows, np.random.default_rng(0), labels)
+        ids = pick(child, num_rows, Pass(0), labels)
         num_rows, labels = len(ids), labels[ids]
     elif child:
         num_rows = count(child, num_rows, labels)
     return kind.count(sampler, num_rows, labels)
 
 
-def pick(sampler: dict, num_rows: int, rng: np.random.Generator,
+def pick(sampler: dict, num_rows: int, at: Pass,
          labels: Optional[np.ndarray] = None) -> np.ndarray:
-    """The rows (indices into ``num_rows``) one pass reads, in order; random
-    samplers draw from ``rng`` (the child first)."""
+    """The rows (indices into ``num_rows``) pass ``at`` reads, in order; a
+    child picks first (each sampler has its own generator, as in MindSpore)."""
     check(sampler)
     kind = _kind(sampler)
     child = sampler.get("child")
     if not child:
-        return kind.pick(sampler, num_rows, rng, labels)
-    child_ids = pick(child, num_rows, rng, labels)
-    own = kind.pick(sampler, len(child_ids), rng, None if labels is None else labels[child_ids])
+        return kind.pick(sampler, num_rows, at, labels)
+    child_ids = pick(child, num_rows, at, labels)
+    own = kind.pick(sampler, len(child_ids), at, None if labels is None else labels[child_ids])
     return child_ids[own]
 

@@ -1,0 +1,86 @@
+"""Random samplers and the shuffle buffer read MindSpore 2.10's rows in
+MindSpore's order for the same seed: every case of
+tests/fixtures/mindspore_random_orders.json (written by MindSpore, see
+mindspore_random_orders.py there) replayed through irc, epoch by epoch; and
+the libstdc++ algorithms under them (irc.dialects.stdrandom) against their
+definitions."""
+import json
+import os
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import irc.dataset as ds
+from fixtures.random_order_cases import build, first_values
+from irc.dialects import stdrandom
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "mindspore_random_orders.json")
+with open(FIXTURE) as f:
+    CASES = json.load(f)
+
+
+@pytest.fixture(scope="module")
+def image_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("folder")
+    k = 0
+    for c in ("cat", "dog", "eel"):
+        (root / c).mkdir()
+        for j in range(4):
+            Image.fromarray(np.full((2, 2, 3), k, np.uint8)).save(root / c / f"{j:02d}.png")
+            k += 1
+    return str(root)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_orders_match_mindspore(name, image_root):
+    case = CASES[name]
+
+    def folder(**kw):
+        return ds.ImageFolderDataset(image_root, **kw).map(ds.vision.Decode(), "image")
+    ds.config.set_seed(case["seed"])
+    got = first_values(build(case, ds, folder), case["epochs"])
+    if "sizes" in case:
+        assert [len(o) for o in got] == case["sizes"]
+        assert [sum(i * v for i, v in enumerate(o)) for o in got] == case["checksums"]
+        got = [o[:200] + o[-200:] for o in got]
+    assert got == case["orders"]
+
+
+def test_a_resumed_stream_reads_the_same_epochs():
+    """A pass's order depends on the pass before it; the kept orders are a
+    cache, so asking for epoch 3 first gives what epoch 3 of a run gives."""
+    from irc.dialects.samplers import _ORDERS, reshuffled_rows
+    run = [reshuffled_rows(5, 1000, p) for p in range(4)]
+    _ORDERS.clear()
+    assert np.array_equal(reshuffled_rows(5, 1000, 3), run[3])
+    assert np.array_equal(reshuffled_rows(5, 1000, 1), run[1])
+
+
+def test_mt19937_and_mt19937_64_are_the_standard_engines():
+    # the C++ standard's check values: the 10000th output of a default-seeded engine
+    assert int(stdrandom.Mt19937(5489).take(10000)[-1]) == 4123659995
+    assert int(stdrandom.Mt19937_64(5489).take(10000)[-1]) == 9981545732273789042
+
+
+def test_uniform_below_rejects_as_libstdcxx_and_realigns():
+    # bound 3 * 2**30 + 1: draws of 3 * 2**30 + 1 and above are rejected
+    bound = 3 * 2 ** 30 + 1
+    gen = stdrandom.Mt19937(1)
+    raw = stdrandom.Mt19937(1).take(400).tolist()
+    expected, at = [], 0
+    for _ in range(200):
+        while raw[at] >= bound:     # scaling is 1: past = bound
+            at += 1
+        expected.append(raw[at])
+        at += 1
+    assert stdrandom.uniform_below(gen, np.full(200, bound)).tolist() == expected
+    assert gen() == raw[at]         # the values after the last draw were handed back
+    small = stdrandom.uniform_below(stdrandom.Mt19937(2), np.full(1000, 6))
+    assert set(small.tolist()) == set(range(6))
+
+
+def test_shuffle_order_is_a_permutation_on_both_paths():
+    for n in (1, 2, 3, 65535, 65536, 70001):
+        order = stdrandom.shuffle_order(stdrandom.Mt19937(n), n)
+        assert np.array_equal(np.sort(order), np.arange(n))
