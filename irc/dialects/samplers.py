@@ -219,8 +219,7 @@ def _distributed_pick(spec, n, at, labels) -> np.ndarray:
     if spec.get("shuffle") and n:
         # every shard draws the same order (same seed, same pass), so the
         # shards still partition the rows.  MindSpore's Python sampler adds 1
-        # to the seed when it builds its C++ one (per iterator made: a second
-        # iterator over the same dataset object would add 2).
+        # to the seed when it builds its C++ one.
         return reshuffled_rows(at.seed + 1, n, at.index)[positions]
     return positions
 
