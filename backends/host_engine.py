@@ -63,7 +63,7 @@ from irc.dialects.dataset import PyFuncError, to_user
 from irc.diagnostics import UserError
 from irc.ir.graph import Graph, Module, Value
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get
-from irc.ir.traits import RowCount, RowSource
+from irc.ir.traits import Random, RowCount, RowSource
 from irc.ir.types import to_numpy_dtype
 
 from .host_stream import (BatchExec, Chunk, ConcatExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
@@ -131,6 +131,7 @@ class Step:
             node.in_types[0].shape[0] == "N"
         self.short = node.op.split(".", 1)[1]
         self.columns = [column_name(graph.value_name(v)) for v in self.ins]
+        self.stream: Optional[draws_mod.Stream] = None    # MindSpore's draws (set by the plan)
 
     # -- execution ---------------------------------------------------------------
     def run(self, inputs: list, chunk: Chunk, state) -> list:
@@ -139,7 +140,8 @@ class Step:
             return self.run_rows(inputs, chunk, None, per_batch=True, state=state)
         draws = None
         if self.k:
-            draws = draws_mod.draws(state.seed, self.name, state.epoch, chunk.extra[self.pos], self.k)
+            draws = draws_mod.draws(state.seed, self.name, state.epoch, chunk.extra[self.pos], self.k,
+                                    self.stream)
         if batch_fn is not None and all(isinstance(c, np.ndarray) and c.dtype != object for c in inputs):
             try:
                 outs = batch_fn(inputs, self.attrs, draws)
@@ -345,6 +347,9 @@ class Plan:
         steps = [Step(g, self.module, n, stream.name) for n in g.topo_order() if n.name in needed]
         if any(s.k for s in steps):
             self.pos_needed.add(stream.name)
+        for s in steps:
+            if s.k and not s.batched_input:
+                s.stream = mindspore_stream(self.module, g, s.node, stream.name)
         workers = max((s.node.attrs.get("workers") or _default_workers() for s in steps), default=1)
         return SegmentExec(self.executor(stream), stream.outs, steps, values, int(workers))
 
@@ -657,7 +662,29 @@ class HostEngine(Engine):
         return dataset_size(self.module, self.graph)
 
 
-def dataset_size(module: Module, graph: Graph):
+def mindspore_stream(module: Module, graph: Graph, op_node, stream_name: str):
+    """MindSpore's draws for random op ``op_node`` reading stream node
+    ``stream_name`` of host graph ``graph`` (None: irc's own draws)."""
+    try:
+        rows = dataset_size(module, graph, stream_name)
+    except UserError:
+        rows = None
+    return draws_mod.stream_for(get(op_node.op).trait(Random), op_node.attrs, op_node.in_types[0],
+                                op_node.attrs.get("workers"), rows)
+
+
+def find_node(module: Module, name: str):
+    """The node called ``name`` in any graph of ``module`` (an offloaded op
+    lives in a device graph), or None."""
+    for g in module.graphs.values():
+        if name in g:
+            return g.node(name)
+    return None
+
+
+def dataset_size(module: Module, graph: Graph, stream: Optional[str] = None):
+    """Rows per epoch of the graph's returned stream (or of stream node
+    ``stream``)."""
     memo: dict[str, object] = {}
 
     def stream_children(node) -> list:
@@ -694,6 +721,8 @@ def dataset_size(module: Module, graph: Graph):
         memo[node.name] = n
         return n
 
+    if stream is not None:
+        return count(graph.node(stream))
     ret = graph.find("return")[0]
     operands = graph.operands(ret)
     if not operands:

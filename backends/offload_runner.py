@@ -20,7 +20,7 @@ from irc.dialects.core import DRAWS
 from irc.ir.graph import Module
 from irc.passes.pipeline_columns import skip_pipeline_ops
 
-from .host_engine import DONE, EPOCH_END, Engine, HostEngine
+from .host_engine import DONE, EPOCH_END, Engine, HostEngine, find_node, mindspore_stream
 from .host_stream import col_row, pos_key
 from .onnx_lowering import lower_graph
 from .runtime import CUDA, Session, lowering_options, providers_for
@@ -84,7 +84,7 @@ class OffloadEngine(Engine):
         host_graph = module.graph(host)
         host_ret = host_graph.find("return")[0]
         returned = host_graph.operands(host_ret)
-        self.inputs = []   # (onnx name, column index) or (onnx name, (op, stream, k))
+        self.inputs = []   # (onnx name, column index) or (onnx name, (op, stream, k, MindSpore's))
         for node in sorted((n for n in graph.nodes() if n.op == "input"),
                            key=lambda n: n.attrs["index"]):
             name = node.results[0]
@@ -94,7 +94,9 @@ class OffloadEngine(Engine):
             else:
                 column = self.names.index(node.column)
                 stream = self.host.plan.stream_of(skip_pipeline_ops(host_graph, returned[column]))
-                self.inputs.append((name, (op, pos_key(stream.name), node.out_types[0].shape[-1])))
+                op_node = find_node(module, op)
+                ms = mindspore_stream(module, host_graph, op_node, stream.name) if op_node else None
+                self.inputs.append((name, (op, pos_key(stream.name), node.out_types[0].shape[-1], ms)))
 
     def run(self, num_epochs: int = 1, *, seed: Optional[int] = None, prefetch=None):
         seed = settings.seed if seed is None else seed
@@ -118,9 +120,9 @@ class OffloadRun:
             if isinstance(source, int):
                 feeds[name] = np.ascontiguousarray(col_row(chunk.cols[source], i))
             else:
-                op, pos, k = source
+                op, pos, k, ms = source
                 positions = col_row(chunk.extra[pos], i)
-                feeds[name] = draws_mod.draws(self.seed, op, self.epoch, positions, k).astype(np.float32)
+                feeds[name] = draws_mod.draws(self.seed, op, self.epoch, positions, k, ms).astype(np.float32)
         outs = eng.session.run_numpy(feeds)
         row = {name: col_row(c, i) for name, c in zip(eng.names, chunk.cols)}
         row.update(zip(eng.out_names, outs))

@@ -411,13 +411,16 @@ class FeedMaker:
         from irc.dialects import draws as draws_mod
         self.program, self.seed, self.optimizer = program, seed, optimizer
         self.draws_mod = draws_mod
+        from .host_engine import find_node, mindspore_stream
         host_graph = module.graph(host)
         self.draw_specs = []
         for n in program.draws:
             op = n.attrs["draws_for"]
             k = int(n.out_types[0].shape[-1])
             stream = draws_stream(host_graph, n.column) if n.column else None
-            self.draw_specs.append((n.results[0], op, k, stream))
+            node = find_node(module, op) if stream else None
+            ms = mindspore_stream(module, host_graph, node, stream) if node is not None else None
+            self.draw_specs.append((n.results[0], op, k, stream, ms))
         self.host_draws = any(s[3] for s in self.draw_specs)
 
     def step(self, batch: Batch, global_step: int) -> dict:
@@ -429,10 +432,10 @@ class FeedMaker:
                                 hint=f"its columns are: {', '.join(batch.columns)}")
             want = to_numpy_dtype(n.out_types[0].dtype)
             feeds[n.results[0]] = np.asarray(batch.columns[n.column], dtype=want)
-        for name, op, k, stream in self.draw_specs:
+        for name, op, k, stream, ms in self.draw_specs:
             rows = len(next(iter(batch.columns.values())))
             if stream is not None:
-                d = self.draws_mod.draws(self.seed, op, batch.epoch, batch.positions["#pos:" + stream], k)
+                d = self.draws_mod.draws(self.seed, op, batch.epoch, batch.positions["#pos:" + stream], k, ms)
             else:   # a network op's draws (Dropout): keyed by the global step
                 d = self.draws_mod.generator(self.seed, op, global_step).random((rows, k))
             feeds[name] = d.astype(np.float32)

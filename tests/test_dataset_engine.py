@@ -24,6 +24,7 @@ from irc.diagnostics import UserError, display_path
 from irc.frontend.pipeline import lower_pipeline
 from irc.ir.graph import Module
 from irc.ir.registry import get
+from irc.ir.traits import Random
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "samples", "data")
@@ -105,15 +106,19 @@ def test_random_ops_draw_by_position_whatever_the_chunking_and_workers(monkeypat
                    vision.RandomColorAdjust(0.4, 0.4, 0.4, 0.1)], "image", num_parallel_workers=workers)
         return d
 
-    reference = rows(pipeline(1))
+    # (MindSpore's flips depend on num_parallel_workers: each worker has its
+    # own generator, tests/test_random_orders.py; the rest do not)
+    references = {workers: rows(pipeline(workers)) for workers in (1, 4)}
+    reference = references[1]
     monkeypatch.setattr(D.ImageFolderReader, "chunk_rows", 5)
     # the first 10 rows run in the producer's thread, the rest on the workers
     monkeypatch.setattr(SegmentExec, "PROBE_ROWS", 10)
     monkeypatch.setattr(SegmentExec, "WIDE_ROW_SECONDS", 0.0)
     for workers in (1, 4):
         again = rows(pipeline(workers))
-        assert all(np.array_equal(a["image"], b["image"]) for a, b in zip(reference, again))
-    # ... and they are exactly host_sample with draws(seed, node, epoch, position)
+        assert all(np.array_equal(a["image"], b["image"]) for a, b in zip(references[workers], again))
+    # ... and they are exactly host_sample with draws(seed, node, epoch,
+    # position), MindSpore's stream for the ops that have one
     d = pipeline(1)
     decoded = rows(ds.ImageFolder(FOLDER, shuffle=False, decode=True))
     module = Module("m")
@@ -124,7 +129,10 @@ def test_random_ops_draw_by_position_whatever_the_chunking_and_workers(monkeypat
         for node in chain:
             opdef = get(node.op)
             k = opdef.num_draws(node.attrs)
-            (x,) = opdef.host_sample_fn([x], node.attrs, draws_mod.draws(99, node.name, 0, [pos], k)[0])
+            stream = draws_mod.stream_for(opdef.trait(Random), node.attrs, node.in_types[0],
+                                          node.attrs.get("workers"), len(decoded))
+            (x,) = opdef.host_sample_fn([x], node.attrs,
+                                        draws_mod.draws(99, node.name, 0, [pos], k, stream)[0])
         assert np.array_equal(reference[pos]["image"], x)
     # a different seed changes the draws
     config.set_seed(100)

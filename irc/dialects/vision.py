@@ -44,6 +44,7 @@ import numpy as np
 from ..ir.registry import MAP, REQUIRED, Dialect
 from ..ir.traits import CommutesWithHWC2CHW, Exportable, Offloadable, Pure, Random
 from ..ir.types import BATCH, UNKNOWN, TensorType
+from . import stdrandom
 
 FAMILY = "vision"
 DIALECT = Dialect("vision")
@@ -347,12 +348,26 @@ def _infer_flip(name):
     return infer
 
 
+def _flip_as_mindspore(gen, m: int, attrs, hw) -> np.ndarray:
+    """MindSpore flips iff ``bernoulli_distribution(prob)``: a
+    ``generate_canonical<double>`` draw below prob.  The draw itself is the
+    flip's draw, except where float32 rounding would decide otherwise."""
+    u = stdrandom.canonical(gen, m)
+    prob = float(attrs["prob"])
+    flip = u < prob
+    ours = np.minimum(u.astype(np.float32), ONE_BELOW) < np.float32(prob)
+    u[flip & ~ours], u[~flip & ours] = 0.0, 1.0
+    return u[:, None]
+
+
 HFLIP = define("vision.RandomHorizontalFlip", kind=MAP, family=FAMILY, operands=("image",),
-               attrs={"prob": 0.5}, traits=(Pure(), Offloadable(), Random(lambda attrs: 1)),
+               attrs={"prob": 0.5},
+               traits=(Pure(), Offloadable(), Random(lambda attrs: 1, _flip_as_mindspore)),
                infer=_infer_flip("RandomHorizontalFlip"),
                doc="reverse W iff u < prob (1 draw)")
 VFLIP = define("vision.RandomVerticalFlip", kind=MAP, family=FAMILY, operands=("image",),
-               attrs={"prob": 0.5}, traits=(Pure(), Offloadable(), Random(lambda attrs: 1)),
+               attrs={"prob": 0.5},
+               traits=(Pure(), Offloadable(), Random(lambda attrs: 1, _flip_as_mindspore)),
                infer=_infer_flip("RandomVerticalFlip"),
                doc="reverse H iff u < prob (1 draw)")
 
@@ -931,10 +946,28 @@ def _infer_random_crop(attrs, ins):
     return [_image_type(ins[0], h, w)]
 
 
+def _crop_as_mindspore(gen, m: int, attrs, hw) -> np.ndarray | None:
+    """MindSpore draws the window's left, then its top, each a
+    ``uniform_int_distribution`` over the room the padded image leaves; as
+    draws, the middles of those offsets' intervals."""
+    if hw is None:
+        return None
+    ch, cw = attrs["size"]
+    left, top, right, bottom = attrs["padding"] or (0, 0, 0, 0)
+    h, w = hw[0] + top + bottom, hw[1] + left + right
+    if attrs["pad_if_needed"]:
+        h, w = max(h, ch), max(w, cw)
+    room_h, room_w = h - ch + 1, w - cw + 1
+    if room_h < 1 or room_w < 1:
+        return None
+    xy = stdrandom.uniform_below(gen, np.tile([room_w, room_h], m)).reshape(m, 2).astype(np.float64)
+    return np.stack([(xy[:, 1] + 0.5) / room_h, (xy[:, 0] + 0.5) / room_w], axis=1)
+
+
 RANDOM_CROP = define("vision.RandomCrop", kind=MAP, family=FAMILY, operands=("image",),
                      attrs={"size": REQUIRED, "padding": None, "pad_if_needed": False,
                             "fill_value": 0, "padding_mode": "constant"},
-                     infer=_infer_random_crop, traits=(Pure(), Random(lambda attrs: 2)),
+                     infer=_infer_random_crop, traits=(Pure(), Random(lambda attrs: 2, _crop_as_mindspore)),
                      doc="pad, then a uniform window: top = floor(u0*(H-h+1)), left = floor(u1*(W-w+1))")
 
 

@@ -39,8 +39,15 @@ class Exportable(OpTrait):
 @dataclass(frozen=True)
 class Random(OpTrait):
     """The op consumes ``draws(attrs)`` uniform [0, 1) numbers per sample
-    (made on the host, so the device can be fed the same ones)."""
+    (made on the host, so the device can be fed the same ones).
+
+    ``mindspore(gen, m, attrs, hw)``, where given, makes the draws that take
+    MindSpore's decisions: its op's choices for ``m`` consecutive samples of
+    one ``std::mt19937`` (``gen``, an :class:`irc.dialects.stdrandom.Mt19937`)
+    on images of size ``hw`` ((H, W), None when not static), as ``[m, k]``
+    draws in this op's convention, or None where it cannot."""
     draws: Callable[[dict], int]
+    mindspore: Optional[Callable] = None
 
 
 @dataclass(frozen=True)
