@@ -12,7 +12,10 @@ Operators that come after ``HWC2CHW`` see CHW / NCHW and treat it by the same
 rank rule (``Normalize(is_hwc=False)`` is the one operator that knows).
 
 Draw conventions (``num_draws`` uniform [0, 1) numbers per sample; the host
-and the device get the same numbers, the device as float32):
+and the device get the same numbers, the device as float32).  The flips and
+RandomCrop also say how MindSpore draws (their ``Random`` trait's
+``mindspore``): the draws that take MindSpore's decisions from its
+generator, which :mod:`.draws` uses where it knows MindSpore's layout.
 
 * every op first rounds its draws to float32 and clamps them below 1.0
   (:func:`uniforms`), exactly as the device graph does, so the decisions
