@@ -669,8 +669,9 @@ def mindspore_stream(module: Module, graph: Graph, op_node, stream_name: str):
         rows = dataset_size(module, graph, stream_name)
     except UserError:
         rows = None
+    workers = op_node.attrs.get("workers") or settings.map_workers
     return draws_mod.stream_for(get(op_node.op).trait(Random), op_node.attrs, op_node.in_types[0],
-                                op_node.attrs.get("workers"), rows)
+                                workers, rows)
 
 
 def find_node(module: Module, name: str):

@@ -18,7 +18,12 @@ DEFAULT_SEED = 5489   # std::mt19937's default: what MindSpore's get_seed report
 @dataclass
 class ExecutionSettings:
     seed: int = DEFAULT_SEED
+    # the engine's worker threads per map segment (an upper bound)
     num_parallel_workers: int = 2
+    # set_num_parallel_workers's value: the workers MindSpore gives a map
+    # without its own (None: MindSpore's default, 8 or fewer cores), which
+    # decide MindSpore's random draws (irc.dialects.draws.Stream)
+    map_workers: Optional[int] = None
     prefetch_size: int = 16
     # None until set_context(device_target=...) names one; while None, the
     # device this machine has (CUDA where it really works, else the CPU), as

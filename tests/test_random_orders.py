@@ -84,3 +84,16 @@ def test_shuffle_order_is_a_permutation_on_both_paths():
     for n in (1, 2, 3, 65535, 65536, 70001):
         order = stdrandom.shuffle_order(stdrandom.Mt19937(n), n)
         assert np.array_equal(np.sort(order), np.arange(n))
+
+
+def test_config_workers_are_a_maps_workers_for_its_draws(image_root):
+    """A map without num_parallel_workers has config's (MindSpore's default
+    otherwise), and the workers decide which samples flip."""
+    case = dict(CASES["flip_1_worker"], code=CASES["flip_1_worker"]["code"].replace(
+        ", num_parallel_workers=1", ""))
+    ds.config.set_num_parallel_workers(1)
+    ds.config.set_seed(case["seed"])
+    assert first_values(build(case, ds, None), case["epochs"]) == case["orders"]
+    ds.config.set_num_parallel_workers(2)
+    ds.config.set_seed(case["seed"])
+    assert first_values(build(case, ds, None), case["epochs"]) == CASES["flip_2_workers"]["orders"]

@@ -86,11 +86,13 @@ def set_num_parallel_workers(num: int) -> None:
         raise _error(TypeError, f"set_num_parallel_workers: num must be an int, got {num!r}")
     if num < 1:
         raise _error(ValueError, f"set_num_parallel_workers: num must be at least 1, got {num}")
-    settings.num_parallel_workers = int(num)
+    settings.num_parallel_workers = settings.map_workers = int(num)
 
 
 def get_num_parallel_workers() -> int:
-    return settings.num_parallel_workers
+    """MindSpore's value: the one set, else its default (8, or fewer cores)."""
+    from ..dialects.draws import mindspore_workers
+    return settings.map_workers or mindspore_workers()
 
 
 def set_prefetch_size(size: int) -> None:
