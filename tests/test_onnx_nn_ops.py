@@ -98,6 +98,8 @@ CASES = {
                    (lambda r: [_f32(r, 2, 3, 4)], {"axis": 2})],
     "nn.Transpose": [(lambda r: [_f32(r, 2, 3, 4)], {"perm": [2, 0, 1]})],
     "nn.Concat": [(lambda r: [_f32(r, 2, 3), _f32(r, 2, 5), _f32(r, 2, 1)], {"axis": 1})],
+    "nn.Expand": [(lambda r: [_f32(r, 1, 3, 1), _f32(r, 4, 2)], {"shape": [[0, 0], 3, 5]}),
+                  (lambda r: [_ints(r, 2, 1)], {"shape": [2, 3]})],
     "nn.Squeeze": [(lambda r: [_f32(r, 2, 1, 3, 1)], {"axes": [1]}),
                    (lambda r: [_f32(r, 2, 1, 3, 1)], {})],
     "nn.Unsqueeze": [(lambda r: [_f32(r, 2, 3)], {"axes": [0, 3]})],

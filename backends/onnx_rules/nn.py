@@ -19,6 +19,7 @@ from irc.dialects.nn import (
     CONCAT,
     CONV,
     DROPOUT,
+    EXPAND,
     FLATTEN,
     GATHER,
     GEMM,
@@ -307,6 +308,20 @@ def _transpose_onnx(emit, inputs, attrs, draws):
 @lowering(CONCAT)
 def _concat_onnx(emit, inputs, attrs, draws):
     return [emit.op("Concat", list(inputs), axis=int(attrs["axis"]))]
+
+
+@lowering(EXPAND)
+def _expand_onnx(emit, inputs, attrs, draws):
+    parts = []
+    for e in attrs["shape"]:
+        if isinstance(e, list):
+            k, axis = e
+            parts.append(emit.op("Slice", [emit.op("Shape", [inputs[1 + k]]), emit.const(_i64([axis])),
+                                           emit.const(_i64([axis + 1]))]))
+        else:
+            parts.append(emit.const(_i64([e])))
+    shape = parts[0] if len(parts) == 1 else emit.op("Concat", parts, axis=0)
+    return [emit.op("Expand", [inputs[0], shape])]
 
 
 @lowering(SQUEEZE)

@@ -133,6 +133,18 @@ class Tensor:
     def view(self, *shape):
         return self.reshape(*shape)
 
+    def tile(self, reps):
+        from .. import ops
+        return ops.tile(self, reps)
+
+    def broadcast_to(self, shape):
+        from .. import ops
+        return ops.broadcast_to(self, shape)
+
+    def expand_as(self, other):
+        from .. import ops
+        return ops.broadcast_to(self, other.shape)
+
     def transpose(self, *axes):
         from .. import ops
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes

@@ -822,6 +822,35 @@ CONCAT = _nn("Concat", attrs={"axis": REQUIRED}, infer=_infer_concat, operands=(
              doc="join along axis")
 
 
+def expand_dims_of(shape: list, sources: list) -> list:
+    """Expand's target: each entry an int, or [k, axis]: axis of sources[k]
+    (a run-time size, such as the batch)."""
+    return [sources[e[0]][e[1]] if isinstance(e, list) else int(e) for e in shape]
+
+
+def _infer_expand(attrs, ins):
+    x = ins[0]
+    dims = expand_dims_of(attrs["shape"], [t.shape for t in ins[1:]])
+    if len(dims) != x.rank:
+        raise ValueError(f"nn.Expand: {len(dims)} target dimensions for {x}")
+    for a, b in zip(x.shape, dims):
+        if a != 1 and a != b and isinstance(a, int) and isinstance(b, int):
+            raise ValueError(f"nn.Expand: cannot broadcast {x} to {dims}: only axes of size 1 grow")
+    return [TensorType(x.dtype, dims)]
+
+
+EXPAND = _nn("Expand", attrs={"shape": REQUIRED}, infer=_infer_expand, operands=("x", "*sources"),
+             doc="broadcast x's size-1 axes to 'shape': per axis an int, or [k, axis] for the "
+                 "run-time size of sources[k]'s axis")
+
+
+@EXPAND.host_batch
+def _expand_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    dims = expand_dims_of(attrs["shape"], [np.shape(s) for s in inputs[1:]])
+    return [np.ascontiguousarray(np.broadcast_to(x, dims))]
+
+
 @CONCAT.host_batch
 def _concat_host(inputs, attrs, draws):
     return [np.concatenate([np.asarray(x) for x in inputs], axis=attrs["axis"])]

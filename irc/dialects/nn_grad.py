@@ -720,6 +720,15 @@ def _transpose_grad(ctx, node, douts):
     return [ctx.add("nn.Transpose", [douts[0]], {"perm": inverse})]
 
 
+@NN.EXPAND.grad
+def _expand_grad(ctx, node, douts):
+    x = ctx.operand(0)
+    before, after = ctx.type(x).shape, node.out_types[0].shape
+    grown = [i for i, (a, b) in enumerate(zip(before, after)) if a == 1 and b != 1]
+    grad = douts[0] if not grown else ctx.add("grad.SumTo", [douts[0], x], {"axes": grown})
+    return [grad] + [None] * (len(ctx.operands()) - 1)
+
+
 @NN.CONCAT.grad
 def _concat_grad(ctx, node, douts):
     operands = ctx.operands()

@@ -64,7 +64,8 @@ class SymbolicTensor(Tensor):
 
     @property
     def shape(self) -> tuple:
-        return tuple(_dispatch.SymDim(d) if isinstance(d, str) else d for d in self.type.shape)
+        return tuple(_dispatch.SymDim(d, (self, i)) if isinstance(d, str) else d
+                     for i, d in enumerate(self.type.shape))
 
     @property
     def dtype(self):

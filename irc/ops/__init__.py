@@ -6,21 +6,21 @@ from __future__ import annotations
 from ..diagnostics import missing_names
 from . import functional, operations  # noqa: F401
 from .functional import (  # noqa: F401
-    abs, adaptive_avg_pool2d, add, amax, amin, argmax, assign, avg_pool2d, batch_norm, bias_add,
+    abs, adaptive_avg_pool2d, add, amax, amin, argmax, assign, avg_pool2d, batch_norm, bias_add, broadcast_to,
     cast, cat, clamp, clip, clip_by_global_norm, concat, conv2d, dense, depend, div, dropout, equal, erf, exp,
     expand_dims, fill, flatten, gather, gelu, greater, hardsigmoid, hardswish, identity, leaky_relu, less,
     log, log_softmax, matmul, max_pool2d, maximum, mean, minimum, mul, neg, one_hot, ones,
     ones_like, pad, permute, pow, rank, reciprocal, reduce_mean, reduce_sum, relu, relu6, reshape,
-    shape, sigmoid, softmax, sqrt, square, squeeze, stack, sub, sum, tanh, transpose, unsqueeze,
-    zeros, zeros_like,
+    shape, sigmoid, softmax, sqrt, square, squeeze, stack, sub, sum, tanh, tile, transpose, unbind,
+    unsqueeze, unstack, zeros, zeros_like,
 )
 from .operations import (  # noqa: F401
-    Abs, AdaptiveAvgPool2D, Add, Argmax, Assign, AvgPool, BatchMatMul, BiasAdd, Cast, Concat,
+    Abs, AdaptiveAvgPool2D, Add, Argmax, Assign, AvgPool, BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat,
     Conv2D, Div, Equal, Erf, Exp, ExpandDims, Flatten, Gather, GeLU, Greater, HSigmoid, HSwish, Identity,
     Less, Log, LogSoftmax, MatMul, Maximum, MaxPool, Minimum, MirrorPad, Mul, Neg, OneHot, Pad, Pow,
     Primitive, PrimitiveWithInfer, RealDiv, Reciprocal, ReduceMax, ReduceMean, ReduceMin, ReduceSum,
     ReLU, ReLU6, Reshape, Shape, Sigmoid, Softmax, Sqrt, Square, Squeeze, Stack, Sub, Tanh,
-    Transpose,
+    Tile, Transpose, Unstack,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

@@ -28,8 +28,11 @@ class SymDim:
     """A dimension known only at run time (the batch ``N``), as ``x.shape``
     reports it while tracing.  It can be passed back to ``reshape``."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, source=None):
         self.name = name
+        # (traced tensor, axis) this size is read from: what broadcast_to /
+        # tile need to reach it at run time
+        self.source = source
 
     def __repr__(self) -> str:
         return self.name

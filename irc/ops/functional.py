@@ -349,6 +349,105 @@ def stack(tensors: Sequence, axis: int = 0):
     return concat([expand_dims(t, axis % r) for t in tensors], axis % r)
 
 
+def unstack(input_x, axis: int = 0) -> tuple:
+    """The slices along ``axis``, that axis dropped (its size must be static)."""
+    x = _as_tensor(input_x)
+    t = type_of(x)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -t.rank <= axis < t.rank:
+        raise _error(f"unstack: axis must be an int in [{-t.rank}, {t.rank}), got {axis!r}")
+    axis = int(axis) % t.rank
+    n = t.shape[axis]
+    if not isinstance(n, int):
+        raise _error(f"unstack: axis {axis} of {t} has a run-time size ({n}); unstack needs "
+                     f"a static one")
+    return tuple(_one("nn.Squeeze", [_one("nn.Slice", [x], {
+        "starts": [i], "ends": [i + 1], "axes": [axis], "steps": [1]})], {"axes": [axis]})
+        for i in range(n))
+
+
+def unbind(input, dim: int = 0) -> tuple:  # noqa: A002 -- MindSpore's argument name
+    return unstack(input, dim)
+
+
+def _expand(x, dims: list):
+    """``x`` broadcast to ``dims``: ints, or SymDims of a traced tensor."""
+    sources, shape = [], []
+    for d in dims:
+        if isinstance(d, SymDim):
+            if d.source is None:
+                raise _error(f"the run-time dimension {d.name} does not say which tensor it "
+                             f"belongs to", hint="take it from x.shape of a tensor in construct")
+            tensor, axis = d.source
+            k = next((i for i, s in enumerate(sources) if s is tensor), None)
+            if k is None:
+                k = len(sources)
+                sources.append(tensor)
+            shape.append([k, axis])
+        else:
+            shape.append(int(d))
+    return _one("nn.Expand", [x, *sources], {"shape": shape})
+
+
+def _dims_of(x) -> list:
+    """x's dims, a run-time one as a SymDim that can reach it."""
+    return [SymDim(d, (x, i)) if isinstance(d, str) else d for i, d in enumerate(type_of(x).shape)]
+
+
+def _lead_ones(x, count: int):
+    return _one("nn.Unsqueeze", [x], {"axes": list(range(count))}) if count else x
+
+
+def broadcast_to(input, shape):  # noqa: A002 -- MindSpore's argument name
+    """MindSpore's broadcast_to: -1 keeps an axis; new axes go in front."""
+    x = _as_tensor(input)
+    want = _shape_arg(shape)
+    rank = type_of(x).rank
+    if len(want) < rank:
+        raise _error(f"broadcast_to: shape {tuple(want)} has fewer axes than the input {type_of(x)}")
+    x = _lead_ones(x, len(want) - rank)
+    current = _dims_of(x)
+    target = []
+    for i, d in enumerate(want):
+        if not isinstance(d, SymDim) and int(d) == -1:
+            if i < len(want) - rank:
+                raise _error(f"broadcast_to: -1 at a new axis ({i}) of {tuple(want)}")
+            d = current[i]
+        elif not isinstance(d, SymDim) and int(d) < 1:
+            raise _error(f"broadcast_to: invalid dimension {d} in {tuple(want)}")
+        target.append(d)
+    return x if target == current else _expand(x, target)
+
+
+def tile(input, dims):  # noqa: A002 -- MindSpore's argument name
+    """Repeat ``input`` ``dims[i]`` times along axis i (dims aligned to the
+    right; a shorter input gets leading axes of size 1)."""
+    x = _as_tensor(input)
+    reps = _shape_arg(dims)
+    rank = type_of(x).rank
+    reps = [1] * (rank - len(reps)) + reps
+    x = _lead_ones(x, len(reps) - rank)
+    for axis, r in enumerate(reps):
+        if not isinstance(r, SymDim) and (isinstance(r, bool) or int(r) < 1):
+            raise _error(f"tile: repeats must be positive ints, got {tuple(dims)}")
+        if not isinstance(r, SymDim) and int(r) == 1:
+            continue
+        dims_now = _dims_of(x)
+        if dims_now[axis] == 1:                 # repeating a size-1 axis broadcasts it
+            x = _expand(x, dims_now[:axis] + [r] + dims_now[axis + 1:])
+            continue
+        size, later = dims_now[axis], dims_now[axis + 1:]
+        if isinstance(r, SymDim) or not isinstance(size, int) or \
+                any(not isinstance(d, int) for d in later):
+            raise _unsupported(f"tile: repeating axis {axis} of {type_of(x)} by {r}",
+                               hint="irc tiles by a run-time count only an axis of size 1")
+        # r copies of the whole axis, one after another: a new axis of r in
+        # front of it, broadcast, then merged into it
+        x = _one("nn.Unsqueeze", [x], {"axes": [axis]})
+        x = _expand(x, _dims_of(x)[:axis] + [int(r)] + _dims_of(x)[axis + 1:])
+        x = _one("nn.Reshape", [x], {"shape": [0] * axis + [int(r) * size] + later})
+    return x
+
+
 def cast(x, dtype):
     x = _as_tensor(x)
     to = mstype.to_ir(dtype)
@@ -786,11 +885,14 @@ def assign(variable, value):
 def _filled(shape, dtype, value):
     from ..common.tensor import Tensor
     dims = _shape_arg(shape)
-    if any(isinstance(d, SymDim) or d == UNKNOWN for d in dims):
+    if any(d == UNKNOWN or (isinstance(d, SymDim) and d.source is None) for d in dims):
         raise _error("the shape of a new tensor must be known at compile time",
-                     hint="the batch size N is known only at run time: build the tensor from "
-                          "an input instead (x * 0 has x's shape)")
-    return Tensor(np.full(dims, value, dtype=mstype.numpy_dtype(dtype)))
+                     hint="the batch size N is known only at run time: take it from an input "
+                          "(ops.zeros((x.shape[0], 3))), or build the tensor from one (x * 0)")
+    static = [1 if isinstance(d, SymDim) else int(d) for d in dims]
+    filled = Tensor(np.full(static, value, dtype=mstype.numpy_dtype(dtype)))
+    # a run-time size (the batch, read off a traced input) is broadcast to
+    return _expand(filled, dims) if static != dims else filled
 
 
 def ones(shape, dtype=None):
@@ -806,18 +908,11 @@ def fill(type, shape, value):  # noqa: A002 -- MindSpore's name
 
 
 def ones_like(x):
-    return _filled(_static_shape(x, "ones_like"), type_of(x).dtype, 1)
+    return _filled(_dims_of(_as_tensor(x)), type_of(x).dtype, 1)
 
 
 def zeros_like(x):
-    return _filled(_static_shape(x, "zeros_like"), type_of(x).dtype, 0)
-
-
-def _static_shape(x, what: str) -> tuple:
-    t = type_of(_as_tensor(x))
-    if not t.is_static:
-        raise _error(f"{what}: the shape {t} is not known at compile time")
-    return tuple(t.shape)
+    return _filled(_dims_of(_as_tensor(x)), type_of(x).dtype, 0)
 
 
 def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):

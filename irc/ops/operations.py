@@ -134,6 +134,29 @@ class Stack(Concat):
         return F.stack(tensors, self.axis)
 
 
+class Unstack(Primitive):
+    def __init__(self, axis=0, num=None):
+        super().__init__()
+        self.axis = axis
+
+    def __call__(self, input_x):
+        return F.unstack(input_x, self.axis)
+
+
+class Tile(Primitive):
+    def __call__(self, input_x, multiples):
+        return F.tile(input_x, multiples)
+
+
+class BroadcastTo(Primitive):
+    def __init__(self, shape):
+        super().__init__()
+        self.shape = shape
+
+    def __call__(self, input_x):
+        return F.broadcast_to(input_x, self.shape)
+
+
 class _Reduce(Primitive):
     _fn = staticmethod(F.mean)
 
