@@ -378,7 +378,7 @@ class OptimizerEmitter:
         finite = g.add("train.AllFinite", grads, loc=self.marker.loc, prov=self.prov,
                        names=["grads.finite"]).out(0)
         old = {n.attrs["name"]: n.out(0) for n in g.nodes() if n.op == "param"}
-        return [(name, g.add("grad.Where", [finite, new, old[name]], loc=self.marker.loc,
+        return [(name, g.add("nn.Where", [finite, new, old[name]], loc=self.marker.loc,
                              prov=self.prov, names=[f"{name}.kept"]).out(0))
                 for name, new in updates]
 

@@ -149,7 +149,8 @@ def check_onnx(gm, names, weights, tol, target="cpu", deterministic=False):
 
 # -- elementwise ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("op", ["nn.Sigmoid", "nn.Tanh", "nn.Exp", "nn.Neg", "nn.Identity", "nn.Erf"])
+@pytest.mark.parametrize("op", ["nn.Sigmoid", "nn.Tanh", "nn.Exp", "nn.Neg", "nn.Identity", "nn.Erf",
+                                "nn.Sin", "nn.Cos"])
 def test_unary(op):
     check_rule(op, [(3, 4)], {})
 
@@ -317,6 +318,8 @@ def test_shape_ops():
     check_rule("nn.Unsqueeze", [(2, 4)], {"axes": [1]})
     check_rule("nn.Concat", [(2, 3), (2, 2)], {"axis": 1})
     check_rule("nn.Expand", [(2, 1, 3)], {"shape": [2, 4, 3]})
+    cond = np.array([[True], [False], [True]])
+    check_rule("nn.Where", [(3, 1), (3, 4), (4,)], {}, const_operands={0: cond})
     check_rule("nn.Expand", [(1, 3), (5, 2)], {"shape": [[0, 0], 3]}, const_operands={1: np.zeros((5, 2))})
     check_rule("nn.Slice", [(4, 6)], {"starts": [1, -4], "ends": [3, 100], "axes": [0, 1],
                                       "steps": [1, 1]})

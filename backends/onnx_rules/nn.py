@@ -35,9 +35,11 @@ from irc.dialects.nn import (
     SLICE,
     SOFTMAX,
     SQUEEZE,
+    STOP_GRADIENT,
     TRANSPOSE,
     UNARY_OPS,
     UNSQUEEZE,
+    WHERE,
     _i64,
 )
 from irc.ir.types import to_numpy_dtype
@@ -308,6 +310,16 @@ def _transpose_onnx(emit, inputs, attrs, draws):
 @lowering(CONCAT)
 def _concat_onnx(emit, inputs, attrs, draws):
     return [emit.op("Concat", list(inputs), axis=int(attrs["axis"]))]
+
+
+@lowering(WHERE)
+def _where_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Where", list(inputs))]
+
+
+@lowering(STOP_GRADIENT)
+def _stop_gradient_onnx(emit, inputs, attrs, draws):
+    return [emit.op("Identity", [inputs[0]])]
 
 
 @lowering(EXPAND)

@@ -23,7 +23,6 @@ from irc.dialects.nn_grad import (
     RESHAPE_LIKE,
     SLICE_GRAD,
     SUM_TO,
-    WHERE,
     _avgpool_plan,
 )
 
@@ -73,11 +72,6 @@ def _expand_like_onnx(emit, inputs, attrs, draws):
             count = emit.op("ReduceProd", [dims], keepdims=0)
         y = emit.op("Div", [y, emit.op("CastLike", [count, y])])
     return [y]
-
-
-@lowering(WHERE)
-def _where_onnx(emit, inputs, attrs, draws):
-    return [emit.op("Where", list(inputs))]
 
 
 @lowering(RELU_GRAD)

@@ -207,6 +207,12 @@ _UNARY = {
     "Neg": (np.negative, "Neg", False),
     "Abs": (np.abs, "Abs", False),
     "Identity": (lambda x: x, "Identity", False),
+    "Sin": (np.sin, "Sin", True),
+    "Cos": (np.cos, "Cos", True),
+    "Floor": (np.floor, "Floor", True),
+    "Ceil": (np.ceil, "Ceil", True),
+    "Round": (np.round, "Round", True),     # half to even, as ONNX's and MindSpore's
+    "Sign": (np.sign, "Sign", False),
 }
 
 
@@ -837,6 +843,34 @@ def _infer_expand(attrs, ins):
         if a != 1 and a != b and isinstance(a, int) and isinstance(b, int):
             raise ValueError(f"nn.Expand: cannot broadcast {x} to {dims}: only axes of size 1 grow")
     return [TensorType(x.dtype, dims)]
+
+
+def _infer_where(attrs, ins):
+    cond, a, b = ins
+    if cond.dtype != "bool":
+        raise TypeError(f"nn.Where: the condition must be bool, got {cond}")
+    if a.dtype != b.dtype:
+        raise TypeError(f"nn.Where: the two branches' dtypes differ ({a}, {b})")
+    return [TensorType(a.dtype, broadcast_dims("nn.Where", [cond.shape, a.shape, b.shape]))]
+
+
+WHERE = _nn("Where", infer=_infer_where, operands=("cond", "a", "b"),
+            doc="cond ? a : b, elementwise, broadcasting")
+
+
+@WHERE.host_batch
+def _where_host(inputs, attrs, draws):
+    c, a, b = inputs
+    return [np.where(c, a, b).astype(np.asarray(a).dtype)]
+
+
+STOP_GRADIENT = _nn("StopGradient", infer=lambda attrs, ins: [ins[0]],
+                    doc="x, through which no gradient flows")
+
+
+@STOP_GRADIENT.host_batch
+def _stop_gradient_host(inputs, attrs, draws):
+    return [np.asarray(inputs[0])]
 
 
 EXPAND = _nn("Expand", attrs={"shape": REQUIRED}, infer=_infer_expand, operands=("x", "*sources"),

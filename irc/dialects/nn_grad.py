@@ -19,7 +19,7 @@ The backward ops below (family ``grad``) lower to standard ONNX operators:
   kernel (strides and dilations swapped), trimmed to the kernel size;
 * ``grad.MaxPool``: the forward MaxPool's Indices output (the forward op is
   replaced by ``grad.MaxPoolWithIndices``) and ScatterElements(reduction="add");
-* ``grad.Relu``/``grad.Where``: Where; ``grad.SumTo``: ReduceSum over the
+* ``grad.Relu``: Where; ``grad.SumTo``: ReduceSum over the
   broadcast axes; ``grad.ReshapeLike``/``grad.ExpandLike``: Reshape/Expand to
   the forward operand's run-time shape.
 """
@@ -110,22 +110,6 @@ def _expand_like_host(inputs, attrs, draws):
     return [_like(y, inputs[0])]
 
 
-def _infer_where(attrs, ins):
-    cond, a, b = ins
-    if cond.dtype != "bool":
-        raise TypeError(f"grad.Where: the condition must be bool, got {cond}")
-    return [TensorType(a.dtype, NN.broadcast_dims("grad.Where", [cond.shape, a.shape, b.shape]))]
-
-
-WHERE = _grad("Where", infer=_infer_where, operands=("cond", "a", "b"), doc="cond ? a : b, broadcasting")
-
-
-@WHERE.host_batch
-def _where_host(inputs, attrs, draws):
-    c, a, b = inputs
-    return [np.where(c, a, b).astype(np.asarray(a).dtype)]
-
-
 def _sum_to(ctx, g, x):
     """The gradient ``g`` of a broadcast result, summed back to operand ``x``."""
     gt, xt = ctx.type(g), ctx.type(x)
@@ -198,11 +182,21 @@ def _erf_grad(ctx, node, douts):
     return [ctx.add("nn.Mul", [douts[0], ctx.add("nn.Mul", [e, scale])])]
 
 
+@NN.UNARY_OPS["Sin"].grad
+def _sin_grad(ctx, node, douts):
+    return [ctx.add("nn.Mul", [douts[0], ctx.add("nn.Cos", [ctx.operand(0)])])]
+
+
+@NN.UNARY_OPS["Cos"].grad
+def _cos_grad(ctx, node, douts):
+    return [ctx.add("nn.Neg", [ctx.add("nn.Mul", [douts[0], ctx.add("nn.Sin", [ctx.operand(0)])])])]
+
+
 @NN.UNARY_OPS["Abs"].grad
 def _abs_grad(ctx, node, douts):
     x = ctx.operand(0)
     neg = ctx.add("nn.Less", [x, ctx.const(0.0, like=x)])
-    return [ctx.add("grad.Where", [neg, ctx.add("nn.Neg", [douts[0]]), douts[0]])]
+    return [ctx.add("nn.Where", [neg, ctx.add("nn.Neg", [douts[0]]), douts[0]])]
 
 
 def _infer_relu_grad(attrs, ins):
@@ -329,8 +323,8 @@ def _select_grads(ctx, douts, cmp):
     a, b = ctx.operands()
     pick_a = ctx.add(cmp, [a, b])
     zero = ctx.const(0.0, like=douts[0])
-    return _binary_grads(ctx, douts, lambda: ctx.add("grad.Where", [pick_a, douts[0], zero]),
-                         lambda: ctx.add("grad.Where", [pick_a, zero, douts[0]]))
+    return _binary_grads(ctx, douts, lambda: ctx.add("nn.Where", [pick_a, douts[0], zero]),
+                         lambda: ctx.add("nn.Where", [pick_a, zero, douts[0]]))
 
 
 @NN.BINARY_OPS["Max"].grad
@@ -960,8 +954,23 @@ def _no_grad(ctx, node, douts):
     return [None] * len(node.in_types)
 
 
-for _op in (NN.ARGMAX, NN.ONEHOT, *(NN.BINARY_OPS[n] for n in ("Equal", "Less", "Greater"))):
+# (Floor, Ceil, Round and Sign are flat: a zero gradient, as MindSpore's)
+for _op in (NN.ARGMAX, NN.ONEHOT, NN.STOP_GRADIENT,
+            *(NN.UNARY_OPS[n] for n in ("Floor", "Ceil", "Round", "Sign")),
+            *(NN.BINARY_OPS[n] for n in ("Equal", "Less", "Greater"))):
     _op.grad(_no_grad)
+
+
+@NN.WHERE.grad
+def _where_grad(ctx, node, douts):
+    cond, a, b = ctx.operands()
+    zero = ctx.const(0.0, like=douts[0])
+    grads = [None, None, None]
+    if ctx.needs(1):
+        grads[1] = _sum_to(ctx, ctx.add("nn.Where", [cond, douts[0], zero]), a)
+    if ctx.needs(2):
+        grads[2] = _sum_to(ctx, ctx.add("nn.Where", [cond, zero, douts[0]]), b)
+    return grads
 
 
 # =============================================================================

@@ -5,8 +5,8 @@ import importlib
 
 from ..diagnostics import missing_names
 from .activation import (  # noqa: F401
-    GELU, HSigmoid, HSwish, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, Softmax, Tanh,
-    get_activation,
+    ELU, GELU, HSigmoid, HSwish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU,
+    ReLU6, Sigmoid, SiLU, Softmax, Tanh, get_activation,
 )
 from .basic import Dense, Dropout, Embedding, Flatten, Identity  # noqa: F401
 from .cell import Cell, CellList, SequentialCell  # noqa: F401

@@ -2,8 +2,10 @@
 ``get_activation(name)`` (what ``Dense(activation="relu")`` uses)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ops
-from ..diagnostics import UserKeyError, UserTypeError, user_frame
+from ..diagnostics import UserKeyError, UserTypeError, UserValueError, user_frame
 from .cell import Cell
 
 
@@ -86,10 +88,73 @@ class LogSoftmax(Softmax):
         return ops.log_softmax(x, self.axis)
 
 
+class SiLU(Cell):
+    """x * sigmoid(x)."""
+
+    def construct(self, x):
+        return ops.silu(x)
+
+
+class Mish(Cell):
+    """x * tanh(softplus(x))."""
+
+    def construct(self, x):
+        return ops.mish(x)
+
+
+class LogSigmoid(Cell):
+    def construct(self, x):
+        return ops.logsigmoid(x)
+
+
+class ELU(Cell):
+    def __init__(self, alpha: float = 1.0):
+        super().__init__()
+        self.alpha = _number("ELU", "alpha", alpha)
+
+    def construct(self, x):
+        return ops.elu(x, self.alpha)
+
+
+class Hardtanh(Cell):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0):
+        super().__init__()
+        self.min_val, self.max_val = _number("Hardtanh", "min_val", min_val), _number("Hardtanh", "max_val", max_val)
+        if self.min_val >= self.max_val:
+            raise UserValueError(f"Hardtanh: min_val must be less than max_val, got {min_val}, {max_val}",
+                                 where=user_frame())
+
+    def construct(self, x):
+        return ops.hardtanh(x, self.min_val, self.max_val)
+
+
+class PReLU(Cell):
+    """max(x, 0) + w * min(x, 0), one trainable ``w`` per channel (``channel``
+    of them, axis 1) or one for all."""
+
+    def __init__(self, channel: int = 1, w=0.25):
+        super().__init__()
+        from ..common.tensor import Parameter, Tensor
+        if isinstance(channel, bool) or not isinstance(channel, int) or channel < 1:
+            raise UserValueError(f"PReLU: channel must be a positive int, got {channel!r}", where=user_frame())
+        values = np.asarray(w.asnumpy() if hasattr(w, "asnumpy") else w, dtype=np.float32)
+        self.w = Parameter(Tensor(np.broadcast_to(values, (channel,)).copy()), name="a")
+
+    def construct(self, x):
+        return ops.prelu(x, self.w)
+
+
+def _number(cls: str, name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UserTypeError(f"{cls}: {name} must be a number, got {value!r}", where=user_frame())
+    return float(value)
+
+
 _ACTIVATIONS = {
     "relu": ReLU, "relu6": ReLU6, "leakyrelu": LeakyReLU, "sigmoid": Sigmoid, "tanh": Tanh,
     "gelu": GELU, "softmax": Softmax, "logsoftmax": LogSoftmax, "hswish": HSwish,
-    "hsigmoid": HSigmoid,
+    "hsigmoid": HSigmoid, "silu": SiLU, "mish": Mish, "elu": ELU, "logsigmoid": LogSigmoid,
+    "prelu": PReLU,
 }
 
 

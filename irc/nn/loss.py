@@ -1,5 +1,7 @@
 """``mindspore.nn`` losses: ``SoftmaxCrossEntropyWithLogits``, ``MSELoss``,
-``L1Loss``, ``BCEWithLogitsLoss``, ``CrossEntropyLoss``.
+``L1Loss``, ``BCEWithLogitsLoss``, ``CrossEntropyLoss``; and, written in
+``irc.ops`` (their gradients those ops' own), ``BCELoss``, ``SmoothL1Loss``,
+``NLLLoss``, ``KLDivLoss``.
 
 Each loss is a Cell whose ``construct(logits, labels)`` is one op of the
 ``train`` dialect (``irc/dialects/train.py``): called on Tensors it computes
@@ -15,7 +17,7 @@ from ..ops import _dispatch
 from .cell import Cell
 
 __all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "MSELoss", "L1Loss", "BCEWithLogitsLoss",
-           "CrossEntropyLoss"]
+           "CrossEntropyLoss", "BCELoss", "SmoothL1Loss", "NLLLoss", "KLDivLoss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -138,3 +140,81 @@ class BCEWithLogitsLoss(LossBase):
 
     def operands(self, logits, labels) -> list:
         return [logits, labels] + [w for w in (self.weight, self.pos_weight) if w is not None]
+
+
+class BCELoss(LossBase):
+    """Binary cross entropy of probabilities: -w (y log x + (1 - y) log(1 - x)),
+    each log of at least 1e-12, as MindSpore's kernel clamps it."""
+
+    def __init__(self, weight=None, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def construct(self, logits, labels):
+        from .. import ops
+        eps = 1e-12
+        log_x = ops.log(ops.maximum(logits, eps))
+        log_1mx = ops.log(ops.maximum(ops.sub(1.0, logits), eps))
+        loss = ops.neg(ops.add(ops.mul(labels, log_x), ops.mul(ops.sub(1.0, labels), log_1mx)))
+        return self.get_loss(loss, 1.0 if self.weight is None else self.weight)
+
+
+class SmoothL1Loss(LossBase):
+    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (MindSpore's
+    default reduction: 'none')."""
+
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__(reduction)
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta <= 0:
+            raise UserValueError(f"SmoothL1Loss: beta must be a positive number, got {beta!r}",
+                                 where=self.source)
+        self.beta = float(beta)
+
+    def construct(self, logits, labels):
+        from .. import ops
+        d = ops.abs(ops.sub(logits, labels))
+        loss = ops.where(ops.less(d, self.beta), ops.div(ops.mul(ops.square(d), 0.5), self.beta),
+                         ops.sub(d, 0.5 * self.beta))
+        return self.get_loss(loss)
+
+
+class NLLLoss(LossBase):
+    """-log_probs[target], class ``weight``s; 'mean' divides by the weights
+    of the targets."""
+
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def construct(self, logits, labels):
+        from .. import ops
+        classes = logits.shape[-1]
+        picked = ops.one_hot(labels, classes, 1.0, 0.0)
+        if self.weight is not None:
+            picked = ops.mul(picked, self.weight)
+        loss = ops.neg(ops.sum(ops.mul(picked, logits), -1))
+        if self.reduction == "none":
+            return loss
+        total = ops.sum(loss)
+        if self.reduction == "sum":
+            return total
+        return ops.div(total, ops.sum(picked))
+
+
+class KLDivLoss(LossBase):
+    """target (log target - x), x being log-probabilities; 'batchmean'
+    divides the sum by the batch."""
+
+    def __init__(self, reduction: str = "mean"):
+        mode = reduction
+        super().__init__("sum" if reduction == "batchmean" else reduction)
+        self.mode = mode
+
+    def construct(self, logits, labels):
+        from .. import ops
+        positive = ops.greater(labels, 0.0)
+        safe = ops.where(positive, labels, ops.ones_like(labels))
+        loss = ops.where(positive, ops.mul(labels, ops.sub(ops.log(safe), logits)), ops.zeros_like(labels))
+        if self.mode == "batchmean":
+            return ops.div(ops.sum(loss), float(logits.shape[0]))
+        return self.get_loss(loss)

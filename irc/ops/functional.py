@@ -915,6 +915,200 @@ def zeros_like(x):
     return _filled(_dims_of(_as_tensor(x)), type_of(x).dtype, 0)
 
 
+# -----------------------------------------------------------------------------
+# selection, elementwise math and activations built from the ops above
+
+def where(condition, x, y):
+    """``condition ? x : y`` elementwise, broadcasting (a number takes the
+    other branch's dtype)."""
+    c = _as_tensor(condition)
+    if type_of(c).dtype != "bool":
+        raise _type_error(f"where: the condition must be a bool Tensor, got {type_of(c).dtype}")
+    x, y = _promote_pair(x, y)
+    return _one("nn.Where", [c, x, y])
+
+
+def select(cond, x, y):
+    return where(cond, x, y)
+
+
+def masked_fill(input_x, mask, value):
+    """``value`` where ``mask`` is True, ``input_x`` elsewhere."""
+    x = _as_tensor(input_x)
+    v = cast(value, type_of(x).dtype) if is_tensor(value) else _constant(value, type_of(x).dtype)
+    return where(mask, v, x)
+
+
+def stop_gradient(x):
+    return _one("nn.StopGradient", [_as_tensor(x)])
+
+
+def sin(x):
+    return _float_unary("nn.Sin", x)
+
+
+def cos(x):
+    return _float_unary("nn.Cos", x)
+
+
+def floor(x):
+    return _float_unary("nn.Floor", x)
+
+
+def ceil(x):
+    return _float_unary("nn.Ceil", x)
+
+
+def round(x):  # noqa: A001 -- MindSpore's name
+    return _float_unary("nn.Round", x)
+
+
+def sign(x):
+    return _unary("nn.Sign", x)
+
+
+def softplus(x, beta: float = 1.0, threshold: float = 20.0):
+    """log(1 + exp(beta x)) / beta, as max(z, 0) + log(1 + exp(-|z|)): no
+    overflow for large inputs."""
+    z = _as_tensor(x) if beta == 1 else mul(x, beta)
+    y = add(relu(z), log(add(exp(neg(abs(z))), 1.0)))
+    return y if beta == 1 else div(y, beta)
+
+
+def silu(x):
+    return mul(x, sigmoid(x))
+
+
+def mish(x):
+    return mul(x, tanh(softplus(x)))
+
+
+def logsigmoid(x):
+    return neg(softplus(neg(x)))
+
+
+def elu(input_x, alpha: float = 1.0):
+    x = _as_tensor(input_x)
+    negative = mul(sub(exp(minimum(x, 0.0)), 1.0), alpha)
+    return where(greater(x, 0.0), x, negative)
+
+
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0):  # noqa: A002
+    return clamp(input, min_val, max_val)
+
+
+def prelu(x, weight):
+    """max(x, 0) + weight * min(x, 0), weight per channel (axis 1)."""
+    x, w = _as_tensor(x), _as_tensor(weight)
+    rank = type_of(x).rank
+    if type_of(w).rank == 1 and rank > 2:
+        w = reshape(w, (1, -1) + (1,) * (rank - 2))
+    return add(relu(x), mul(w, minimum(x, 0.0)))
+
+
+def logsumexp(input, axis, keep_dims: bool = False):  # noqa: A002 -- MindSpore's name
+    """log(sum(exp(x))) over ``axis``, shifted by the (gradient-free) max."""
+    x = _as_tensor(input)
+    top = stop_gradient(amax(x, axis, True))
+    y = add(log(sum(exp(sub(x, top)), axis, True)), top)
+    return y if keep_dims else squeeze(y, [axis] if isinstance(axis, (int, np.integer)) else list(axis))
+
+
+def l2_normalize(input, axis=0, epsilon: float = 1e-4):  # noqa: A002 -- L2Normalize's names
+    """x / sqrt(max(sum(x^2, axis), epsilon)), as MindSpore's L2Normalize."""
+    x = _as_tensor(input)
+    return div(x, sqrt(maximum(sum(square(x), axis, True), epsilon)))
+
+
+def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002, N803
+    """The 2-norm (Frobenius over several axes): ``ord=None`` or 2 / 'fro'."""
+    if ord not in (None, 2, "fro"):
+        raise _unsupported(f"norm: ord={ord!r} (irc computes the 2-norm)")
+    return sqrt(sum(square(_as_tensor(A)), dim, keepdim))
+
+
+def split(tensor, split_size_or_sections, axis: int = 0) -> tuple:
+    """Pieces along ``axis``: of ``split_size_or_sections`` rows each (the
+    last may be smaller), or of the listed sizes."""
+    x = _as_tensor(tensor)
+    t = type_of(x)
+    axis = _single_axis(axis, "split") % t.rank
+    n = t.shape[axis]
+    if not isinstance(n, int):
+        raise _error(f"split: axis {axis} of {t} has a run-time size; split needs a static one")
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        size = int(split_size_or_sections)
+        if size < 1:
+            raise _error(f"split: the piece size must be positive, got {size}")
+        sizes = [size] * (n // size) + ([n % size] if n % size else [])
+    else:
+        sizes = [int(v) for v in split_size_or_sections]
+        if builtins.sum(sizes) != n:
+            raise _error(f"split: sizes {sizes} add up to {builtins.sum(sizes)}, not {n}")
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(_one("nn.Slice", [x], {"starts": [start], "ends": [start + size],
+                                             "axes": [axis], "steps": [1]}))
+        start += size
+    return tuple(pieces)
+
+
+def chunk(input, chunks: int, axis: int = 0) -> tuple:  # noqa: A002 -- MindSpore's name
+    n = type_of(_as_tensor(input)).shape[_single_axis(axis, "chunk")]
+    if not isinstance(n, int):
+        raise _error("chunk: the axis has a run-time size; chunk needs a static one")
+    return split(input, -(-n // int(chunks)), axis)
+
+
+def bmm(input_x, mat2):
+    return matmul(input_x, mat2)
+
+
+def argmin(input, axis=None, keepdims: bool = False):  # noqa: A002 -- MindSpore's name
+    return argmax(neg(_as_tensor(input)), axis, keepdims)
+
+
+def _with_index(reduce, pick, input, axis, keepdims):  # noqa: A002
+    x = _as_tensor(input)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    return reduce(x, axis, keepdims), pick(x, axis, keepdims)
+
+
+def max(input, axis=None, keepdims: bool = False):  # noqa: A001, A002 -- MindSpore's names
+    """(the maxima along ``axis``, their indices), as MindSpore 2.x returns them."""
+    return _with_index(amax, argmax, input, axis, keepdims)
+
+
+def min(input, axis=None, keepdims: bool = False):  # noqa: A001, A002 -- MindSpore's names
+    return _with_index(amin, argmin, input, axis, keepdims)
+
+
+def var(input, axis=None, ddof: int = 0, keepdims: bool = False):  # noqa: A002
+    x = _as_tensor(input)
+    centred = sub(x, mean(x, axis, True))
+    t = type_of(x)
+    axes = range(t.rank) if axis is None else ([axis] if isinstance(axis, (int, np.integer)) else axis)
+    count = int(np.prod([t.shape[a] for a in axes]))
+    return div(sum(square(centred), axis, keepdims), float(builtins.max(count - int(ddof), 1)))
+
+
+def std(input, axis=None, ddof: int = 0, keepdims: bool = False):  # noqa: A002
+    return sqrt(var(input, axis, ddof, keepdims))
+
+
+def arange(start=0, end=None, step=1, *, dtype=None):
+    from ..common.tensor import Tensor
+    if end is None:
+        start, end = 0, start
+    values = np.arange(start, end, step)
+    if dtype is not None:
+        values = values.astype(mstype.numpy_dtype(dtype))
+    elif values.dtype.kind == "f":
+        values = values.astype(np.float32)
+    return Tensor(values)
+
+
 def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     """``ops.clip_by_global_norm(x, clip_norm=1.0)``: every tensor of the tuple
     ``x`` times ``clip_norm / max(global_norm, clip_norm)``, the global norm the

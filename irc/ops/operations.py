@@ -348,3 +348,72 @@ class MirrorPad(Primitive):
 
 
 __getattr__ = missing_names(__name__)
+
+
+class Select(Primitive):
+    def __call__(self, cond, x, y):
+        return F.select(cond, x, y)
+
+
+class _Elementwise(Primitive):
+    """A primitive that is one elementwise function of ``F``."""
+    fn = staticmethod(F.identity)
+
+    def __call__(self, x):
+        return type(self).fn(x)
+
+
+def _elementwise(name: str, fn):
+    return type(name, (_Elementwise,), {"fn": staticmethod(fn), "__module__": __name__,
+                                        "__qualname__": name})
+
+
+Sin, Cos, Floor, Round, Sign, Softplus, StopGradient = (
+    _elementwise(name, fn) for name, fn in (
+        ("Sin", F.sin), ("Cos", F.cos), ("Floor", F.floor), ("Round", F.round), ("Sign", F.sign),
+        ("Softplus", F.softplus), ("StopGradient", F.stop_gradient)))
+
+
+class Elu(Primitive):
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        self.alpha = alpha
+
+    def __call__(self, x):
+        return F.elu(x, self.alpha)
+
+
+class L2Normalize(Primitive):
+    def __init__(self, axis=0, epsilon=1e-4):
+        super().__init__()
+        self.axis, self.epsilon = axis, epsilon
+
+    def __call__(self, x):
+        return F.l2_normalize(x, self.axis, self.epsilon)
+
+
+class Split(Primitive):
+    def __init__(self, axis=0, output_num=1):
+        super().__init__()
+        self.axis, self.output_num = axis, output_num
+
+    def __call__(self, x):
+        return F.chunk(x, self.output_num, self.axis)
+
+
+class ArgMaxWithValue(Primitive):
+    """(index, value) along ``axis``: MindSpore's order."""
+
+    def __init__(self, axis=0, keep_dims=False):
+        super().__init__()
+        self.axis, self.keep_dims = axis, keep_dims
+
+    def __call__(self, x):
+        values, indices = F.max(x, self.axis, self.keep_dims)
+        return indices, values
+
+
+class ArgMinWithValue(ArgMaxWithValue):
+    def __call__(self, x):
+        values, indices = F.min(x, self.axis, self.keep_dims)
+        return indices, values
