@@ -420,7 +420,8 @@ class FeedMaker:
             stream = draws_stream(host_graph, n.column) if n.column else None
             node = find_node(module, op) if stream else None
             ms = mindspore_stream(module, host_graph, node, stream) if node is not None else None
-            self.draw_specs.append((n.results[0], op, k, stream, ms))
+            # draws of a fixed count, not one row per sample (ops.rand((4, 16)))
+            self.draw_specs.append((n.results[0], op, k, stream, ms, n.attrs.get("rows")))
         self.host_draws = any(s[3] for s in self.draw_specs)
 
     def step(self, batch: Batch, global_step: int) -> dict:
@@ -432,12 +433,12 @@ class FeedMaker:
                                 hint=f"its columns are: {', '.join(batch.columns)}")
             want = to_numpy_dtype(n.out_types[0].dtype)
             feeds[n.results[0]] = np.asarray(batch.columns[n.column], dtype=want)
-        for name, op, k, stream, ms in self.draw_specs:
+        for name, op, k, stream, ms, fixed in self.draw_specs:
             rows = len(next(iter(batch.columns.values())))
             if stream is not None:
                 d = self.draws_mod.draws(self.seed, op, batch.epoch, batch.positions["#pos:" + stream], k, ms)
-            else:   # a network op's draws (Dropout): keyed by the global step
-                d = self.draws_mod.generator(self.seed, op, global_step).random((rows, k))
+            else:   # a network op's draws (Dropout, ops.rand): keyed by the global step
+                d = self.draws_mod.generator(self.seed, op, global_step).random((fixed or rows, k))
             feeds[name] = d.astype(np.float32)
         return feeds
 

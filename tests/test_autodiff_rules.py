@@ -217,6 +217,14 @@ def test_conv(attrs):
     check_rule("nn.Conv", [(2, 4, 7, 8), (6, 4 // group, 3, 3), (6,)], attrs, ort_tol=5e-4)
 
 
+@pytest.mark.parametrize("attrs", [
+    {"strides": [2, 2], "pads": [1, 1, 1, 1]},
+    {"strides": [2, 1], "pads": [0, 1, 1, 0], "output_padding": [1, 0]},
+])
+def test_conv_transpose(attrs):
+    check_rule("nn.ConvTranspose", [(2, 3, 3, 3), (3, 2, 3, 3)], attrs)
+
+
 @pytest.mark.parametrize("x_shape, attrs", [
     ((2, 3, 3, 3), {}),
     ((2, 3, 2, 2), {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
@@ -237,7 +245,7 @@ def test_conv_weight_grad_only_skips_the_input():
     m, names = build("nn.Conv", [(2, 1, 6, 6), (3, 1, 3, 3)], {},
                      const_operands={0: x})
     gm = gradients_of(m, names)
-    assert not gm.graph("device").find("grad.ConvInput")
+    assert not gm.graph("device").find("nn.ConvTranspose")
     assert gm.graph("device").find("grad.ConvWeight")
 
 

@@ -59,3 +59,29 @@ def test_values_are_mindspores(name):
 def test_gradients_are_mindspores(name):
     close(ms.grad(GRADIENTS[name])(Tensor(inputs()["x"])), MINDSPORE["gradients"][name], name,
           TOLERANCE.get(name, 2e-6))
+
+
+def test_random_numbers_in_construct_are_fresh_every_step():
+    """ops.standard_normal / rand / uniform: eager from numpy; traced, draws
+    fed every step (the batch's rows, or a fixed count)."""
+    z = ops.standard_normal((4000,)).asnumpy()
+    assert abs(z.mean()) < 0.08 and abs(z.std() - 1) < 0.05
+    u = ops.uniform((3, 500), Tensor(np.float32(2.0)), Tensor(np.float32(5.0))).asnumpy()
+    assert u.shape == (3, 500) and 2.0 <= u.min() and u.max() < 5.0
+    assert ops.randn(2, 3).shape == (2, 3) and ops.rand((5,)).asnumpy().max() < 1.0
+
+    net = nn.Dense(4, 1)
+    opt = nn.SGD(net.trainable_params(), 0.01)
+
+    def forward(x):
+        noise = ops.standard_normal((x.shape[0], 4)) + ops.rand((1, 4))   # per sample, and fixed
+        return ops.mean(ops.square(net(x + noise)))
+
+    step = ms.value_and_grad(forward, None, opt.parameters)
+    x = Tensor(np.ones((6, 4), np.float32))
+    losses = []
+    for _ in range(3):
+        loss, grads = step(x)
+        opt(grads)
+        losses.append(float(loss.asnumpy()))
+    assert all(np.isfinite(losses)) and len(set(losses)) == 3

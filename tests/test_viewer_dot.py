@@ -256,7 +256,7 @@ def test_every_view_of_a_resnet50_training_step_is_bounded():
     assert not block.collapsed and block.parent == "device.body/layer3"
     g = m.graph("device.body")
     ops = [g.node(k[1]) for k in block.elements if block.elements[k] == node_id(*k)]
-    assert {"nn.Conv", "grad.ConvWeight", "grad.ConvInput", "train.MomentumUpdate"} <= {
+    assert {"nn.Conv", "grad.ConvWeight", "nn.ConvTranspose", "train.MomentumUpdate"} <= {
         n.op for n in ops}
     assert all(n.scope.startswith("layer3.1.") or n.scope == "layer3.1" for n in ops)
     drawn = _drawn_once(picture)

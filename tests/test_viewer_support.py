@@ -200,7 +200,7 @@ class _Step:
                 grads[f"{scope}.weight"] = self.op("grad.ConvWeight", [x, dy], self.g.type_of(p),
                                                    scope, {"kernel_shape": [k, k]},
                                                    name=name + "w").out()
-                dy = self.op("grad.ConvInput", [dy, p], t, scope, name=name).out()
+                dy = self.op("nn.ConvTranspose", [dy, p], t, scope, name=name).out()
         return grads
 
     def optimizer(self, grads):

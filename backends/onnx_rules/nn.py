@@ -38,6 +38,7 @@ from irc.dialects.nn import (
     STOP_GRADIENT,
     TRANSPOSE,
     UNARY_OPS,
+    UNIFORM,
     UNSQUEEZE,
     WHERE,
     _i64,
@@ -290,6 +291,12 @@ def _dropout_onnx(emit, inputs, attrs, draws):
     scale = emit.op("CastLike", [emit.const(np.float64(1.0 / (1.0 - attrs["ratio"]))), x])
     zero = emit.op("CastLike", [emit.const(np.float64(0.0)), x])
     return [emit.op("Where", [keep, emit.op("Mul", [x, scale]), zero])]
+
+
+@lowering(UNIFORM)
+def _uniform_onnx(emit, inputs, attrs, draws):
+    like, u = inputs
+    return [emit.op("Reshape", [u, emit.op("Shape", [like])])]
 
 
 @lowering(RESHAPE)

@@ -1,4 +1,6 @@
-"""ONNX lowering rules of the ``nn_grad`` dialect (``irc/dialects/nn_grad.py``).
+"""ONNX lowering rules of the ``nn_grad`` dialect (``irc/dialects/nn_grad.py``),
+and of ``nn.ConvTranspose``, which is a convolution's dX (the forms that make
+dX fast make a forward ConvTranspose fast too).
 
 Each rule turns one op into ONNX nodes through the emitter; it is attached
 from the backend side with ``@lowering(OP)`` so the dialect never imports onnx."""
@@ -11,7 +13,6 @@ from irc.dialects.nn_grad import (
     AVGPOOL_GRAD,
     BN_GRAD,
     CLIP_GRAD,
-    CONV_INPUT,
     CONV_WEIGHT,
     EXPAND_LIKE,
     GATHER_GRAD,
@@ -25,6 +26,8 @@ from irc.dialects.nn_grad import (
     SUM_TO,
     _avgpool_plan,
 )
+
+from irc.dialects.nn import CONV_TRANSPOSE
 
 from ..onnx_emitter import MS_DOMAIN
 from . import winograd
@@ -164,8 +167,8 @@ def _conv_input_flipped_onnx(emit, dy, w, attrs, pads):
     return emit.op("Conv", [dy, w_flip], pads=pads, dilations=list(attrs["dilations"]))
 
 
-@lowering(CONV_INPUT)
-def _conv_input_onnx(emit, inputs, attrs, draws):
+@lowering(CONV_TRANSPOSE)
+def _conv_transpose_onnx(emit, inputs, attrs, draws):
     dy_chw = _static_chw(emit.in_types[0]) if emit.in_types else None
     w_shape = _static_dims(emit.in_types[1].shape) if len(emit.in_types) > 1 else None
     if emit.target == "cpu" and int(attrs["group"]) == 1 and w_shape is not None and len(w_shape) == 4:
@@ -224,7 +227,7 @@ def _conv_input_cropped_onnx(emit, dy, w, attrs):
 
 def _conv_input_hw(emit, attrs) -> tuple[int, int]:
     """dX's spatial size for static dy and weight shapes, by the op's own inference."""
-    return tuple(CONV_INPUT.infer_types(attrs, emit.in_types)[0].shape[2:])
+    return tuple(CONV_TRANSPOSE.infer_types(attrs, emit.in_types)[0].shape[2:])
 
 
 def _static_dims(dims):

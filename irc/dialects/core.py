@@ -46,11 +46,12 @@ def _const_type(attrs, ins):
 
 
 INPUT = define("input", kind=IO, family="io", operands=(),
-               attrs={"index": REQUIRED, "role": DATA, "draws_for": None},
+               attrs={"index": REQUIRED, "role": DATA, "draws_for": None, "rows": None},
                doc="A graph input; its type is given, not inferred.  'role' says what "
                    f"it carries ({', '.join(INPUT_ROLES)}); 'draws_for' names the random "
                    "op whose per-sample draws ([N, k] uniform floats made on the host) a "
-                   "'draws' input carries.")
+                   "'draws' input carries; 'rows' their fixed count where it is not the "
+                   "batch's (a random tensor of a fixed shape).")
 PARAM = define("param", kind=IO, family="param", operands=(), traits=(Pure(),),
                attrs={"name": REQUIRED, "init": None, "trainable": True},
                doc="A parameter (weight); its value lives in Module.weights[name].")

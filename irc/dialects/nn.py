@@ -402,6 +402,10 @@ def _spatial_out(t: TensorType, attrs, kernel, ceil=False):
                              dil[i], ceil) for i in range(2))
 
 
+# a convolution's window attributes (Conv, ConvTranspose and their gradients)
+CONV_ATTRS = {"strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1], "group": 1}
+
+
 def _infer_conv(attrs, ins):
     op = "nn.Conv"
     if len(ins) not in (2, 3):
@@ -429,10 +433,55 @@ def _infer_conv(attrs, ins):
     return [TensorType(x.dtype, (x.shape[0], c_out, h, wd))]
 
 
-CONV = _nn("Conv", attrs={"strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1],
-                          "group": 1},
+CONV = _nn("Conv", attrs=dict(CONV_ATTRS),
            infer=_infer_conv, operands=("x", "weight", "bias?"),
            doc="2-D convolution of NCHW x with weight [O, C/group, kh, kw] (+ bias [O])")
+
+
+def _infer_conv_transpose(attrs, ins):
+    dy, w = ins
+    n, _, ho, wo = dy.shape
+    c = w.shape[1] * attrs["group"] if isinstance(w.shape[1], int) else UNKNOWN
+    size = []
+    for i, o in enumerate((ho, wo)):
+        if not isinstance(o, int):
+            size.append(UNKNOWN)
+            continue
+        span = (w.shape[2 + i] - 1) * attrs["dilations"][i] + 1
+        size.append((o - 1) * attrs["strides"][i] + span + attrs["output_padding"][i]
+                    - attrs["pads"][i] - attrs["pads"][i + 2])
+    return [TensorType(dy.dtype, (n, c, *size))]
+
+
+CONV_TRANSPOSE = _nn("ConvTranspose", attrs={**CONV_ATTRS, "output_padding": [0, 0]},
+                     infer=_infer_conv_transpose, operands=("x", "weight"),
+                     doc="transposed 2-D convolution of NCHW x with weight [C_in, C_out/group, kh, kw] "
+                         "(a Conv's dX: output size (in - 1) * stride + span + output_padding - pads)")
+
+
+@CONV_TRANSPOSE.host_batch
+def _conv_transpose_host(inputs, attrs, draws):
+    dy, w = _f64(inputs[0]), _f64(inputs[1])
+    x_t = _infer_conv_transpose(attrs, [TensorType.of(inputs[0]), TensorType.of(inputs[1])])[0]
+    n, c, h, wd = dy.shape[0], *x_t.shape[1:]
+    pads, strides, dil, group = attrs["pads"], attrs["strides"], attrs["dilations"], attrs["group"]
+    hp, wp = h + pads[0] + pads[2], wd + pads[1] + pads[3]
+    dx = np.zeros((n, c, hp, wp))
+    o_g, c_g = w.shape[0] // group, c // group
+    kh, kw = w.shape[2:]
+    for g in range(group):
+        dyg = dy[:, g * o_g:(g + 1) * o_g]                        # [N, og, Ho, Wo]
+        wg = w[g * o_g:(g + 1) * o_g]                             # [og, cg, kh, kw]
+        contrib = np.tensordot(dyg, wg, axes=([1], [0]))          # [N, Ho, Wo, cg, kh, kw]
+        for i in range(kh):
+            for j in range(kw):
+                hs, ws = i * dil[0], j * dil[1]
+                dx[:, g * c_g:(g + 1) * c_g,
+                   hs:hs + strides[0] * dy.shape[2]:strides[0],
+                   ws:ws + strides[1] * dy.shape[3]:strides[1]] += \
+                    contrib[..., i, j].transpose(0, 3, 1, 2)
+    return [_like(dx[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd], inputs[0])]
+
 
 
 @CONV.host_batch
@@ -689,6 +738,25 @@ def _dropout_host(inputs, attrs, draws):
     keep = _keep_mask(x.shape, inputs.draws, attrs["ratio"])
     scale = np.float32(1.0 / (1.0 - attrs["ratio"]))
     return [_like(np.where(keep, x * scale, 0), x)]
+
+
+def _infer_uniform(attrs, ins):
+    like, draws = ins
+    per_sample = _prod(like.shape[1:])
+    if draws.dtype != "f32" or draws.rank != 2 or (
+            isinstance(per_sample, int) and isinstance(draws.shape[1], int) and draws.shape[1] != per_sample):
+        raise ValueError(f"nn.Uniform: the draws must be f32[N,{per_sample}] for {like}, got {draws}")
+    return [TensorType("f32", like.shape)]
+
+
+UNIFORM = _nn("Uniform", infer=_infer_uniform, operands=("like", "draws"),
+              doc="uniform [0, 1) numbers in like's shape: its draws (f32[N, k], a graph input fed "
+                  "every step), reshaped; like gives only the shape")
+
+
+@UNIFORM.host_batch
+def _uniform_host(inputs, attrs, draws):
+    return [np.asarray(inputs.draws, np.float32).reshape(np.shape(inputs.like))]
 
 
 # =============================================================================

@@ -12,7 +12,7 @@ that prints, verifies, runs in the reference interpreter and lowers to ONNX.
 
 The backward ops below (family ``grad``) lower to standard ONNX operators:
 
-* ``grad.ConvInput``: ConvTranspose of dy with the forward weight, same
+* dX of a Conv: ``nn.ConvTranspose`` of dy with the forward weight, same
   strides/pads/dilations/group, ``output_padding`` where the forward conv
   dropped rows;
 * ``grad.ConvWeight``: a Conv over the transposed input with dy as the
@@ -372,49 +372,7 @@ def _conv_out_padding(x: TensorType, dy: TensorType, w: TensorType, attrs) -> li
     return out
 
 
-def _infer_conv_input(attrs, ins):
-    dy, w = ins
-    n, _, ho, wo = dy.shape
-    c = w.shape[1] * attrs["group"] if isinstance(w.shape[1], int) else UNKNOWN
-    size = []
-    for i, o in enumerate((ho, wo)):
-        if not isinstance(o, int):
-            size.append(UNKNOWN)
-            continue
-        span = (w.shape[2 + i] - 1) * attrs["dilations"][i] + 1
-        size.append((o - 1) * attrs["strides"][i] + span + attrs["output_padding"][i]
-                    - attrs["pads"][i] - attrs["pads"][i + 2])
-    return [TensorType(dy.dtype, (n, c, *size))]
-
-
-_CONV_ATTRS = {"strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1], "group": 1}
-CONV_INPUT = _grad("ConvInput", attrs={**_CONV_ATTRS, "output_padding": [0, 0]},
-                   infer=_infer_conv_input, operands=("dy", "weight"),
-                   doc="(dy, w) -> dx of a Conv: ConvTranspose with the forward attributes")
-
-
-@CONV_INPUT.host_batch
-def _conv_input_host(inputs, attrs, draws):
-    dy, w = _f64(inputs[0]), _f64(inputs[1])
-    x_t = _infer_conv_input(attrs, [TensorType.of(inputs[0]), TensorType.of(inputs[1])])[0]
-    n, c, h, wd = dy.shape[0], *x_t.shape[1:]
-    pads, strides, dil, group = attrs["pads"], attrs["strides"], attrs["dilations"], attrs["group"]
-    hp, wp = h + pads[0] + pads[2], wd + pads[1] + pads[3]
-    dx = np.zeros((n, c, hp, wp))
-    o_g, c_g = w.shape[0] // group, c // group
-    kh, kw = w.shape[2:]
-    for g in range(group):
-        dyg = dy[:, g * o_g:(g + 1) * o_g]                        # [N, og, Ho, Wo]
-        wg = w[g * o_g:(g + 1) * o_g]                             # [og, cg, kh, kw]
-        contrib = np.tensordot(dyg, wg, axes=([1], [0]))          # [N, Ho, Wo, cg, kh, kw]
-        for i in range(kh):
-            for j in range(kw):
-                hs, ws = i * dil[0], j * dil[1]
-                dx[:, g * c_g:(g + 1) * c_g,
-                   hs:hs + strides[0] * dy.shape[2]:strides[0],
-                   ws:ws + strides[1] * dy.shape[3]:strides[1]] += \
-                    contrib[..., i, j].transpose(0, 3, 1, 2)
-    return [_like(dx[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd], inputs[0])]
+_CONV_ATTRS = NN.CONV_ATTRS
 
 
 def _infer_conv_weight(attrs, ins):
@@ -455,12 +413,27 @@ def _conv_grad(ctx, node, douts):
     grads = [None] * len(operands)
     if ctx.needs(0):
         pad = _conv_out_padding(ctx.type(x), ctx.type(dy), ctx.type(w), attrs)
-        grads[0] = ctx.add("grad.ConvInput", [dy, w], {**attrs, "output_padding": pad})
+        grads[0] = ctx.add("nn.ConvTranspose", [dy, w], {**attrs, "output_padding": pad})
     if ctx.needs(1):
         kernel = list(ctx.type(w).shape[2:])
         grads[1] = ctx.add("grad.ConvWeight", [x, dy], {**attrs, "kernel_shape": kernel})
     if len(operands) == 3 and ctx.needs(2):
         grads[2] = ctx.add("nn.ReduceSum", [dy], {"axes": [0, 2, 3], "keepdims": 0})
+    return grads
+
+
+@NN.CONV_TRANSPOSE.grad
+def _conv_transpose_grad(ctx, node, douts):
+    """A ConvTranspose is a Conv's dX: its dX is that Conv of dy, its dW the
+    Conv's dW with dy as the input and x as the output's gradient."""
+    dy = douts[0]
+    x, w = ctx.operands()
+    attrs = {k: node.attrs[k] for k in _CONV_ATTRS}
+    grads = [None, None]
+    if ctx.needs(0):
+        grads[0] = ctx.add("nn.Conv", [dy, w], attrs)
+    if ctx.needs(1):
+        grads[1] = ctx.add("grad.ConvWeight", [dy, x], {**attrs, "kernel_shape": list(ctx.type(w).shape[2:])})
     return grads
 
 
@@ -955,7 +928,7 @@ def _no_grad(ctx, node, douts):
 
 
 # (Floor, Ceil, Round and Sign are flat: a zero gradient, as MindSpore's)
-for _op in (NN.ARGMAX, NN.ONEHOT, NN.STOP_GRADIENT,
+for _op in (NN.ARGMAX, NN.ONEHOT, NN.STOP_GRADIENT, NN.UNIFORM,
             *(NN.UNARY_OPS[n] for n in ("Floor", "Ceil", "Round", "Sign")),
             *(NN.BINARY_OPS[n] for n in ("Equal", "Less", "Greater"))):
     _op.grad(_no_grad)

@@ -334,7 +334,8 @@ class Tracer:
         draws = self.add_input(f"{hint}.draws", TensorType("f32", (t.shape[0], per_sample)),
                                loc=loc)
         node = self._add(op, [x, draws._value], attrs)
-        self.graph.node(draws._value.node).attrs.update(role=DRAWS, draws_for=node.name)
+        fixed = {"rows": t.shape[0]} if t.rank and isinstance(t.shape[0], int) else {}
+        self.graph.node(draws._value.node).attrs.update(role=DRAWS, draws_for=node.name, **fixed)
         return [SymbolicTensor(self, v) for v in node.outs]
 
     def assign(self, param, value) -> None:

@@ -10,7 +10,7 @@ from .activation import (  # noqa: F401
 )
 from .basic import Dense, Dropout, Embedding, Flatten, Identity  # noqa: F401
 from .cell import Cell, CellList, SequentialCell  # noqa: F401
-from .conv import Conv2d  # noqa: F401
+from .conv import Conv2d, Conv2dTranspose  # noqa: F401
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .metrics import (  # noqa: F401
     F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,

@@ -83,3 +83,46 @@ def _check_pad_mode(pad_mode, padding) -> str:
         raise UserValueError(f"padding must be a non-negative int or a tuple of 2 or 4 of them, "
                              f"got {padding!r}", where=user_frame())
     return mode
+
+
+class Conv2dTranspose(Cell):
+    """Transposed 2-D convolution of NCHW input (a Conv's dX); weight
+    [in, out/group, kh, kw], MindSpore's pad modes and output sizes."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, output_padding=0, dilation=1, group=1, has_bias=False,
+                 weight_init=None, bias_init=None, dtype=None):
+        super().__init__()
+        cls = "Conv2dTranspose"
+        self.in_channels = _positive_int(in_channels, "in_channels", cls)
+        self.out_channels = _positive_int(out_channels, "out_channels", cls)
+        self.kernel_size = positive_pair(kernel_size, "kernel_size", cls)
+        self.stride = positive_pair(stride, "stride", cls)
+        self.dilation = positive_pair(dilation, "dilation", cls)
+        self.group = _positive_int(group, "group", cls)
+        self.pad_mode = _check_pad_mode(pad_mode, padding)
+        self.padding = padding
+        self.output_padding = output_padding
+        if output_padding and self.pad_mode != "pad":
+            raise UserValueError(f"{cls}: output_padding needs pad_mode='pad' (got {pad_mode!r})",
+                                 where=user_frame())
+        if in_channels % group or out_channels % group:
+            raise UserValueError(f"{cls}: in_channels ({in_channels}) and out_channels "
+                                 f"({out_channels}) must both divide by group ({group})",
+                                 where=user_frame())
+        self.has_bias = bool(has_bias)
+        shape = (in_channels, out_channels // group, *self.kernel_size)
+        self.weight = make_param(default_weight_init(weight_init), shape, "weight")
+        fan_in = shape[1] * shape[2] * shape[3]
+        self.bias = make_param(default_bias_init(bias_init, fan_in), (out_channels,),
+                               "bias") if has_bias else None
+
+    def construct(self, x):
+        return ops.conv_transpose2d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
+                                    self.output_padding, self.dilation, self.group)
+
+    def extend_repr(self) -> str:
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
+                f"has_bias={self.has_bias}")

@@ -6,26 +6,26 @@ from __future__ import annotations
 from ..diagnostics import missing_names
 from . import functional, operations  # noqa: F401
 from .functional import (  # noqa: F401
-    abs, adaptive_avg_pool2d, add, amax, amin, arange, argmax, argmin, assign,
-    avg_pool2d, batch_norm, bias_add, bmm, broadcast_to, cast, cat, ceil, chunk, clamp, clip,
-    clip_by_global_norm, concat, conv2d, cos, dense, depend, div, dropout, elu, equal, erf, exp,
-    expand_dims, fill, flatten, floor, gather, gelu, greater, hardsigmoid, hardswish, hardtanh,
-    identity, leaky_relu, less, log, log_softmax, logsigmoid, logsumexp,
+    abs, adaptive_avg_pool2d, add, amax, amin, arange, argmax, argmin, assign, avg_pool2d,
+    batch_norm, bias_add, bmm, broadcast_to, cast, cat, ceil, chunk, clamp, clip,
+    clip_by_global_norm, concat, conv2d, conv_transpose2d, cos, dense, depend, div, dropout, elu,
+    equal, erf, exp, expand_dims, fill, flatten, floor, gather, gelu, greater, hardsigmoid,
+    hardswish, hardtanh, identity, leaky_relu, less, log, log_softmax, logsigmoid, logsumexp,
     masked_fill, matmul, max, max_pool2d, maximum, mean, min, minimum, mish, mul, neg, norm,
-    one_hot, ones, ones_like, pad, permute, pow, prelu, rank, reciprocal, reduce_mean, reduce_sum,
-    relu, relu6, reshape, round, select, shape, sigmoid, sign, silu, sin, softmax, softplus,
-    split, sqrt, square, squeeze, stack, std, stop_gradient, sub, sum, tanh, tile, transpose,
-    unbind, unsqueeze, unstack, var, where, zeros, zeros_like,
+    normal, one_hot, ones, ones_like, pad, permute, pow, prelu, rand, randn, rank, reciprocal,
+    reduce_mean, reduce_sum, relu, relu6, reshape, round, select, shape, sigmoid, sign, silu, sin,
+    softmax, softplus, split, sqrt, square, squeeze, stack, standard_normal, std, stop_gradient,
+    sub, sum, tanh, tile, transpose, unbind, uniform, unsqueeze, unstack, var, where, zeros,
+    zeros_like,
 )
 from .operations import (  # noqa: F401
-    Abs, AdaptiveAvgPool2D, Add, ArgMaxWithValue, ArgMinWithValue, Argmax, Assign,
-    AvgPool, BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, Div, Elu, Equal, Erf,
-    Exp, ExpandDims, Flatten, Floor, Gather, GeLU, Greater, HSigmoid, HSwish, Identity,
-    L2Normalize, Less, Log, LogSoftmax, MatMul, MaxPool, Maximum, Minimum, MirrorPad, Mul, Neg,
-    OneHot, Pad, Pow, Primitive, PrimitiveWithInfer, ReLU, ReLU6, RealDiv, Reciprocal, ReduceMax,
-    ReduceMean, ReduceMin, ReduceSum, Reshape, Round, Select, Shape, Sigmoid, Sign, Sin, Softmax,
-    Softplus, Split, Sqrt, Square, Squeeze, Stack, StopGradient, Sub, Tanh, Tile, Transpose,
-    Unstack,
+    Abs, AdaptiveAvgPool2D, Add, Argmax, ArgMaxWithValue, ArgMinWithValue, Assign, AvgPool,
+    BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, Div, Elu, Equal, Erf, Exp,
+    ExpandDims, Flatten, Floor, Gather, GeLU, Greater, HSigmoid, HSwish, Identity, L2Normalize,
+    Less, Log, LogSoftmax, MatMul, Maximum, MaxPool, Minimum, MirrorPad, Mul, Neg, OneHot, Pad,
+    Pow, Primitive, PrimitiveWithInfer, RealDiv, Reciprocal, ReduceMax, ReduceMean, ReduceMin,
+    ReduceSum, ReLU, ReLU6, Reshape, Round, Select, Shape, Sigmoid, Sign, Sin, Softmax, Softplus,
+    Split, Sqrt, Square, Squeeze, Stack, StopGradient, Sub, Tanh, Tile, Transpose, Unstack,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

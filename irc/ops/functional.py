@@ -693,6 +693,38 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode: str = "valid", padding=
                                  "dilations": list(dilation), "group": int(groups)})
 
 
+def conv_transpose2d(input, weight, bias=None, stride=1, pad_mode: str = "valid",  # noqa: A002
+                     padding=0, output_padding=0, dilation=1, groups: int = 1):
+    """The transposed convolution (a Conv's dX) with MindSpore's output
+    sizes: "same" in * stride, "valid" (in - 1) * stride + span (at least
+    in * stride), "pad" (in - 1) * stride + span less the padding; then
+    ``output_padding`` rows and columns of zeros at the bottom and right,
+    as MindSpore's Conv2dTranspose pads its result."""
+    x, w = _as_tensor(input), _as_tensor(weight)
+    kernel = tuple(type_of(w).shape[2:])
+    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    pads, grow = [0, 0, 0, 0], [0, 0]
+    if pad_mode == "pad":
+        pads = explicit_pads(padding)
+    else:
+        for i, (k, s, d) in enumerate(zip(kernel, stride, dilation)):
+            short = s - ((k - 1) * d + 1)       # rows a stride past the kernel leaves out
+            if pad_mode == "same" and short <= 0:
+                pads[i], pads[i + 2] = -short // 2, -short - (-short // 2)
+            elif short > 0:
+                grow[i] = short                 # zeros: no window reaches them
+    y = _one("nn.ConvTranspose", [x, w], {"strides": list(stride), "pads": pads,
+                                          "dilations": list(dilation), "group": int(groups),
+                                          "output_padding": grow})
+    if bias is not None:
+        y = add(y, reshape(bias, (1, -1, 1, 1)))
+    extra = _pair(output_padding, "output_padding") if output_padding else (0, 0)
+    if any(extra):
+        y = pad_axes(y, [(0, 0), (0, 0), (0, extra[0]), (0, extra[1])], "constant", 0.0,
+                     "conv_transpose2d")
+    return y
+
+
 def pool2d(op: str, x, kernel_size, stride, pad_mode: str = "valid", padding=0,
            ceil_mode: bool = False, count_include_pad: bool = True, what: str = "pool"):
     """Max/average pooling with MindSpore's pad modes (op: nn.MaxPool / nn.AveragePool)."""
@@ -867,6 +899,58 @@ def dropout(input, p: float = 0.5, training: bool = True, seed=None):  # noqa: A
         per_sample *= d
     n = t.shape[0] if t.rank else 1
     return apply_random("nn.Dropout", [x], {"ratio": float(p)}, (n, per_sample))[0]
+
+
+def _random_shape(shape, what: str) -> list:
+    dims = _shape_arg(shape)
+    if not dims:
+        raise _error(f"{what}: the shape must have at least one dimension")
+    for d in dims[1:]:
+        if isinstance(d, SymDim) or not isinstance(d, (int, np.integer)) or d < 1:
+            raise _error(f"{what}: sizes after the first must be positive ints known when the "
+                         f"network is compiled, got {tuple(shape)}")
+    return dims
+
+
+def _uniform01(shape, what: str):
+    """Uniform [0, 1) float32 numbers of ``shape`` (its first size may be the
+    batch): traced, draws fed every step, as Dropout's."""
+    dims = _random_shape(shape, what)
+    like = _filled(dims, mstype.float32, 0)
+    n = dims[0] if isinstance(dims[0], (int, np.integer)) else 1
+    return apply_random("nn.Uniform", [like], {}, (int(n), int(np.prod(dims[1:], dtype=np.int64))))[0]
+
+
+def rand(*size, dtype=None, seed=None):
+    shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    return _random_cast(_uniform01(shape, "rand"), dtype)
+
+
+def uniform(shape, minval, maxval, seed=None, dtype=None):
+    u = _uniform01(shape, "uniform")
+    return _random_cast(add(mul(u, sub(maxval, minval)), minval), dtype)
+
+
+def standard_normal(shape, seed=None, seed2=None):
+    """Box-Muller on two uniform draws per number."""
+    dims = _random_shape(shape, "standard_normal")
+    u = _uniform01(dims[:-1] + [2 * int(dims[-1])], "standard_normal")
+    u1, u2 = split(u, int(dims[-1]), -1)
+    radius = sqrt(mul(log(sub(1.0, u1)), -2.0))   # 1 - u is in (0, 1]
+    return mul(radius, cos(mul(u2, 2.0 * math.pi)))
+
+
+def randn(*size, dtype=None, seed=None):
+    shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    return _random_cast(standard_normal(shape), dtype)
+
+
+def normal(shape, mean, stddev, seed=None):
+    return add(mul(standard_normal(shape), stddev), mean)
+
+
+def _random_cast(x, dtype):
+    return x if dtype is None else cast(x, dtype)
 
 
 def assign(variable, value):
