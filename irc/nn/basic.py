@@ -149,3 +149,17 @@ class Dropout(Cell):
 
     def extend_repr(self) -> str:
         return f"p={self.p}"
+
+
+class Upsample(Cell):
+    """``ops.interpolate`` as a layer ('nearest' or 'bilinear', NCHW)."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def construct(self, x):
+        return ops.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                               self.recompute_scale_factor)

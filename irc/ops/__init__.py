@@ -10,7 +10,7 @@ from .functional import (  # noqa: F401
     batch_norm, bias_add, bmm, broadcast_to, cast, cat, ceil, chunk, clamp, clip,
     clip_by_global_norm, concat, conv2d, conv_transpose2d, cos, dense, depend, div, dropout, elu,
     equal, erf, exp, expand_dims, fill, flatten, floor, gather, gelu, greater, hardsigmoid,
-    hardswish, hardtanh, identity, leaky_relu, less, log, log_softmax, logsigmoid, logsumexp,
+    hardswish, hardtanh, identity, interpolate, leaky_relu, less, log, log_softmax, logsigmoid, logsumexp,
     masked_fill, matmul, max, max_pool2d, maximum, mean, min, minimum, mish, mul, neg, norm,
     normal, one_hot, ones, ones_like, pad, permute, pow, prelu, rand, randn, rank, reciprocal,
     reduce_mean, reduce_sum, relu, relu6, reshape, round, select, shape, sigmoid, sign, silu, sin,

@@ -725,6 +725,67 @@ def conv_transpose2d(input, weight, bias=None, stride=1, pad_mode: str = "valid"
     return y
 
 
+def _interpolation_matrix(size_in: int, size_out: int, mode: str, align_corners: bool,
+                          scale=None) -> np.ndarray:
+    """[out, in] weights of one axis of a resize: row i mixes the input
+    points output i reads (MindSpore's coordinate rules, as PyTorch's)."""
+    m = np.zeros((size_out, size_in), np.float64)
+    ratio = (1.0 / scale) if scale else size_in / size_out
+    for i in range(size_out):
+        if mode == "nearest":
+            m[i, builtins.min(int(math.floor(i * ratio)), size_in - 1)] = 1.0
+            continue
+        if align_corners:
+            src = i * (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
+        else:
+            src = builtins.max((i + 0.5) * ratio - 0.5, 0.0)
+        lo = builtins.min(int(math.floor(src)), size_in - 1)
+        hi = builtins.min(lo + 1, size_in - 1)
+        frac = src - lo
+        m[i, lo] += 1.0 - frac
+        m[i, hi] += frac
+    return m
+
+
+def interpolate(input, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
+                align_corners=None, recompute_scale_factor=None):
+    """Resize the last two axes of NCHW ``input`` ('nearest' or 'bilinear'):
+    separable, so two MatMuls with constant interpolation matrices (their
+    gradient the transposed products)."""
+    x = _as_tensor(input)
+    t = type_of(x)
+    if t.rank != 4:
+        raise _unsupported(f"interpolate: irc resizes NCHW (rank 4) tensors, got {t}")
+    if mode not in ("nearest", "bilinear"):
+        raise _unsupported(f"interpolate: mode={mode!r} (irc has 'nearest' and 'bilinear')")
+    if (size is None) == (scale_factor is None):
+        raise _error("interpolate: give exactly one of size and scale_factor")
+    h, w = t.shape[2], t.shape[3]
+    if not (isinstance(h, int) and isinstance(w, int)):
+        raise _error(f"interpolate: the image size must be known when the network is compiled, got {t}")
+    if size is not None:
+        out, scales = _pair(size, "size"), (None, None)
+    else:
+        scales = _float_pair(scale_factor)
+        out = (int(math.floor(h * scales[0])), int(math.floor(w * scales[1])))
+        if recompute_scale_factor:
+            scales = (None, None)
+    corners = bool(align_corners) and mode == "bilinear"
+    rows = _interpolation_matrix(h, out[0], mode, corners, scales[0])
+    cols = _interpolation_matrix(w, out[1], mode, corners, scales[1])
+    dtype = t.dtype
+    y = matmul(x, _constant(cols.T, dtype))                 # [N, C, H, W_out]
+    return matmul(_constant(rows, dtype), y)               # [N, C, H_out, W_out]
+
+
+def _float_pair(v) -> tuple[float, float]:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v), float(v)
+    if isinstance(v, (tuple, list)) and len(v) == 2:
+        return float(v[0]), float(v[1])
+    raise _type_error(f"interpolate: scale_factor must be a number or a pair of numbers, got {v!r}")
+
+
 def pool2d(op: str, x, kernel_size, stride, pad_mode: str = "valid", padding=0,
            ceil_mode: bool = False, count_include_pad: bool = True, what: str = "pool"):
     """Max/average pooling with MindSpore's pad modes (op: nn.MaxPool / nn.AveragePool)."""
