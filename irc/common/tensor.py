@@ -170,9 +170,12 @@ class Tensor:
         from .. import ops
         return ops.mean(self, axis, keep_dims)
 
-    def sum(self, axis=None, keep_dims=False):
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, *, keep_dims=None):
+        """MindSpore 2.x's Tensor.sum(axis, dtype, keepdims, initial)
+        (``keep_dims``: the 1.x name)."""
         from .. import ops
-        x = self
+        keep_dims = keepdims if keep_dims is None else keep_dims
+        x = self if dtype is None else ops.cast(self, dtype)
         if self.dtype == mstype.bool_:   # MindSpore counts: a bool tensor sums to int64
             x = ops.cast(x, mstype.int64)
         return ops.sum(x, axis, keep_dims)

@@ -96,24 +96,72 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
 
 
 class CrossEntropyLoss(LossBase):
-    """``nn.CrossEntropyLoss``: class-index labels (integers) or class
-    probabilities (floats), mean over the batch by default."""
+    """``nn.CrossEntropyLoss``: logits [N, C] (or [N, C, d...]) against class
+    indices (integers) or class probabilities (floats).  Class indices are
+    written in ``irc.ops`` with ``ignore_index`` (its rows count nowhere),
+    class ``weight``s and ``label_smoothing`` as MindSpore computes them
+    ('mean' divides by the weights of the counted rows); probabilities
+    without weights or smoothing are the one fused op."""
 
     op = "train.SoftmaxCrossEntropyWithLogits"
 
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
                  label_smoothing: float = 0.0):
         super().__init__(reduction)
-        if weight is not None or label_smoothing:
-            raise UnsupportedError("CrossEntropyLoss: class weights and label_smoothing are not "
-                                   "supported by irc", where=self.source,
-                                   hint="use SoftmaxCrossEntropyWithLogits, or smooth the labels "
-                                        "in the pipeline")
-        self.ignore_index = ignore_index
+        if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float)) or \
+                not 0.0 <= label_smoothing <= 1.0:
+            raise UserValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got "
+                                 f"{label_smoothing!r}", where=self.source)
+        self.weight, self.ignore_index = weight, int(ignore_index)
+        self.label_smoothing = float(label_smoothing)
 
     def op_attrs(self, logits, labels) -> dict:
+        return {"sparse": False, "reduction": self.reduction}
+
+    def construct(self, logits, labels):
+        from .. import ops
         sparse = _dispatch.type_of(labels).dtype not in ("f16", "f32", "f64")
-        return {"sparse": sparse, "reduction": self.reduction}
+        if not sparse and self.weight is None and not self.label_smoothing and len(logits.shape) == 2:
+            return super().construct(logits, labels)
+        rows_shape = tuple(logits.shape[:1]) + tuple(logits.shape[2:])
+        logits, labels = _classes_last(logits, labels, sparse)
+        classes = logits.shape[-1]
+        logp = ops.log_softmax(logits, -1)
+        weight = 1.0 if self.weight is None else self.weight
+        eps = self.label_smoothing
+        if sparse:
+            ignored = ops.equal(labels, self.ignore_index)
+            valid = ops.sub(1.0, ops.cast(ignored, logp.dtype))
+            safe = ops.where(ignored, ops.zeros_like(labels), labels)
+            picked = ops.mul(ops.one_hot(safe, classes, 1.0, 0.0), weight)        # w[y] at y
+            row_weight = ops.mul(ops.sum(picked, -1), valid)
+            loss = ops.neg(ops.mul(ops.sum(ops.mul(picked, logp), -1), valid))
+            if eps:
+                smooth = ops.neg(ops.mul(ops.sum(ops.mul(logp, weight), -1), valid))
+                loss = ops.add(ops.mul(loss, 1.0 - eps), ops.mul(smooth, eps / classes))
+        else:
+            target = labels if not eps else ops.add(ops.mul(labels, 1.0 - eps), eps / classes)
+            loss = ops.neg(ops.sum(ops.mul(ops.mul(target, logp), weight), -1))
+            row_weight = None
+        if self.reduction == "none":
+            return loss if len(rows_shape) == 1 else ops.reshape(loss, rows_shape)
+        total = ops.sum(loss)
+        if self.reduction == "sum":
+            return total
+        return ops.div(total, ops.sum(row_weight) if row_weight is not None else float(loss.shape[0]))
+
+
+def _classes_last(logits, labels, sparse):
+    """[N, C, d...] logits (and labels) as rows of C classes."""
+    from .. import ops
+    rank = len(logits.shape)
+    if rank == 2:
+        return logits, labels
+    perm = (0, *range(2, rank), 1)
+    flat = ops.reshape(ops.transpose(logits, perm), (-1, logits.shape[1]))
+    labels = ops.reshape(labels, (-1,)) if sparse else \
+        ops.reshape(ops.transpose(labels, perm), (-1, logits.shape[1]))
+    return flat, labels
 
 
 class MSELoss(LossBase):
