@@ -364,6 +364,51 @@ class Parameter(Tensor):
     __hash__ = object.__hash__
 
 
+def _method(fn_name: str, doc: str):
+    def method(self, *args, **kwargs):
+        from .. import ops
+        return getattr(ops, fn_name)(self, *args, **kwargs)
+    method.__name__, method.__doc__ = fn_name, doc
+    return method
+
+
+# Tensor methods that are an ``ops`` function of the tensor, as MindSpore's are
+for _name in ("log", "sqrt", "sin", "cos", "floor", "round", "sign", "sigmoid", "tanh", "relu", "neg",
+              "square", "softmax", "log_softmax", "pow", "clamp", "clip", "argmin", "norm", "matmul",
+              "logsumexp", "add", "sub", "mul", "div", "split", "chunk", "std", "var", "unbind",
+              "masked_fill"):
+    setattr(Tensor, _name, _method(_name, f"ops.{_name}(self, ...)"))
+
+
+def _swapaxes(self, axis0, axis1):
+    from .. import ops
+    perm = list(range(self.ndim))
+    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    return ops.transpose(self, tuple(perm))
+
+
+def _permute(self, *axis):
+    from .. import ops
+    axes = axis[0] if len(axis) == 1 and isinstance(axis[0], (tuple, list)) else axis
+    return ops.transpose(self, tuple(axes))
+
+
+def _cast_to(name: str):
+    def method(self):
+        from .. import ops
+        return ops.cast(self, getattr(mstype, name))
+    method.__name__ = name
+    return method
+
+
+Tensor.swapaxes = _swapaxes
+Tensor.permute = _permute
+Tensor.unsqueeze = Tensor.expand_dims
+Tensor.float, Tensor.int, Tensor.bool = _cast_to("float32"), _cast_to("int32"), _cast_to("bool_")
+Tensor.numpy = Tensor.asnumpy
+Tensor.tolist = lambda self: self.asnumpy().tolist()
+
+
 class ParameterTuple(tuple):
     """A tuple of Parameters (an optimizer's or a gradient's ``weights``)."""
 
