@@ -12,7 +12,7 @@ about the loss point there).
 """
 from __future__ import annotations
 
-from ..diagnostics import UnsupportedError, UserNotImplementedError, UserValueError, user_frame
+from ..diagnostics import UserNotImplementedError, UserValueError, user_frame
 from ..ops import _dispatch
 from .cell import Cell
 
