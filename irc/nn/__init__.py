@@ -10,15 +10,15 @@ from .activation import (  # noqa: F401
 )
 from .basic import Dense, Dropout, Embedding, Flatten, Identity, Upsample  # noqa: F401
 from .cell import Cell, CellList, SequentialCell  # noqa: F401
-from .conv import Conv2d, Conv2dTranspose  # noqa: F401
+from .conv import Conv1d, Conv2d, Conv2dTranspose  # noqa: F401
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .metrics import (  # noqa: F401
     F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
     Top5CategoricalAccuracy, TopKCategoricalAccuracy, rearrange_inputs,
 )
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm2d, LayerNorm  # noqa: F401
 from .padding import Pad  # noqa: F401
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: F401
+from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 
 # Modules other parts of irc add to this namespace (losses, optimizers,
 # wrappers); a name is looked up in them on first use.

@@ -1,6 +1,8 @@
 """``nn.Conv2d`` with MindSpore's pad modes ("same" by default)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ops
 from ..diagnostics import UnsupportedError, UserTypeError, UserValueError, user_frame
 from .basic import _positive_int, default_bias_init, default_weight_init, make_param
@@ -126,3 +128,32 @@ class Conv2dTranspose(Cell):
                 f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
                 f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
                 f"has_bias={self.has_bias}")
+
+
+class Conv1d(Conv2d):
+    """1-D convolution of NCL input, as MindSpore runs it: a Conv2d with a
+    (1, k) kernel over the input with a unit height (weight [out, in/group,
+    1, k], the shape MindSpore's checkpoints hold)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 dtype=None):
+        for name, value in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise UserTypeError(f"Conv1d: {name} must be an int, got {value!r}", where=user_frame())
+        if isinstance(padding, int) and not isinstance(padding, bool):
+            pads = (0, 0, padding, padding)
+        elif isinstance(padding, tuple) and len(padding) == 2:
+            pads = (0, 0, *padding)
+        else:
+            raise UserTypeError(f"Conv1d: padding must be an int or a pair, got {padding!r}",
+                                where=user_frame())
+        if hasattr(weight_init, "asnumpy") and len(weight_init.shape) == 3:   # [out, in, k], as MindSpore takes it
+            from ..common.tensor import Tensor
+            weight_init = Tensor(np.expand_dims(weight_init.asnumpy(), 2))
+        super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode,
+                         pads if pad_mode == "pad" else 0, (1, dilation), group, has_bias, weight_init,
+                         bias_init)
+
+    def construct(self, x):
+        return ops.squeeze(super().construct(ops.expand_dims(x, 2)), 2)

@@ -119,3 +119,45 @@ class LayerNorm(Cell):
     def extend_repr(self) -> str:
         return (f"normalized_shape={list(self.normalized_shape)}, begin_norm_axis={self.begin_norm_axis}, "
                 f"begin_params_axis={self.begin_params_axis}")
+
+
+class GroupNorm(Cell):
+    """Each sample's channels in ``num_groups`` groups, each normalised over
+    its channels and positions (biased variance), times ``gamma`` plus
+    ``beta`` per channel."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=None):
+        super().__init__()
+        self.num_groups = _positive_int(num_groups, "num_groups", "GroupNorm")
+        self.num_channels = _positive_int(num_channels, "num_channels", "GroupNorm")
+        if num_channels % num_groups:
+            raise UserValueError(f"GroupNorm: num_channels ({num_channels}) must divide by "
+                                 f"num_groups ({num_groups})", where=user_frame())
+        self.eps, self.affine = float(eps), bool(affine)
+        self.gamma = make_param(gamma_init, (num_channels,), "gamma") if affine else None
+        self.beta = make_param(beta_init, (num_channels,), "beta") if affine else None
+
+    def construct(self, x):
+        return _group_normalised(x, self.num_groups, self.eps, self.gamma, self.beta)
+
+
+class InstanceNorm2d(GroupNorm):
+    """GroupNorm with a group per channel (MindSpore's keeps no running
+    statistics to use)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
+                 beta_init="zeros"):
+        super().__init__(num_features, num_features, eps, affine, gamma_init, beta_init)
+
+
+def _group_normalised(x, groups, eps, gamma, beta):
+    shape = x.shape
+    grouped = ops.reshape(x, (shape[0], groups, -1))
+    centred = grouped - ops.mean(grouped, 2, True)
+    var = ops.mean(ops.square(centred), 2, True)
+    y = ops.reshape(centred / ops.sqrt(var + eps), shape)
+    if gamma is None:
+        return y
+    per_channel = (1, -1) + (1,) * (len(shape) - 2)
+    return y * ops.reshape(gamma, per_channel) + ops.reshape(beta, per_channel)

@@ -70,3 +70,26 @@ class AdaptiveAvgPool2d(Cell):
 
     def extend_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class _Pool1d(Cell):
+    """A 2-D pool with a (1, k) window over NCL input given a unit height, as
+    MindSpore's MaxPool1d / AvgPool1d run."""
+    _pool = MaxPool2d
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, **kwargs):
+        super().__init__()
+        pads = (0, 0, padding, padding) if isinstance(padding, int) else (0, 0, *padding)
+        self.pool = self._pool((1, kernel_size), (1, stride), pad_mode,
+                               pads if pad_mode.lower() == "pad" else 0, ceil_mode=ceil_mode, **kwargs)
+
+    def construct(self, x):
+        return ops.squeeze(self.pool(ops.expand_dims(x, 2)), 2)
+
+
+class MaxPool1d(_Pool1d):
+    _pool = MaxPool2d
+
+
+class AvgPool1d(_Pool1d):
+    _pool = AvgPool2d
