@@ -10,13 +10,13 @@ from .functional import (  # noqa: F401
     batch_norm, bias_add, bmm, broadcast_to, cast, cat, ceil, chunk, clamp, clip,
     clip_by_global_norm, concat, conv2d, conv_transpose2d, cos, dense, depend, div, dropout, elu,
     equal, erf, exp, expand_dims, fill, flatten, floor, gather, gelu, greater, hardsigmoid,
-    hardswish, hardtanh, identity, interpolate, leaky_relu, less, log, log_softmax, logsigmoid, logsumexp,
-    masked_fill, matmul, max, max_pool2d, maximum, mean, min, minimum, mish, mul, neg, norm,
-    normal, one_hot, ones, ones_like, pad, permute, pow, prelu, rand, randn, rank, reciprocal,
-    reduce_mean, reduce_sum, relu, relu6, reshape, round, select, shape, sigmoid, sign, silu, sin,
-    softmax, softplus, split, sqrt, square, squeeze, stack, standard_normal, std, stop_gradient,
-    sub, sum, tanh, tile, transpose, unbind, uniform, unsqueeze, unstack, var, where, zeros,
-    zeros_like,
+    hardswish, hardtanh, identity, interpolate, leaky_relu, less, log, log_softmax, logsigmoid,
+    logsumexp, masked_fill, matmul, max, max_pool2d, maximum, mean, min, minimum, mish, mul, neg,
+    norm, normal, one_hot, ones, ones_like, pad, permute, pow, prelu, rand, randn, rank,
+    reciprocal, reduce_mean, reduce_sum, relu, relu6, reshape, round, select, shape, sigmoid, sign,
+    silu, sin, softmax, softplus, split, sqrt, square, squeeze, stack, standard_normal, std,
+    stop_gradient, sub, sum, tanh, tile, transpose, unbind, uniform, unsqueeze, unstack, var,
+    where, zeros, zeros_like,
 )
 from .operations import (  # noqa: F401
     Abs, AdaptiveAvgPool2D, Add, Argmax, ArgMaxWithValue, ArgMinWithValue, Assign, AvgPool,
@@ -24,8 +24,9 @@ from .operations import (  # noqa: F401
     ExpandDims, Flatten, Floor, Gather, GeLU, Greater, HSigmoid, HSwish, Identity, L2Normalize,
     Less, Log, LogSoftmax, MatMul, Maximum, MaxPool, Minimum, MirrorPad, Mul, Neg, OneHot, Pad,
     Pow, Primitive, PrimitiveWithInfer, RealDiv, Reciprocal, ReduceMax, ReduceMean, ReduceMin,
-    ReduceSum, ReLU, ReLU6, Reshape, Round, Select, Shape, Sigmoid, Sign, Sin, Softmax, Softplus,
-    Split, Sqrt, Square, Squeeze, Stack, StopGradient, Sub, Tanh, Tile, Transpose, Unstack,
+    ReduceSum, ReLU, ReLU6, Reshape, ResizeBilinearV2, ResizeNearestNeighbor, Round, Select, Shape,
+    Sigmoid, Sign, Sin, Softmax, Softplus, Split, Sqrt, Square, Squeeze, Stack, StopGradient, Sub,
+    Tanh, Tile, Transpose, Unstack,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

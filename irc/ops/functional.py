@@ -725,20 +725,26 @@ def conv_transpose2d(input, weight, bias=None, stride=1, pad_mode: str = "valid"
     return y
 
 
-def _interpolation_matrix(size_in: int, size_out: int, mode: str, align_corners: bool,
+def _interpolation_matrix(size_in: int, size_out: int, mode: str, coordinate: str,
                           scale=None) -> np.ndarray:
     """[out, in] weights of one axis of a resize: row i mixes the input
-    points output i reads (MindSpore's coordinate rules, as PyTorch's)."""
+    points output i reads.  ``coordinate``: "half_pixel" (interpolate's),
+    "align_corners", or "asymmetric" (dst * in / out: the TF-style
+    ResizeBilinearV2 / ResizeNearestNeighbor default)."""
     m = np.zeros((size_out, size_in), np.float64)
     ratio = (1.0 / scale) if scale else size_in / size_out
+    corner_ratio = (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
     for i in range(size_out):
         if mode == "nearest":
-            m[i, builtins.min(int(math.floor(i * ratio)), size_in - 1)] = 1.0
+            src = math.floor(i * corner_ratio + 0.5) if coordinate == "align_corners" else math.floor(i * ratio)
+            m[i, builtins.min(int(src), size_in - 1)] = 1.0
             continue
-        if align_corners:
-            src = i * (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
-        else:
+        if coordinate == "align_corners":
+            src = i * corner_ratio
+        elif coordinate == "half_pixel":
             src = builtins.max((i + 0.5) * ratio - 0.5, 0.0)
+        else:
+            src = i * ratio
         lo = builtins.min(int(math.floor(src)), size_in - 1)
         hi = builtins.min(lo + 1, size_in - 1)
         frac = src - lo
@@ -747,35 +753,44 @@ def _interpolation_matrix(size_in: int, size_out: int, mode: str, align_corners:
     return m
 
 
-def interpolate(input, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
-                align_corners=None, recompute_scale_factor=None):
-    """Resize the last two axes of NCHW ``input`` ('nearest' or 'bilinear'):
-    separable, so two MatMuls with constant interpolation matrices (their
-    gradient the transposed products)."""
-    x = _as_tensor(input)
+def resize(x, size, mode: str, coordinate: str, scales=(None, None)):
+    """NCHW ``x`` resized to ``size`` (H, W): separable, so two MatMuls with
+    constant interpolation matrices (their gradient the transposed
+    products)."""
+    x = _as_tensor(x)
     t = type_of(x)
     if t.rank != 4:
-        raise _unsupported(f"interpolate: irc resizes NCHW (rank 4) tensors, got {t}")
+        raise _unsupported(f"resize: irc resizes NCHW (rank 4) tensors, got {t}")
+    h, w = t.shape[2], t.shape[3]
+    if not (isinstance(h, int) and isinstance(w, int)):
+        raise _error(f"resize: the image size must be known when the network is compiled, got {t}")
+    out = _pair(size, "size")
+    rows = _interpolation_matrix(h, out[0], mode, coordinate, scales[0])
+    cols = _interpolation_matrix(w, out[1], mode, coordinate, scales[1])
+    y = matmul(x, _constant(cols.T, t.dtype))               # [N, C, H, W_out]
+    return matmul(_constant(rows, t.dtype), y)             # [N, C, H_out, W_out]
+
+
+def interpolate(input, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
+                align_corners=None, recompute_scale_factor=None):
+    """Resize the last two axes of NCHW ``input`` ('nearest' or 'bilinear'),
+    MindSpore's coordinate rules (as PyTorch's)."""
+    x = _as_tensor(input)
+    t = type_of(x)
     if mode not in ("nearest", "bilinear"):
         raise _unsupported(f"interpolate: mode={mode!r} (irc has 'nearest' and 'bilinear')")
     if (size is None) == (scale_factor is None):
         raise _error("interpolate: give exactly one of size and scale_factor")
-    h, w = t.shape[2], t.shape[3]
-    if not (isinstance(h, int) and isinstance(w, int)):
-        raise _error(f"interpolate: the image size must be known when the network is compiled, got {t}")
-    if size is not None:
-        out, scales = _pair(size, "size"), (None, None)
-    else:
+    scales = (None, None)
+    if size is None:
+        if t.rank != 4 or not all(isinstance(d, int) for d in t.shape[2:]):
+            raise _error(f"interpolate: scale_factor needs a static NCHW size, got {t}")
         scales = _float_pair(scale_factor)
-        out = (int(math.floor(h * scales[0])), int(math.floor(w * scales[1])))
+        size = (int(math.floor(t.shape[2] * scales[0])), int(math.floor(t.shape[3] * scales[1])))
         if recompute_scale_factor:
             scales = (None, None)
-    corners = bool(align_corners) and mode == "bilinear"
-    rows = _interpolation_matrix(h, out[0], mode, corners, scales[0])
-    cols = _interpolation_matrix(w, out[1], mode, corners, scales[1])
-    dtype = t.dtype
-    y = matmul(x, _constant(cols.T, dtype))                 # [N, C, H, W_out]
-    return matmul(_constant(rows, dtype), y)               # [N, C, H_out, W_out]
+    coordinate = "align_corners" if align_corners and mode == "bilinear" else "half_pixel"
+    return resize(x, size, mode, coordinate, scales)
 
 
 def _float_pair(v) -> tuple[float, float]:

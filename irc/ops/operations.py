@@ -417,3 +417,27 @@ class ArgMinWithValue(ArgMaxWithValue):
     def __call__(self, x):
         values, indices = F.min(x, self.axis, self.keep_dims)
         return indices, values
+
+
+class ResizeBilinearV2(Primitive):
+    """TF-style bilinear resize: corners aligned, half-pixel centres, or
+    (both False) dst * in / out."""
+
+    def __init__(self, align_corners=False, half_pixel_centers=False):
+        super().__init__()
+        self.coordinate = "align_corners" if align_corners else (
+            "half_pixel" if half_pixel_centers else "asymmetric")
+
+    def __call__(self, x, size):
+        return F.resize(x, size, "bilinear", self.coordinate)
+
+
+class ResizeNearestNeighbor(Primitive):
+    def __init__(self, size, align_corners=False, half_pixel_centers=False):
+        super().__init__()
+        if half_pixel_centers:
+            raise F._unsupported("ResizeNearestNeighbor: half_pixel_centers=True")
+        self.size, self.coordinate = size, "align_corners" if align_corners else "asymmetric"
+
+    def __call__(self, x):
+        return F.resize(x, self.size, "nearest", self.coordinate)
