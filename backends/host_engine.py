@@ -66,7 +66,7 @@ from irc.ir.registry import MAP, PIPELINE, SOURCE, get
 from irc.ir.traits import Random, RowCount, RowSource
 from irc.ir.types import to_numpy_dtype
 
-from .host_stream import (BatchExec, Chunk, ConcatExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
+from .host_stream import (BatchExec, Chunk, ConcatExec, FilterExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
                           SourceExec, TakeExec, ZipExec, col_row, column_name, located, pos_key)
 from .settings import settings
 
@@ -376,6 +376,11 @@ class Plan:
             return BatchExec(node, child, where)
         if op == "dataset.repeat":
             return RepeatExec(node, child)
+        if op == "dataset.filter":
+            names = [column_name(self.graph.value_name(v)) for v in operands]
+            wanted = node.attrs["input_columns"] or names
+            return FilterExec(node, child, self.module.objects[node.attrs["predicate"]],
+                              [names.index(c) for c in wanted], where)
         if op == "dataset.take":
             return TakeExec(node, child)
         if op == "dataset.skip":

@@ -25,7 +25,7 @@ from typing import Optional
 import numpy as np
 
 from irc.dialects import stdrandom
-from irc.dialects.dataset import INFINITE, sample_indices, stack_rows
+from irc.dialects.dataset import INFINITE, sample_indices, stack_rows, to_user
 from irc.dialects.samplers import Pass
 from irc.diagnostics import UserError
 
@@ -224,6 +224,34 @@ class RepeatExec(PassExec):
             done += 1
             if not produced:   # an empty child repeated forever is still empty
                 return
+
+
+class FilterExec(PassExec):
+    """The rows ``predicate(*columns)`` keeps (called with each row's
+    ``indices`` columns as numpy arrays, as MindSpore calls it)."""
+
+    def __init__(self, node, child, predicate, indices: list[int], where: Optional[str]):
+        super().__init__(node, child)
+        self.predicate, self.indices, self.where = predicate, indices, where
+
+    def keeps(self, cols: list, i: int) -> bool:
+        args = [to_user(col_row(cols[j], i)) for j in self.indices]
+        try:
+            verdict = self.predicate(*args)
+        except Exception as e:   # noqa: BLE001 -- the user's function: reported at their line
+            raise UserError(f"filter: the predicate raised {type(e).__name__}: {e}",
+                            where=self.where) from None
+        return bool(np.all(verdict))
+
+    def iterate(self, run):
+        for chunk in self.child.iterate(run):
+            cols = chunk.data()
+            kept = np.asarray([i for i in range(chunk.n) if self.keeps(cols, i)], dtype=np.int64)
+            if len(kept) == chunk.n:
+                yield run.tag(self.name, chunk)
+            elif len(kept):
+                yield run.tag(self.name, Chunk([col_take(c, kept) for c in cols], len(kept),
+                                               {k: col_take(v, kept) for k, v in chunk.extra.items()}))
 
 
 class TakeExec(PassExec):

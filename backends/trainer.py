@@ -382,7 +382,7 @@ class BatchStream:
 
 
 _PASS_THROUGH = ("dataset.batch", "dataset.shuffle", "dataset.repeat", "dataset.take",
-                 "dataset.skip", "dataset.project", "dataset.rename")
+                 "dataset.skip", "dataset.project", "dataset.rename", "dataset.filter")
 
 
 def draws_stream(host: Graph, column: str) -> Optional[str]:

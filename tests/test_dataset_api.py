@@ -276,9 +276,22 @@ def test_apply_runs_a_function_of_the_pipeline():
 
 def test_mindspore_methods_irc_lacks_are_refused_at_the_users_line():
     data = ds.NumpySlicesDataset({"a": np.arange(4)})
-    with pytest.raises(irc.diagnostics.UnsupportedError, match="Dataset.filter") as e:
-        data.filter(lambda a: a > 1, input_columns=["a"])
+    with pytest.raises(irc.diagnostics.UnsupportedError, match="Dataset.flat_map") as e:
+        data.flat_map(lambda a: a)
     assert "test_dataset_api.py" in e.value.where and "GeneratorDataset" in e.value.hint
     assert not hasattr(data, "flat_map") and hasattr(data, "batch")    # still an AttributeError
     with pytest.raises(AttributeError, match="no attribute 'not_mindspores'"):
         data.not_mindspores
+
+
+def test_filter_keeps_rows_and_reports_a_failing_predicate_at_its_line():
+    from irc.diagnostics import UserError
+    d = ds.NumpySlicesDataset({"x": np.arange(10)}, shuffle=False).filter(lambda x: x % 3 == 0)
+    assert [int(r[0]) for r in d.create_tuple_iterator(output_numpy=True)] == [0, 3, 6, 9]
+    assert d.get_dataset_size() == 4
+    bad = ds.NumpySlicesDataset({"x": np.arange(3)}, shuffle=False).filter(lambda x: x.no_such)
+    with pytest.raises(UserError, match="filter: the predicate raised AttributeError") as e:
+        list(bad.create_tuple_iterator(output_numpy=True))
+    assert "test_dataset_api.py" in str(e.value.where)
+    with pytest.raises(TypeError, match="predicate must be a function"):
+        ds.NumpySlicesDataset({"x": np.arange(3)}).filter(3)

@@ -180,7 +180,6 @@ def _tensor_class():
 _ROWS_AT_THE_SOURCE = "drop or split rows where they are made (a GeneratorDataset's source)"
 # MindSpore Dataset methods irc does not provide yet, and what to do instead.
 _NOT_YET = {
-    "filter": _ROWS_AT_THE_SOURCE,
     "flat_map": _ROWS_AT_THE_SOURCE,
     "padded_batch": "pad the rows to one shape in a map (or a GeneratorDataset), then batch",
     "bucket_batch_by_length": "pad the rows to one shape in a map, then batch",
@@ -269,6 +268,14 @@ class Dataset:
         # also an AttributeError: hasattr(dataset, "filter") stays False
         raise UnsupportedAttribute(f"not supported by irc yet: Dataset.{name}", where=user_frame(),
                                    hint=hint)
+
+    def filter(self, predicate, input_columns=None, num_parallel_workers=None):
+        """The rows for which ``predicate(*columns)`` is true (the
+        ``input_columns``, or every column), as numpy arrays."""
+        if not callable(predicate):
+            raise _bad(TypeError, f"filter: predicate must be a function, got {predicate!r}")
+        columns = _names("input_columns", input_columns) if input_columns is not None else None
+        return FilterDataset(self, {"predicate": predicate, "input_columns": columns})
 
     def shuffle(self, buffer_size):
         return ShuffleDataset(self, {"buffer_size": _int("shuffle: buffer_size", buffer_size, 2)})
@@ -508,6 +515,10 @@ class ShuffleDataset(_UnaryDataset):
 
 class RepeatDataset(_UnaryDataset):
     op = "dataset.repeat"
+
+
+class FilterDataset(_UnaryDataset):
+    op = "dataset.filter"
 
 
 class TakeDataset(_UnaryDataset):

@@ -672,6 +672,12 @@ SKIP = define("dataset.skip", kind=PIPELINE, family=FAMILY,
               operands=("*columns",), results=("*columns",),
               attrs={"count": REQUIRED}, infer=_same_types, traits=(RowCount(_skip_count),),
               doc="all rows but the first count")
+FILTER = define("dataset.filter", kind=PIPELINE, family=FAMILY,
+                operands=("*columns",), results=("*columns",),
+                attrs={"predicate": REQUIRED, "input_columns": None}, infer=_same_types,
+                traits=(RowCount(lambda attrs, counts: None), HoldsObjects(("predicate",))),
+                doc="the rows for which module.objects[predicate](*input_columns) is true (all "
+                    "columns when input_columns is none); how many, only reading tells")
 PROJECT = define("dataset.project", kind=PIPELINE, family=FAMILY,
                  operands=("*columns",), results=("*columns",),
                  attrs={"columns": REQUIRED}, infer=_same_types, traits=(RowCount(_child_count),),

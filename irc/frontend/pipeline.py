@@ -216,6 +216,13 @@ class _Lowering:
             all_names = column_names(ds)
             values = [v for c in children for _, v in c]
             return self.add(ds, op, values, {"columns": all_names}, all_names)
+        if op == "dataset.filter":
+            ins = list(p["input_columns"]) if p["input_columns"] else None
+            if ins:
+                check_columns("filter input_columns", ins, names, where)
+            key = self.object_key("filter")
+            self.module.objects[key] = p["predicate"]
+            return self.add(ds, op, [v for _, v in cols], {"predicate": key, "input_columns": ins}, names)
         return self.add(ds, op, [v for _, v in cols], dict(p), names)
 
     def add(self, ds, op: str, values: list[Value], attrs: dict, names: list[str]):
