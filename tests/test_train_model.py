@@ -566,3 +566,14 @@ def test_a_dynamic_loss_scale_cancels_out_and_drops_overflows(sink, capsys):
     assert "at step 1 (epoch 1, step 1): its update was dropped" in capsys.readouterr().err
 
 
+
+
+@pytest.mark.parametrize("sink", [True, False])
+def test_cross_entropy_loss_trains_like_the_fused_loss(sink):
+    """CrossEntropyLoss on class indices (ops-written, ignore_index and all)
+    trains a Model as SoftmaxCrossEntropyWithLogits(sparse, mean) does."""
+    fused, _ = train(2, sink=sink)
+    composed, _ = train(2, sink=sink, loss=nn.CrossEntropyLoss())
+    assert_same(weights(fused), weights(composed), rtol=1e-4)
+    ignoring, _ = train(1, sink=sink, loss=nn.CrossEntropyLoss(ignore_index=2, label_smoothing=0.1))
+    assert all(np.isfinite(v).all() for v in weights(ignoring).values())

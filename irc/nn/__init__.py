@@ -22,7 +22,7 @@ from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool
 
 # Modules other parts of irc add to this namespace (losses, optimizers,
 # wrappers); a name is looked up in them on first use.
-_EXTENSIONS = ("irc.nn.loss", "irc.nn.optim", "irc.nn.wrap")
+_EXTENSIONS = ("irc.nn.loss", "irc.nn.optim", "irc.nn.wrap", "irc.nn.transformer")
 _missing = missing_names(__name__)
 
 

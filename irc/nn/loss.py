@@ -103,7 +103,8 @@ class CrossEntropyLoss(LossBase):
     ('mean' divides by the weights of the counted rows); probabilities
     without weights or smoothing are the one fused op."""
 
-    op = "train.SoftmaxCrossEntropyWithLogits"
+    # traced through construct (Model.train too): which form depends on the labels
+    op = ""
 
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
                  label_smoothing: float = 0.0):
@@ -115,14 +116,12 @@ class CrossEntropyLoss(LossBase):
         self.weight, self.ignore_index = weight, int(ignore_index)
         self.label_smoothing = float(label_smoothing)
 
-    def op_attrs(self, logits, labels) -> dict:
-        return {"sparse": False, "reduction": self.reduction}
-
     def construct(self, logits, labels):
         from .. import ops
         sparse = _dispatch.type_of(labels).dtype not in ("f16", "f32", "f64")
         if not sparse and self.weight is None and not self.label_smoothing and len(logits.shape) == 2:
-            return super().construct(logits, labels)
+            return _dispatch.apply("train.SoftmaxCrossEntropyWithLogits", [logits, labels],
+                                   {"sparse": False, "reduction": self.reduction})[0]
         rows_shape = tuple(logits.shape[:1]) + tuple(logits.shape[2:])
         logits, labels = _classes_last(logits, labels, sparse)
         classes = logits.shape[-1]
