@@ -415,6 +415,8 @@ class OptimizerEmitter:
         return node.out(0), node.out(1)
 
     def _weight_decay(self, name: str) -> float:
+        if self.attrs["param_decays"] is not None:
+            return float(self.attrs["param_decays"].get(name, 0.0))
         decay = self.attrs["decay_params"]
         if decay is not None and name not in decay:
             return 0.0
@@ -424,6 +426,10 @@ class OptimizerEmitter:
                 lr: Value, powers) -> Node:
         attrs = update_attrs(kind, self.attrs, self._weight_decay(name), self.attrs["loss_scale"])
         extra = list(powers) if kind == "Adam" else []
+        own = (self.attrs["param_lrs"] or {}).get(name)
+        if own is not None:       # the parameter's group has its own constant rate
+            lr = self.graph.add("const", [], {"value": float(own), "dtype": self.graph.type_of(lr).dtype},
+                                names=[f"{name}.learning_rate"], loc=self.marker.loc, prov=self.prov).out(0)
         names = [f"{name}.new"] + [f"{prefix}.{name}.new" for prefix, _ in OPTIMIZER_STATE[kind]]
         return self.graph.add(UPDATE_OPS[kind], [pnode.out(0), grad, *state, lr, *extra], attrs,
                               loc=self.marker.loc, scope=pnode.scope, names=names, prov=self.prov)

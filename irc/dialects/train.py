@@ -605,13 +605,17 @@ MINIMIZE = _train(
     attrs={"optimizer": REQUIRED, "params": REQUIRED, "learning_rate": None,
            "momentum": 0.0, "use_nesterov": False, "dampening": 0.0,
            "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
-           "weight_decay": 0.0, "decay_params": None, "loss_scale": 1.0, "sens": 1.0,
+           "weight_decay": 0.0, "decay_params": None, "param_decays": None, "param_lrs": None,
+           "loss_scale": 1.0, "sens": 1.0,
            "drop_overflow": False, "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
     infer=_infer_minimize, operands=("loss",), results=(), traits=(),
     doc="Train: minimise the operand (a scalar loss) over the parameters named in "
         "'params' with 'optimizer'.  'learning_rate' is the constant rate, or "
         "'dynamic' when it changes per step (it is a graph input after autodiff); "
         "'decay_params' lists the parameters weight decay applies to (none: all); "
+        "'param_decays' gives each parameter its decay instead (parameter groups with "
+        "different decays; absent: none), 'param_lrs' a parameter its group's constant "
+        "learning rate (the others take 'learning_rate'); "
         "'sens' is the gradient the backward pass starts from (a loss scale manager's "
         "scale, which the optimizer's loss_scale divides out again); with "
         "'drop_overflow' the step divides it out itself (times its float32 reciprocal, as "

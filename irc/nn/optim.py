@@ -60,7 +60,7 @@ class Optimizer(Cell):
         self.loss_scale = _check_number(cls, "loss_scale", loss_scale, open_lo=True)
         weight_decay = _check_number(cls, "weight_decay", weight_decay)
         self.learning_rate = self._check_lr(cls, learning_rate)
-        self.param_list, self.weight_decays = self._groups(cls, parameters, weight_decay)
+        self.param_list, self.weight_decays, self.param_lrs = self._groups(cls, parameters, weight_decay)
 
     # -- parameters ---------------------------------------------------------------------
     def _groups(self, cls: str, parameters, weight_decay: float):
@@ -72,18 +72,22 @@ class Optimizer(Cell):
             # MindSpore: ungrouped weight decay skips "beta"/"gamma" (normalisation) parameters
             decays = [weight_decay if "beta" not in (p.name or "") and "gamma" not in (p.name or "")
                       else 0.0 for p in items]
-            return items, decays
-        params, decays = [], []
+            return items, decays, [None] * len(items)
+        params, decays, lrs = [], [], []
         for group in items:
             if not isinstance(group, dict) or "params" not in group:
                 if isinstance(group, dict) and "order_params" in group:
                     continue
                 raise UserError(f"{cls}: parameters must be Parameters or dicts with 'params', "
                                 f"got {type(group).__name__}", where=self.source)
-            if "lr" in group or "learning_rate" in group:
-                raise UnsupportedError(f"{cls}: a learning rate per parameter group is not "
-                                       f"supported by irc", where=self.source,
-                                       hint="use one learning rate (or schedule) for all groups")
+            lr = group.get("lr", group.get("learning_rate"))
+            if lr is not None and not (isinstance(lr, (int, float)) and not isinstance(lr, bool)):
+                raise UnsupportedError(f"{cls}: a group's learning rate must be a number in irc, "
+                                       f"got {type(lr).__name__}", where=self.source,
+                                       hint="give the group a constant rate, or the optimizer the "
+                                            "schedule")
+            if lr is not None:
+                lr = _check_number(cls, "lr", lr)
             wd = _check_number(cls, "weight_decay", group.get("weight_decay", weight_decay))
             for p in group["params"]:
                 if not isinstance(p, Parameter):
@@ -91,7 +95,8 @@ class Optimizer(Cell):
                                     f"{type(p).__name__}", where=self.source)
                 params.append(p)
                 decays.append(wd)
-        return params, decays
+                lrs.append(lr)
+        return params, decays, lrs
 
     @property
     def parameters(self) -> list[Parameter]:
@@ -152,13 +157,14 @@ class Optimizer(Cell):
         attrs = {"optimizer": self.kind, "params": params,
                  "learning_rate": "dynamic" if self.dynamic_lr else self.learning_rate,
                  "loss_scale": self.loss_scale, **self.hyper_attrs()}
-        if len(decays) > 1:
-            raise UnsupportedError(f"{type(self).__name__}: different non-zero weight decays per "
-                                   f"group are not supported by irc", where=self.source)
-        if decays:
+        if len(decays) > 1:       # groups with different decays: each parameter's own
+            attrs["param_decays"] = {n: d for n, d in zip(params, self.weight_decays) if d}
+        elif decays:
             attrs["weight_decay"] = decays[0]
             if any(d == 0.0 for d in self.weight_decays):
                 attrs["decay_params"] = [n for n, d in zip(params, self.weight_decays) if d]
+        if any(lr is not None for lr in self.param_lrs):
+            attrs["param_lrs"] = {n: lr for n, lr in zip(params, self.param_lrs) if lr is not None}
         return attrs
 
     # -- applied to gradients (functional training) ---------------------------------
@@ -205,10 +211,11 @@ class Optimizer(Cell):
                                  hint="take the gradients with weights=optimizer.parameters")
         lr = _dispatch.learning_rate(self)
         powers = self._powers() if self.kind == "Adam" else []
-        for param, grad, decay in zip(self.param_list, grads, self.weight_decays):
+        for param, grad, decay, own_lr in zip(self.param_list, grads, self.weight_decays, self.param_lrs):
             state = self.state_of(param)
             attrs = update_attrs(self.kind, self.hyper_attrs(), decay, self.loss_scale)
-            new = _dispatch.apply(UPDATE_OPS[self.kind], [param, grad, *state, lr, *powers], attrs)
+            rate = lr if own_lr is None else Tensor(np.float32(own_lr))      # a group's own rate
+            new = _dispatch.apply(UPDATE_OPS[self.kind], [param, grad, *state, rate, *powers], attrs)
             for target, value in zip([param, *state], new):
                 _dispatch.assign(target, value)
         return True

@@ -8,7 +8,8 @@ Model.train), vit (MindSpore's ViT tutorial: a class token tiled to the
 batch, functional training), unet (Conv2dTranspose, skip concat, bilinear
 interpolate, BCEWithLogitsLoss), attention (the Transformer tutorial's masked
 attention, swapaxes, CrossEntropyLoss(ignore_index)), encoder
-(nn.TransformerEncoder, batch_first, AdamWeightDecay, Model.train).
+(nn.TransformerEncoder, batch_first, AdamWeightDecay, Model.train), groups
+(a learning rate and a weight decay per parameter group).
 """
 import json
 import math
@@ -232,6 +233,32 @@ def encoder():
     return train_model(net, nn.CrossEntropyLoss(), nn.AdamWeightDecay(net.trainable_params(), 3e-3), data, 2), net
 
 
+# -- groups: a learning rate and a weight decay per parameter group ----------------------------
+
+class GroupNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn, self.fc = nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.Dense(4 * 8 * 8, 3)
+
+    def construct(self, x):
+        return self.fc(ops.flatten(ops.relu(self.bn(self.conv(x)))))
+
+
+def groups():
+    np.random.seed(0)
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    data = ds.NumpySlicesDataset({"x": rng.normal(size=(32, 1, 8, 8)).astype(np.float32),
+                                  "y": rng.integers(0, 3, 32).astype(np.int32)}, shuffle=False).batch(8)
+    net = GroupNet()
+    conv = list(filter(lambda p: "conv" in p.name, net.trainable_params()))
+    rest = list(filter(lambda p: "conv" not in p.name, net.trainable_params()))
+    params = [{"params": conv, "lr": 0.05, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.001},
+              {"order_params": net.trainable_params()}]
+    return train_model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                       nn.Momentum(params, 0.01, 0.9), data, 2), net
+
+
 losses, trained = {"augmented": augmented, "vit": vit, "unet": unet, "attention": attention,
-                   "encoder": encoder}[MODEL]()
+                   "encoder": encoder, "groups": groups}[MODEL]()
 print(json.dumps({"losses": losses, "weights": weight_sum(trained)}))
