@@ -13,6 +13,7 @@ from irc.backends.onnx_lowering import lower_graph
 from irc.diagnostics import UserError
 from irc.frontend.network import trace_cell
 from irc.ir.graph import Module
+from irc.ir.text import parse_module, print_module
 from irc.ir.types import TensorType
 
 RNG = np.random.default_rng(7)
@@ -56,6 +57,8 @@ def test_traced_tile_runs_at_every_batch_size():
     module = Module("m")
     graph = trace_cell(module, net, [TensorType("f32", ("N", 3, 4))], "device")
     assert graph.find("nn.Expand")
+    text = print_module(module)          # the run-time size's [operand, axis] survives the text form
+    assert "shape = [[0, 0], 1, 4]" in text and print_module(parse_module(text)) == text
     session = ort.InferenceSession(lower_graph(module, "device").SerializeToString(),
                                    providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
