@@ -8,7 +8,7 @@ from .activation import (  # noqa: F401
     ELU, GELU, HSigmoid, HSwish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU,
     ReLU6, Sigmoid, SiLU, Softmax, Tanh, get_activation,
 )
-from .basic import Dense, Dropout, Embedding, Flatten, Identity, Upsample  # noqa: F401
+from .basic import Dense, Dropout, Embedding, EmbeddingLookup, Flatten, Identity, Upsample  # noqa: F401
 from .cell import Cell, CellList, SequentialCell  # noqa: F401
 from .conv import Conv1d, Conv2d, Conv2dTranspose  # noqa: F401
 from .learning_rate_schedule import *  # noqa: F401,F403

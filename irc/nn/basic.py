@@ -6,7 +6,7 @@ import math
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..common.tensor import Parameter
-from ..diagnostics import UserTypeError, UserValueError, user_frame
+from ..diagnostics import UnsupportedError, UserTypeError, UserValueError, user_frame
 from .activation import get_activation
 from .cell import Cell
 
@@ -149,6 +149,26 @@ class Dropout(Cell):
 
     def extend_repr(self) -> str:
         return f"p={self.p}"
+
+
+class EmbeddingLookup(Cell):
+    """``EmbeddingLookup(vocab_size, embedding_size, param_init='normal',
+    target='CPU', ...)``: each index's row of ``embedding_table`` (a Gather;
+    the host/device placement and sharding options have no effect in irc)."""
+
+    def __init__(self, vocab_size, embedding_size, param_init="normal", target="CPU",
+                 slice_mode="batch_slice", manual_shapes=None, max_norm=None, sparse=True,
+                 vocab_cache_size=0, dtype=None):
+        super().__init__()
+        self.vocab_size = _positive_int(vocab_size, "vocab_size", "EmbeddingLookup")
+        self.embedding_size = _positive_int(embedding_size, "embedding_size", "EmbeddingLookup")
+        if max_norm is not None:
+            raise UnsupportedError("EmbeddingLookup: max_norm is not supported by irc", where=user_frame())
+        self.embedding_table = Parameter(initializer(param_init, (vocab_size, embedding_size)),
+                                         name="embedding_table")
+
+    def construct(self, indices):
+        return ops.gather(self.embedding_table, indices, 0)
 
 
 class Upsample(Cell):
