@@ -109,9 +109,11 @@ class GradContext:
     def add(self, op: str, inputs: list[Value], attrs: Optional[dict] = None) -> Value:
         return self.add_node(op, inputs, attrs).out(0)
 
-    def const(self, value: float, *, like: Value) -> Value:
+    def const(self, value, *, like: Value) -> Value:
+        """A constant of ``like``'s dtype: a number, or an array (nested lists)."""
         dtype = self.type(like).dtype
-        node = self.graph.add("const", [], {"value": float(value), "dtype": dtype},
+        value = np.asarray(value).tolist() if np.ndim(value) else float(value)
+        node = self.graph.add("const", [], {"value": value, "dtype": dtype},
                               names=["c"], placement=self.graph.placement,
                               prov=[f"{PROV}:grad of %{self.node.name}"])
         self.backward.add(node.name)

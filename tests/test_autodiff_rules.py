@@ -325,6 +325,8 @@ def test_shape_ops():
     check_rule("nn.Squeeze", [(2, 1, 4)], {"axes": [1]})
     check_rule("nn.Unsqueeze", [(2, 4)], {"axes": [1]})
     check_rule("nn.Concat", [(2, 3), (2, 2)], {"axis": 1})
+    check_rule("nn.Slice", [(4, 6)], {"starts": [3, 0], "ends": [-5, 6], "axes": [0, 1],
+                                      "steps": [-1, 2]})          # flip and stride
     check_rule("nn.Expand", [(2, 1, 3)], {"shape": [2, 4, 3]})
     cond = np.array([[True], [False], [True]])
     check_rule("nn.Where", [(3, 1), (3, 4), (4,)], {}, const_operands={0: cond})

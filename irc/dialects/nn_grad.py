@@ -758,23 +758,47 @@ def _gather_grad(ctx, node, douts):
     return [ctx.add("grad.Gather", [douts[0], ctx.operand(0), ctx.operand(1)], {}), None]
 
 
-@NN.SLICE.grad
-def _slice_grad(ctx, node, douts):
-    xt = ctx.type(ctx.operand(0))
-    starts, ends, axes = [], [], []
+def _sliced_axes(ctx, node, xt):
+    """(axis, start, end, step, size) of each axis a slice cuts, its size static."""
     for a, s, e, st in zip(node.attrs["axes"], node.attrs["starts"], node.attrs["ends"],
                            node.attrs["steps"]):
         a = a % xt.rank
         size = xt.shape[a]
-        if st != 1 or not isinstance(size, int):
-            ctx.fail(f"training through a slice needs step 1 and a static size on axis {a}, "
-                     f"got step {st} on {xt}")
+        if not isinstance(size, int):
+            ctx.fail(f"training through a slice needs a static size on axis {a}, got {xt}")
+        yield a, s, e, st, size
+
+
+@NN.SLICE.grad
+def _slice_grad(ctx, node, douts):
+    xt = ctx.type(ctx.operand(0))
+    if any(st != 1 for st in node.attrs["steps"]):
+        return [_strided_slice_grad(ctx, node, douts[0], xt)]
+    starts, ends, axes = [], [], []
+    for a, s, e, _, size in _sliced_axes(ctx, node, xt):
         lo, hi, _ = slice(s, e, 1).indices(size)
         starts.append(lo)
         ends.append(max(lo, hi))
         axes.append(a)
     return [ctx.add("grad.Slice", [douts[0], ctx.operand(0)],
                     {"starts": starts, "ends": ends, "axes": axes})]
+
+
+def _strided_slice_grad(ctx, node, g, xt):
+    """dX of a slice with steps (flip's -1 among them): along each sliced
+    axis, dy times the constant [picked, size] selection matrix, so each
+    picked element's gradient lands where it was read and the rest are 0."""
+    rank = xt.rank
+    for a, s, e, st, size in _sliced_axes(ctx, node, xt):
+        picked = list(range(size))[slice(s, e, st)]
+        select = np.zeros((len(picked), size))
+        select[np.arange(len(picked)), picked] = 1.0
+        last = [i for i in range(rank) if i != a] + [a]         # the axis last, then back
+        back = [last.index(i) for i in range(rank)]
+        g = ctx.add("nn.Transpose", [g], {"perm": last})
+        g = ctx.add("nn.MatMul", [g, ctx.const(select, like=g)])
+        g = ctx.add("nn.Transpose", [g], {"perm": back})
+    return g
 
 
 @NN.PAD.grad

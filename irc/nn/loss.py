@@ -118,49 +118,8 @@ class CrossEntropyLoss(LossBase):
 
     def construct(self, logits, labels):
         from .. import ops
-        sparse = _dispatch.type_of(labels).dtype not in ("f16", "f32", "f64")
-        if not sparse and self.weight is None and not self.label_smoothing and len(logits.shape) == 2:
-            return _dispatch.apply("train.SoftmaxCrossEntropyWithLogits", [logits, labels],
-                                   {"sparse": False, "reduction": self.reduction})[0]
-        rows_shape = tuple(logits.shape[:1]) + tuple(logits.shape[2:])
-        logits, labels = _classes_last(logits, labels, sparse)
-        classes = logits.shape[-1]
-        logp = ops.log_softmax(logits, -1)
-        weight = 1.0 if self.weight is None else self.weight
-        eps = self.label_smoothing
-        if sparse:
-            ignored = ops.equal(labels, self.ignore_index)
-            valid = ops.sub(1.0, ops.cast(ignored, logp.dtype))
-            safe = ops.where(ignored, ops.zeros_like(labels), labels)
-            picked = ops.mul(ops.one_hot(safe, classes, 1.0, 0.0), weight)        # w[y] at y
-            row_weight = ops.mul(ops.sum(picked, -1), valid)
-            loss = ops.neg(ops.mul(ops.sum(ops.mul(picked, logp), -1), valid))
-            if eps:
-                smooth = ops.neg(ops.mul(ops.sum(ops.mul(logp, weight), -1), valid))
-                loss = ops.add(ops.mul(loss, 1.0 - eps), ops.mul(smooth, eps / classes))
-        else:
-            target = labels if not eps else ops.add(ops.mul(labels, 1.0 - eps), eps / classes)
-            loss = ops.neg(ops.sum(ops.mul(ops.mul(target, logp), weight), -1))
-            row_weight = None
-        if self.reduction == "none":
-            return loss if len(rows_shape) == 1 else ops.reshape(loss, rows_shape)
-        total = ops.sum(loss)
-        if self.reduction == "sum":
-            return total
-        return ops.div(total, ops.sum(row_weight) if row_weight is not None else float(loss.shape[0]))
-
-
-def _classes_last(logits, labels, sparse):
-    """[N, C, d...] logits (and labels) as rows of C classes."""
-    from .. import ops
-    rank = len(logits.shape)
-    if rank == 2:
-        return logits, labels
-    perm = (0, *range(2, rank), 1)
-    flat = ops.reshape(ops.transpose(logits, perm), (-1, logits.shape[1]))
-    labels = ops.reshape(labels, (-1,)) if sparse else \
-        ops.reshape(ops.transpose(labels, perm), (-1, logits.shape[1]))
-    return flat, labels
+        return ops.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction,
+                                 self.label_smoothing)
 
 
 class MSELoss(LossBase):
@@ -190,8 +149,8 @@ class BCEWithLogitsLoss(LossBase):
 
 
 class BCELoss(LossBase):
-    """Binary cross entropy of probabilities: -w (y log x + (1 - y) log(1 - x)),
-    each log of at least 1e-12, as MindSpore's kernel clamps it."""
+    """Binary cross entropy of probabilities (``ops.binary_cross_entropy``:
+    each log of at least 1e-12, as MindSpore's kernel clamps it)."""
 
     def __init__(self, weight=None, reduction: str = "mean"):
         super().__init__(reduction)
@@ -199,16 +158,11 @@ class BCELoss(LossBase):
 
     def construct(self, logits, labels):
         from .. import ops
-        eps = 1e-12
-        log_x = ops.log(ops.maximum(logits, eps))
-        log_1mx = ops.log(ops.maximum(ops.sub(1.0, logits), eps))
-        loss = ops.neg(ops.add(ops.mul(labels, log_x), ops.mul(ops.sub(1.0, labels), log_1mx)))
-        return self.get_loss(loss, 1.0 if self.weight is None else self.weight)
+        return ops.binary_cross_entropy(logits, labels, self.weight, self.reduction)
 
 
 class SmoothL1Loss(LossBase):
-    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (MindSpore's
-    default reduction: 'none')."""
+    """``ops.smooth_l1_loss`` (MindSpore's default reduction: 'none')."""
 
     def __init__(self, beta: float = 1.0, reduction: str = "none"):
         super().__init__(reduction)
@@ -219,15 +173,11 @@ class SmoothL1Loss(LossBase):
 
     def construct(self, logits, labels):
         from .. import ops
-        d = ops.abs(ops.sub(logits, labels))
-        loss = ops.where(ops.less(d, self.beta), ops.div(ops.mul(ops.square(d), 0.5), self.beta),
-                         ops.sub(d, 0.5 * self.beta))
-        return self.get_loss(loss)
+        return ops.smooth_l1_loss(logits, labels, self.beta, self.reduction)
 
 
 class NLLLoss(LossBase):
-    """-log_probs[target], class ``weight``s; 'mean' divides by the weights
-    of the targets."""
+    """``ops.nll_loss``: -log_probs[target], class ``weight``s."""
 
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean"):
         super().__init__(reduction)
@@ -235,33 +185,16 @@ class NLLLoss(LossBase):
 
     def construct(self, logits, labels):
         from .. import ops
-        classes = logits.shape[-1]
-        picked = ops.one_hot(labels, classes, 1.0, 0.0)
-        if self.weight is not None:
-            picked = ops.mul(picked, self.weight)
-        loss = ops.neg(ops.sum(ops.mul(picked, logits), -1))
-        if self.reduction == "none":
-            return loss
-        total = ops.sum(loss)
-        if self.reduction == "sum":
-            return total
-        return ops.div(total, ops.sum(picked))
+        return ops.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
 
 
 class KLDivLoss(LossBase):
-    """target (log target - x), x being log-probabilities; 'batchmean'
-    divides the sum by the batch."""
+    """``ops.kl_div`` ('batchmean': the sum divided by the batch)."""
 
     def __init__(self, reduction: str = "mean"):
-        mode = reduction
         super().__init__("sum" if reduction == "batchmean" else reduction)
-        self.mode = mode
+        self.mode = reduction
 
     def construct(self, logits, labels):
         from .. import ops
-        positive = ops.greater(labels, 0.0)
-        safe = ops.where(positive, labels, ops.ones_like(labels))
-        loss = ops.where(positive, ops.mul(labels, ops.sub(ops.log(safe), logits)), ops.zeros_like(labels))
-        if self.mode == "batchmean":
-            return ops.div(ops.sum(loss), float(logits.shape[0]))
-        return self.get_loss(loss)
+        return ops.kl_div(logits, labels, self.mode)

@@ -437,7 +437,7 @@ def tile(input, dims):  # noqa: A002 -- MindSpore's argument name
             continue
         size, later = dims_now[axis], dims_now[axis + 1:]
         if isinstance(r, SymDim) or not isinstance(size, int) or \
-                any(not isinstance(d, int) for d in later):
+                builtins.any(not isinstance(d, int) for d in later):
             raise _unsupported(f"tile: repeating axis {axis} of {type_of(x)} by {r}",
                                hint="irc tiles by a run-time count only an axis of size 1")
         # r copies of the whole axis, one after another: a new axis of r in
@@ -719,7 +719,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, pad_mode: str = "valid"
     if bias is not None:
         y = add(y, reshape(bias, (1, -1, 1, 1)))
     extra = _pair(output_padding, "output_padding") if output_padding else (0, 0)
-    if any(extra):
+    if builtins.any(extra):
         y = pad_axes(y, [(0, 0), (0, 0), (0, extra[0]), (0, extra[1])], "constant", 0.0,
                      "conv_transpose2d")
     return y
@@ -783,7 +783,7 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest",  # n
         raise _error("interpolate: give exactly one of size and scale_factor")
     scales = (None, None)
     if size is None:
-        if t.rank != 4 or not all(isinstance(d, int) for d in t.shape[2:]):
+        if t.rank != 4 or not builtins.all(isinstance(d, int) for d in t.shape[2:]):
             raise _error(f"interpolate: scale_factor needs a static NCHW size, got {t}")
         scales = _float_pair(scale_factor)
         size = (int(math.floor(t.shape[2] * scales[0])), int(math.floor(t.shape[3] * scales[1])))
@@ -1045,7 +1045,7 @@ def assign(variable, value):
 def _filled(shape, dtype, value):
     from ..common.tensor import Tensor
     dims = _shape_arg(shape)
-    if any(d == UNKNOWN or (isinstance(d, SymDim) and d.source is None) for d in dims):
+    if builtins.any(d == UNKNOWN or (isinstance(d, SymDim) and d.source is None) for d in dims):
         raise _error("the shape of a new tensor must be known at compile time",
                      hint="the batch size N is known only at run time: take it from an input "
                           "(ops.zeros((x.shape[0], 3))), or build the tensor from one (x * 0)")
@@ -1267,6 +1267,264 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     elif values.dtype.kind == "f":
         values = values.astype(np.float32)
     return Tensor(values)
+
+
+# -- comparisons and logic (bool results, no gradient) ---------------------------------
+
+def logical_not(x):
+    return equal(_as_tensor(x), _constant(False, "bool"))
+
+
+def logical_and(x, y):
+    return where(_as_tensor(x), _as_tensor(y), _constant(False, "bool"))
+
+
+def logical_or(x, y):
+    return where(_as_tensor(x), _constant(True, "bool"), _as_tensor(y))
+
+
+def not_equal(x, y):
+    return logical_not(equal(x, y))
+
+
+def greater_equal(x, y):
+    return logical_not(less(x, y))
+
+
+def less_equal(x, y):
+    return logical_not(greater(x, y))
+
+
+def isnan(x):
+    x = _as_tensor(x)
+    return not_equal(x, x)
+
+
+def isfinite(x):
+    return less(abs(_as_tensor(x)), float("inf"))
+
+
+def all(input, axis=None, keep_dims: bool = False):  # noqa: A001, A002 -- MindSpore's names
+    return cast(amin(cast(input, "i32"), axis, keep_dims), "bool")
+
+
+def any(input, axis=None, keep_dims: bool = False):  # noqa: A001, A002 -- MindSpore's names
+    return cast(amax(cast(input, "i32"), axis, keep_dims), "bool")
+
+
+# -- more elementwise math, from the ops above ----------------------------------------
+
+def rsqrt(x):
+    return reciprocal(sqrt(x))
+
+
+def log1p(x):
+    return log(add(x, 1.0))
+
+
+def expm1(x):
+    return sub(exp(x), 1.0)
+
+
+def tan(x):
+    return div(sin(x), cos(x))
+
+
+def floor_div(x, y):
+    return floor(div(x, y))
+
+
+def floor_mod(x, y):
+    return sub(x, mul(floor(div(x, y)), y))
+
+
+def addn(x):
+    tensors = list(x)
+    total = tensors[0]
+    for t in tensors[1:]:
+        total = add(total, t)
+    return total
+
+
+def eye(n, m=None, dtype=None):
+    from ..common.tensor import Tensor
+    values = np.eye(int(n), int(m) if m is not None else None)
+    return Tensor(values.astype(mstype.numpy_dtype(dtype) if dtype is not None else np.float32))
+
+
+def _band(x, lower: bool, diagonal: int):
+    x = _as_tensor(x)
+    rows, cols = type_of(x).shape[-2:]
+    if not (isinstance(rows, int) and isinstance(cols, int)):
+        raise _error("tril/triu: the last two sizes must be known when the network is compiled")
+    keep = np.tril(np.ones((rows, cols), bool), diagonal) if lower else np.triu(np.ones((rows, cols), bool), diagonal)
+    return where(_constant(keep, "bool"), x, zeros_like(x))
+
+
+def tril(input, diagonal: int = 0):  # noqa: A002 -- MindSpore's name
+    return _band(input, True, diagonal)
+
+
+def triu(input, diagonal: int = 0):  # noqa: A002 -- MindSpore's name
+    return _band(input, False, diagonal)
+
+
+def flip(input, dims):  # noqa: A002 -- MindSpore's name
+    x = _as_tensor(input)
+    rank = type_of(x).rank
+    axes = {int(d) % rank for d in ([dims] if isinstance(dims, int) else dims)}
+    return getitem(x, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(rank)))
+
+
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0):
+    """MindSpore's StridedSlice: per axis begin:end:stride (a begin / end
+    mask bit: from the start / to the end; a shrink bit: the one index)."""
+    if ellipsis_mask or new_axis_mask:
+        raise _unsupported("StridedSlice: ellipsis_mask and new_axis_mask")
+    index = []
+    for i, (b, e, st) in enumerate(zip(begin, end, strides)):
+        if shrink_axis_mask >> i & 1:
+            index.append(int(b))
+            continue
+        index.append(slice(None if begin_mask >> i & 1 else int(b), None if end_mask >> i & 1 else int(e), int(st)))
+    return getitem(input_x, tuple(index))
+
+
+def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
+    dot_product = sum(mul(x1, x2), dim)
+    norms = mul(maximum(norm(x1, dim=dim), eps), maximum(norm(x2, dim=dim), eps))
+    return div(dot_product, norms)
+
+
+def dot(input, other):  # noqa: A002 -- MindSpore's name
+    """MindSpore's dot: x1's last axis against x2's second-to-last (a MatMul
+    for a 2-D x2)."""
+    if type_of(_as_tensor(input)).rank < 2 or type_of(_as_tensor(other)).rank != 2:
+        raise _unsupported("dot: irc takes an x1 of rank 2 or more and a 2-D x2")
+    return matmul(input, other)
+
+
+def outer(input, vec2):  # noqa: A002 -- MindSpore's name
+    return mul(expand_dims(input, 1), expand_dims(vec2, 0))
+
+
+# -- the losses as functions (nn's loss Cells call these) ------------------------------
+
+def _reduced(loss, reduction: str):
+    if reduction == "none":
+        return loss
+    return sum(loss) if reduction == "sum" else mean(loss)
+
+
+def _classes_last(logits, labels, sparse: bool):
+    """[N, C, d...] logits (and labels) as rows of C classes."""
+    rank = type_of(logits).rank
+    if rank == 2:
+        return logits, labels
+    perm = (0, *range(2, rank), 1)
+    classes = type_of(logits).shape[1]
+    flat = reshape(transpose(logits, perm), (-1, classes))
+    labels = reshape(labels, (-1,)) if sparse else reshape(transpose(labels, perm), (-1, classes))
+    return flat, labels
+
+
+def cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",  # noqa: A002
+                  label_smoothing: float = 0.0):
+    """Cross entropy of logits [N, C] (or [N, C, d...]) against class indices
+    (``ignore_index`` rows count nowhere, 'mean' divides by the counted rows'
+    weights) or class probabilities, with class ``weight``s and
+    ``label_smoothing``, as MindSpore computes it."""
+    logits, labels = _as_tensor(input), _as_tensor(target)
+    sparse = not is_float(type_of(labels).dtype)
+    if not sparse and weight is None and not label_smoothing and type_of(logits).rank == 2:
+        return apply("train.SoftmaxCrossEntropyWithLogits", [logits, labels],
+                     {"sparse": False, "reduction": reduction})[0]
+    shape = type_of(logits).shape
+    rows_shape = (shape[0], *shape[2:])
+    logits, labels = _classes_last(logits, labels, sparse)
+    classes = type_of(logits).shape[-1]
+    logp = log_softmax(logits, -1)
+    w = 1.0 if weight is None else weight
+    eps = float(label_smoothing)
+    row_weight = None
+    if sparse:
+        ignored = equal(labels, ignore_index)
+        valid = sub(1.0, cast(ignored, type_of(logp).dtype))
+        picked = mul(one_hot(where(ignored, zeros_like(labels), labels), classes, 1.0, 0.0), w)
+        row_weight = mul(sum(picked, -1), valid)
+        loss = neg(mul(sum(mul(picked, logp), -1), valid))
+        if eps:
+            smooth = neg(mul(sum(mul(logp, w), -1), valid))
+            loss = add(mul(loss, 1.0 - eps), mul(smooth, eps / classes))
+    else:
+        probs = labels if not eps else add(mul(labels, 1.0 - eps), eps / classes)
+        loss = neg(sum(mul(mul(probs, logp), w), -1))
+    if reduction == "none":
+        return loss if len(rows_shape) == 1 else reshape(loss, rows_shape)
+    total = sum(loss)
+    if reduction == "sum":
+        return total
+    return div(total, sum(row_weight) if row_weight is not None else float(type_of(loss).shape[0]))
+
+
+def nll_loss(inputs, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
+             label_smoothing: float = 0.0):
+    """-log_probs[target] with class ``weight``s; 'mean' divides by the
+    targets' weights."""
+    logp = _as_tensor(inputs)
+    picked = one_hot(target, type_of(logp).shape[-1], 1.0, 0.0)
+    if weight is not None:
+        picked = mul(picked, weight)
+    loss = neg(sum(mul(picked, logp), -1))
+    if reduction == "none":
+        return loss
+    return sum(loss) if reduction == "sum" else div(sum(loss), sum(picked))
+
+
+def binary_cross_entropy(logits, labels, weight=None, reduction: str = "mean"):
+    """-w (y log x + (1 - y) log(1 - x)) on probabilities, each log of at
+    least 1e-12 (MindSpore's kernel clamps it)."""
+    eps = 1e-12
+    log_x = log(maximum(logits, eps))
+    log_1mx = log(maximum(sub(1.0, logits), eps))
+    loss = neg(add(mul(labels, log_x), mul(sub(1.0, labels), log_1mx)))
+    return _reduced(loss if weight is None else mul(loss, weight), reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,  # noqa: A002
+                                     reduction: str = "mean"):
+    extra = [w for w in (weight, pos_weight) if w is not None]
+    return apply("train.BCEWithLogitsLoss", [_as_tensor(input), _as_tensor(target), *extra],
+                 {"reduction": reduction, "weighted": weight is not None,
+                  "pos_weighted": pos_weight is not None})[0]
+
+
+def mse_loss(input, target, reduction: str = "mean"):  # noqa: A002 -- MindSpore's name
+    return apply("train.MSELoss", [_as_tensor(input), _as_tensor(target)], {"reduction": reduction})[0]
+
+
+def l1_loss(input, target, reduction: str = "mean"):  # noqa: A002 -- MindSpore's name
+    return apply("train.L1Loss", [_as_tensor(input), _as_tensor(target)], {"reduction": reduction})[0]
+
+
+def smooth_l1_loss(input, target, beta: float = 1.0, reduction: str = "none"):  # noqa: A002
+    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere."""
+    d = abs(sub(input, target))
+    loss = where(less(d, beta), div(mul(square(d), 0.5), beta), sub(d, 0.5 * beta))
+    return _reduced(loss, reduction)
+
+
+def kl_div(logits, labels, reduction: str = "mean"):
+    """target (log target - x), x being log-probabilities (0 where the target
+    is); 'batchmean' divides the sum by the batch."""
+    labels = _as_tensor(labels)
+    positive = greater(labels, 0.0)
+    safe = where(positive, labels, ones_like(labels))
+    loss = where(positive, mul(labels, sub(log(safe), logits)), zeros_like(labels))
+    if reduction == "batchmean":
+        return div(sum(loss), float(type_of(_as_tensor(logits)).shape[0]))
+    return _reduced(loss, reduction)
 
 
 def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):

@@ -441,3 +441,64 @@ class ResizeNearestNeighbor(Primitive):
 
     def __call__(self, x):
         return F.resize(x, self.size, "nearest", self.coordinate)
+
+
+def _functional(name: str, fn, doc: str = ""):
+    """A primitive whose call is one ``F`` function of its arguments."""
+    def __call__(self, *args):
+        return fn(*args)
+    return type(name, (Primitive,), {"__call__": __call__, "__module__": __name__, "__qualname__": name,
+                                     "__doc__": doc or f"F.{fn.__name__}"})
+
+
+(OnesLike, ZerosLike, LogicalNot, LogicalAnd, LogicalOr, NotEqual, GreaterEqual, LessEqual, IsNan,
+ IsFinite, Rsqrt, Log1p, Expm1, Tan, FloorDiv, FloorMod, AddN, GatherV2, Ones, Zeros, Fill, Eye) = (
+    _functional(name, fn) for name, fn in (
+        ("OnesLike", F.ones_like), ("ZerosLike", F.zeros_like), ("LogicalNot", F.logical_not),
+        ("LogicalAnd", F.logical_and), ("LogicalOr", F.logical_or), ("NotEqual", F.not_equal),
+        ("GreaterEqual", F.greater_equal), ("LessEqual", F.less_equal), ("IsNan", F.isnan),
+        ("IsFinite", F.isfinite), ("Rsqrt", F.rsqrt), ("Log1p", F.log1p), ("Expm1", F.expm1),
+        ("Tan", F.tan), ("FloorDiv", F.floor_div), ("FloorMod", F.floor_mod), ("AddN", F.addn),
+        ("GatherV2", F.gather), ("Ones", lambda shape, dtype=None: F.ones(shape, dtype)),
+        ("Zeros", lambda shape, dtype=None: F.zeros(shape, dtype)),
+        ("Fill", F.fill), ("Eye", F.eye)))
+
+
+class StridedSlice(Primitive):
+    def __init__(self, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0):
+        super().__init__()
+        self.masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+
+    def __call__(self, input_x, begin, end, strides):
+        return F.strided_slice(input_x, begin, end, strides, *self.masks)
+
+
+class ReduceAll(Primitive):
+    def __init__(self, keep_dims=False):
+        super().__init__()
+        self.keep_dims = keep_dims
+
+    def __call__(self, x, axis=()):
+        return F.all(x, axis if axis != () else None, self.keep_dims)
+
+
+class ReduceAny(ReduceAll):
+    def __call__(self, x, axis=()):
+        return F.any(x, axis if axis != () else None, self.keep_dims)
+
+
+class SigmoidCrossEntropyWithLogits(Primitive):
+    """Elementwise max(x, 0) - x y + log(1 + exp(-|x|))."""
+
+    def __call__(self, logits, labels):
+        return F.binary_cross_entropy_with_logits(logits, labels, reduction="none")
+
+
+class SparseSoftmaxCrossEntropyWithLogits(Primitive):
+    def __init__(self, is_grad=False):
+        super().__init__()
+        if is_grad:
+            raise F._unsupported("SparseSoftmaxCrossEntropyWithLogits(is_grad=True)")
+
+    def __call__(self, logits, labels):
+        return F.cross_entropy(logits, labels)
