@@ -328,6 +328,8 @@ def test_shape_ops():
     check_rule("nn.Slice", [(4, 6)], {"starts": [3, 0], "ends": [-5, 6], "axes": [0, 1],
                                       "steps": [-1, 2]})          # flip and stride
     check_rule("nn.Expand", [(2, 1, 3)], {"shape": [2, 4, 3]})
+    check_rule("nn.CumSum", [(3, 4)], {"axis": 1, "exclusive": True})
+    check_rule("nn.CumSum", [(3, 4)], {"axis": 0, "reverse": True})
     cond = np.array([[True], [False], [True]])
     check_rule("nn.Where", [(3, 1), (3, 4), (4,)], {}, const_operands={0: cond})
     check_rule("nn.Expand", [(1, 3), (5, 2)], {"shape": [[0, 0], 3]}, const_operands={1: np.zeros((5, 2))})

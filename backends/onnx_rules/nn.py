@@ -18,6 +18,7 @@ from irc.dialects.nn import (
     CLIP,
     CONCAT,
     CONV,
+    CUMSUM,
     DROPOUT,
     EXPAND,
     FLATTEN,
@@ -317,6 +318,12 @@ def _transpose_onnx(emit, inputs, attrs, draws):
 @lowering(CONCAT)
 def _concat_onnx(emit, inputs, attrs, draws):
     return [emit.op("Concat", list(inputs), axis=int(attrs["axis"]))]
+
+
+@lowering(CUMSUM)
+def _cumsum_onnx(emit, inputs, attrs, draws):
+    return [emit.op("CumSum", [inputs[0], emit.const(np.int64(attrs["axis"]))],
+                    exclusive=int(attrs["exclusive"]), reverse=int(attrs["reverse"]))]
 
 
 @lowering(WHERE)

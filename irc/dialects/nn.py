@@ -932,6 +932,29 @@ def _where_host(inputs, attrs, draws):
     return [np.where(c, a, b).astype(np.asarray(a).dtype)]
 
 
+def _infer_cumsum(attrs, ins):
+    _axis("nn.CumSum", attrs["axis"], ins[0].rank)
+    return [ins[0]]
+
+
+CUMSUM = _nn("CumSum", attrs={"axis": REQUIRED, "exclusive": False, "reverse": False},
+             infer=_infer_cumsum, doc="running sums along axis (exclusive: without the element "
+                                      "itself; reverse: from the end)")
+
+
+@CUMSUM.host_batch
+def _cumsum_host(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    axis = attrs["axis"] % x.ndim
+    y = np.flip(x, axis) if attrs["reverse"] else x
+    y = np.cumsum(_f64(y) if x.dtype.kind == "f" else y, axis=axis)
+    if attrs["exclusive"]:
+        y = np.concatenate([np.zeros_like(np.take(y, [0], axis)), np.take(y, range(y.shape[axis] - 1), axis)],
+                           axis)
+    y = np.flip(y, axis) if attrs["reverse"] else y
+    return [_like(y, x)]
+
+
 STOP_GRADIENT = _nn("StopGradient", infer=lambda attrs, ins: [ins[0]],
                     doc="x, through which no gradient flows")
 

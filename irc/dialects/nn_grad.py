@@ -958,6 +958,12 @@ for _op in (NN.ARGMAX, NN.ONEHOT, NN.STOP_GRADIENT, NN.UNIFORM,
     _op.grad(_no_grad)
 
 
+@NN.CUMSUM.grad
+def _cumsum_grad(ctx, node, douts):
+    """Each element feeds the running sums after it: dy summed from the other end."""
+    return [ctx.add("nn.CumSum", [douts[0]], {**node.attrs, "reverse": not node.attrs["reverse"]})]
+
+
 @NN.WHERE.grad
 def _where_grad(ctx, node, douts):
     cond, a, b = ctx.operands()

@@ -1314,6 +1314,13 @@ def any(input, axis=None, keep_dims: bool = False):  # noqa: A001, A002 -- MindS
 
 # -- more elementwise math, from the ops above ----------------------------------------
 
+def cumsum(x, axis: int, dtype=None):
+    x = _as_tensor(x)
+    if dtype is not None:
+        x = cast(x, dtype)
+    return _one("nn.CumSum", [x], {"axis": int(axis)})
+
+
 def rsqrt(x):
     return reciprocal(sqrt(x))
 

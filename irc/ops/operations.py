@@ -502,3 +502,13 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
 
     def __call__(self, logits, labels):
         return F.cross_entropy(logits, labels)
+
+
+class CumSum(Primitive):
+    def __init__(self, exclusive=False, reverse=False):
+        super().__init__()
+        self.exclusive, self.reverse = bool(exclusive), bool(reverse)
+
+    def __call__(self, x, axis):
+        return F._one("nn.CumSum", [F._as_tensor(x)], {"axis": int(axis), "exclusive": self.exclusive,
+                                                       "reverse": self.reverse})
