@@ -349,7 +349,7 @@ class Plan:
             self.pos_needed.add(stream.name)
         for s in steps:
             if s.k and not s.batched_input:
-                s.stream = mindspore_stream(self.module, g, s.node, stream.name)
+                s.stream = mindspore_stream(self.module, g, s.name, stream.name)
         workers = max((s.node.attrs.get("workers") or _default_workers() for s in steps), default=1)
         return SegmentExec(self.executor(stream), stream.outs, steps, values, int(workers))
 
@@ -667,25 +667,19 @@ class HostEngine(Engine):
         return dataset_size(self.module, self.graph)
 
 
-def mindspore_stream(module: Module, graph: Graph, op_node, stream_name: str):
-    """MindSpore's draws for random op ``op_node`` reading stream node
-    ``stream_name`` of host graph ``graph`` (None: irc's own draws)."""
+def mindspore_stream(module: Module, graph: Graph, op: str, stream_name: str):
+    """MindSpore's draws for random op ``op`` (its node in any graph: an
+    offloaded op lives in a device graph) reading stream node
+    ``stream_name`` of host graph ``graph``; None: irc's own draws."""
+    node = next((g.node(op) for g in module.graphs.values() if op in g), None)
+    if node is None:
+        return None
     try:
         rows = dataset_size(module, graph, stream_name)
     except UserError:
         rows = None
-    workers = op_node.attrs.get("workers") or settings.map_workers
-    return draws_mod.stream_for(get(op_node.op).trait(Random), op_node.attrs, op_node.in_types[0],
-                                workers, rows)
-
-
-def find_node(module: Module, name: str):
-    """The node called ``name`` in any graph of ``module`` (an offloaded op
-    lives in a device graph), or None."""
-    for g in module.graphs.values():
-        if name in g:
-            return g.node(name)
-    return None
+    workers = node.attrs.get("workers") or settings.map_workers
+    return draws_mod.stream_for(get(node.op).trait(Random), node.attrs, node.in_types[0], workers, rows)
 
 
 def dataset_size(module: Module, graph: Graph, stream: Optional[str] = None):

@@ -20,7 +20,7 @@ from irc.dialects.core import DRAWS
 from irc.ir.graph import Module
 from irc.passes.pipeline_columns import skip_pipeline_ops
 
-from .host_engine import DONE, EPOCH_END, Engine, HostEngine, find_node, mindspore_stream
+from .host_engine import DONE, EPOCH_END, Engine, HostEngine, mindspore_stream
 from .host_stream import col_row, pos_key
 from .onnx_lowering import lower_graph
 from .runtime import CUDA, Session, lowering_options, providers_for
@@ -94,8 +94,7 @@ class OffloadEngine(Engine):
             else:
                 column = self.names.index(node.column)
                 stream = self.host.plan.stream_of(skip_pipeline_ops(host_graph, returned[column]))
-                op_node = find_node(module, op)
-                ms = mindspore_stream(module, host_graph, op_node, stream.name) if op_node else None
+                ms = mindspore_stream(module, host_graph, op, stream.name)
                 self.inputs.append((name, (op, pos_key(stream.name), node.out_types[0].shape[-1], ms)))
 
     def run(self, num_epochs: int = 1, *, seed: Optional[int] = None, prefetch=None):

@@ -35,7 +35,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Optional, Protocol
+from typing import NamedTuple, Optional, Protocol
 
 import numpy as np
 import onnx
@@ -404,6 +404,20 @@ def draws_stream(host: Graph, column: str) -> Optional[str]:
     return value.node if get_op(host.node(value.node).op).kind in (SOURCE, PIPELINE) else None
 
 
+class DrawSpec(NamedTuple):
+    """One draws input of a program: ``k`` numbers per row for random op
+    ``op``; ``stream``: the host stream whose positions key them (a pipeline
+    op's), ``mindspore`` its MindSpore generators where it has them; else
+    (a network op's: Dropout, ops.rand) keyed by the step, ``rows`` a fixed
+    count where it is not the batch's."""
+    name: str
+    op: str
+    k: int
+    stream: Optional[str]
+    mindspore: object
+    rows: Optional[int]
+
+
 class FeedMaker:
     """Turns batches into a program's feeds: data columns, draws, rates."""
 
@@ -411,18 +425,16 @@ class FeedMaker:
         from irc.dialects import draws as draws_mod
         self.program, self.seed, self.optimizer = program, seed, optimizer
         self.draws_mod = draws_mod
-        from .host_engine import find_node, mindspore_stream
+        from .host_engine import mindspore_stream
         host_graph = module.graph(host)
         self.draw_specs = []
         for n in program.draws:
             op = n.attrs["draws_for"]
-            k = int(n.out_types[0].shape[-1])
             stream = draws_stream(host_graph, n.column) if n.column else None
-            node = find_node(module, op) if stream else None
-            ms = mindspore_stream(module, host_graph, node, stream) if node is not None else None
-            # draws of a fixed count, not one row per sample (ops.rand((4, 16)))
-            self.draw_specs.append((n.results[0], op, k, stream, ms, n.attrs.get("rows")))
-        self.host_draws = any(s[3] for s in self.draw_specs)
+            self.draw_specs.append(DrawSpec(
+                n.results[0], op, int(n.out_types[0].shape[-1]), stream,
+                mindspore_stream(module, host_graph, op, stream) if stream else None, n.attrs.get("rows")))
+        self.host_draws = any(s.stream for s in self.draw_specs)
 
     def step(self, batch: Batch, global_step: int) -> dict:
         """Feeds of one step (without the learning rate)."""
@@ -433,13 +445,14 @@ class FeedMaker:
                                 hint=f"its columns are: {', '.join(batch.columns)}")
             want = to_numpy_dtype(n.out_types[0].dtype)
             feeds[n.results[0]] = np.asarray(batch.columns[n.column], dtype=want)
-        for name, op, k, stream, ms, fixed in self.draw_specs:
-            rows = len(next(iter(batch.columns.values())))
-            if stream is not None:
-                d = self.draws_mod.draws(self.seed, op, batch.epoch, batch.positions["#pos:" + stream], k, ms)
+        for spec in self.draw_specs:
+            if spec.stream is not None:
+                d = self.draws_mod.draws(self.seed, spec.op, batch.epoch,
+                                         batch.positions["#pos:" + spec.stream], spec.k, spec.mindspore)
             else:   # a network op's draws (Dropout, ops.rand): keyed by the global step
-                d = self.draws_mod.generator(self.seed, op, global_step).random((fixed or rows, k))
-            feeds[name] = d.astype(np.float32)
+                rows = spec.rows or len(next(iter(batch.columns.values())))
+                d = self.draws_mod.generator(self.seed, spec.op, global_step).random((rows, spec.k))
+            feeds[spec.name] = d.astype(np.float32)
         return feeds
 
     def rates(self, first_step: int, count: int) -> np.ndarray:

@@ -133,14 +133,6 @@ class Tensor:
     def view(self, *shape):
         return self.reshape(*shape)
 
-    def tile(self, reps):
-        from .. import ops
-        return ops.tile(self, reps)
-
-    def broadcast_to(self, shape):
-        from .. import ops
-        return ops.broadcast_to(self, shape)
-
     def expand_as(self, other):
         from .. import ops
         return ops.broadcast_to(self, other.shape)
@@ -157,14 +149,6 @@ class Tensor:
     def flatten(self):
         from .. import ops
         return ops.reshape(self, (-1,))
-
-    def squeeze(self, axis=None):
-        from .. import ops
-        return ops.squeeze(self, axis)
-
-    def expand_dims(self, axis):
-        from .. import ops
-        return ops.expand_dims(self, axis)
 
     def mean(self, axis=None, keep_dims=False):
         from .. import ops
@@ -191,14 +175,6 @@ class Tensor:
     def argmax(self, axis=None, keepdims=False):
         from .. import ops
         return ops.argmax(self, axis, keepdims)
-
-    def abs(self):
-        from .. import ops
-        return ops.abs(self)
-
-    def exp(self):
-        from .. import ops
-        return ops.exp(self)
 
     def copy(self) -> "Tensor":
         return Tensor(self._data.copy())
@@ -373,7 +349,8 @@ def _method(fn_name: str, doc: str):
 
 
 # Tensor methods that are an ``ops`` function of the tensor, as MindSpore's are
-for _name in ("log", "sqrt", "sin", "cos", "floor", "round", "sign", "sigmoid", "tanh", "relu", "neg",
+for _name in ("abs", "exp", "squeeze", "expand_dims", "tile", "broadcast_to",
+              "log", "sqrt", "sin", "cos", "floor", "round", "sign", "sigmoid", "tanh", "relu", "neg",
               "square", "softmax", "log_softmax", "pow", "clamp", "clip", "argmin", "norm", "matmul",
               "logsumexp", "add", "sub", "mul", "div", "split", "chunk", "std", "var", "unbind",
               "masked_fill"):

@@ -23,6 +23,7 @@ the values after it back.
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -31,14 +32,13 @@ _BLOCK = 4096
 
 
 class _RawStream:
-    """Raw engine output in blocks, with unused values handed back."""
+    """Raw engine output in blocks, with unused values handed back;
+    ``more(m)`` makes the engine's next ``m`` (or more) outputs."""
 
-    def __init__(self):
+    def __init__(self, more: Callable[[int], np.ndarray]):
+        self._more = more
         self._buf = np.zeros(0, np.uint64)
         self._at = 0
-
-    def _more(self, m: int) -> np.ndarray:
-        raise NotImplementedError
 
     def take(self, m: int) -> np.ndarray:
         """The next ``m`` outputs (uint64)."""
@@ -62,12 +62,9 @@ class Mt19937(_RawStream):
     """``std::mt19937(seed)``."""
 
     def __init__(self, seed: int):
-        super().__init__()
-        self._bits = np.random.MT19937(0)
-        self._bits._legacy_seeding(int(seed) & 0xFFFFFFFF)
-
-    def _more(self, m: int) -> np.ndarray:
-        return self._bits.random_raw(m).astype(np.uint64, copy=False)
+        bits = np.random.MT19937(0)
+        bits._legacy_seeding(int(seed) & 0xFFFFFFFF)
+        super().__init__(lambda m: bits.random_raw(m).astype(np.uint64, copy=False))
 
 
 class Mt19937_64(_RawStream):
@@ -78,7 +75,7 @@ class Mt19937_64(_RawStream):
     _MATRIX = np.uint64(0xB5026F5AA96619E9)
 
     def __init__(self, seed: int):
-        super().__init__()
+        super().__init__(self._outputs)
         state = [int(seed) & 0xFFFFFFFFFFFFFFFF]
         for i in range(1, self._N):
             prev = state[-1]
@@ -96,7 +93,8 @@ class Mt19937_64(_RawStream):
         mt[n - m:n - 1] = self._mix(mt[n - m:n - 1], mt[n - m + 1:], mt[:m - 1])
         mt[n - 1:] = self._mix(mt[n - 1:], mt[:1], mt[m - 1:m])
 
-    def _more(self, m: int) -> np.ndarray:
+    def _outputs(self, m: int) -> np.ndarray:
+        """The next whole twists' tempered outputs, at least ``m``."""
         blocks = []
         for _ in range(-(-m // self._N)):
             self._twist()

@@ -111,10 +111,7 @@ class LayerNorm(Cell):
                                  f"normalized_shape {list(self.normalized_shape)} from "
                                  f"begin_params_axis {self.begin_params_axis} (begin_norm_axis "
                                  f"{self.begin_norm_axis})", where=user_frame())
-        axes = tuple(range(norm_from, rank))
-        centred = x - ops.mean(x, axes, keep_dims=True)
-        var = ops.mean(centred * centred, axes, keep_dims=True)
-        return centred / ops.sqrt(var + self.epsilon) * self.gamma + self.beta
+        return _standardised(x, tuple(range(norm_from, rank)), self.epsilon) * self.gamma + self.beta
 
     def extend_repr(self) -> str:
         return (f"normalized_shape={list(self.normalized_shape)}, begin_norm_axis={self.begin_norm_axis}, "
@@ -151,12 +148,16 @@ class InstanceNorm2d(GroupNorm):
         super().__init__(num_features, num_features, eps, affine, gamma_init, beta_init)
 
 
+def _standardised(x, axes, eps: float):
+    """(x - mean) / sqrt(biased variance + eps) over ``axes``: LayerNorm's and GroupNorm's."""
+    centred = x - ops.mean(x, axes, keep_dims=True)
+    var = ops.mean(centred * centred, axes, keep_dims=True)
+    return centred / ops.sqrt(var + eps)
+
+
 def _group_normalised(x, groups, eps, gamma, beta):
     shape = x.shape
-    grouped = ops.reshape(x, (shape[0], groups, -1))
-    centred = grouped - ops.mean(grouped, 2, True)
-    var = ops.mean(ops.square(centred), 2, True)
-    y = ops.reshape(centred / ops.sqrt(var + eps), shape)
+    y = ops.reshape(_standardised(ops.reshape(x, (shape[0], groups, -1)), 2, eps), shape)
     if gamma is None:
         return y
     per_channel = (1, -1) + (1,) * (len(shape) - 2)

@@ -18,9 +18,10 @@ from .cell import Cell, CellList
 from .normalization import LayerNorm
 
 
-def _dense(n_in: int, n_out: int) -> Dense:
+def _dense(n_in: int, n_out: int, has_bias: bool = True) -> Dense:
     """MindSpore's transformer Dense: HeUniform(sqrt(5)) weight, U(1/sqrt(fan_in)) bias."""
-    return Dense(n_in, n_out, weight_init=HeUniform(math.sqrt(5)), bias_init=Uniform(1 / math.sqrt(n_in)))
+    return Dense(n_in, n_out, weight_init=HeUniform(math.sqrt(5)), bias_init=Uniform(1 / math.sqrt(n_in)),
+                 has_bias=has_bias)
 
 
 class MultiheadAttention(Cell):
@@ -38,8 +39,7 @@ class MultiheadAttention(Cell):
         self.head_dim, self.dropout, self.batch_first = embed_dim // num_heads, float(dropout), batch_first
         self.in_proj_weight = make_param(XavierUniform(), (3 * embed_dim, embed_dim), "in_proj_weight")
         self.in_proj_bias = make_param("zeros", (3 * embed_dim,), "in_proj_bias") if has_bias else None
-        self.out_proj = Dense(embed_dim, embed_dim, has_bias=has_bias, weight_init=HeUniform(math.sqrt(5)),
-                              bias_init=Uniform(1 / math.sqrt(embed_dim)))
+        self.out_proj = _dense(embed_dim, embed_dim, has_bias)
 
     def construct(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                   average_attn_weights=True):

@@ -389,8 +389,9 @@ def _expand(x, dims: list):
 
 
 def _dims_of(x) -> list:
-    """x's dims, a run-time one as a SymDim that can reach it."""
-    return [SymDim(d, (x, i)) if isinstance(d, str) else d for i, d in enumerate(type_of(x).shape)]
+    """x's dims, a run-time one as the SymDim that can reach it (as
+    ``x.shape`` gives them while tracing)."""
+    return list(_as_tensor(x).shape)
 
 
 def _lead_ones(x, count: int):
@@ -1314,11 +1315,12 @@ def any(input, axis=None, keep_dims: bool = False):  # noqa: A001, A002 -- MindS
 
 # -- more elementwise math, from the ops above ----------------------------------------
 
-def cumsum(x, axis: int, dtype=None):
+def cumsum(x, axis: int, dtype=None, *, exclusive: bool = False, reverse: bool = False):
+    """Running sums along ``axis`` (``exclusive`` / ``reverse``: CumSum's attributes)."""
     x = _as_tensor(x)
     if dtype is not None:
         x = cast(x, dtype)
-    return _one("nn.CumSum", [x], {"axis": int(axis)})
+    return _one("nn.CumSum", [x], {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)})
 
 
 def rsqrt(x):
@@ -1456,11 +1458,7 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
     eps = float(label_smoothing)
     row_weight = None
     if sparse:
-        ignored = equal(labels, ignore_index)
-        valid = sub(1.0, cast(ignored, type_of(logp).dtype))
-        picked = mul(one_hot(where(ignored, zeros_like(labels), labels), classes, 1.0, 0.0), w)
-        row_weight = mul(sum(picked, -1), valid)
-        loss = neg(mul(sum(mul(picked, logp), -1), valid))
+        loss, row_weight, valid = _picked_rows(logp, labels, weight, ignore_index)
         if eps:
             smooth = neg(mul(sum(mul(logp, w), -1), valid))
             loss = add(mul(loss, 1.0 - eps), mul(smooth, eps / classes))
@@ -1475,18 +1473,27 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
     return div(total, sum(row_weight) if row_weight is not None else float(type_of(loss).shape[0]))
 
 
-def nll_loss(inputs, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
-             label_smoothing: float = 0.0):
-    """-log_probs[target] with class ``weight``s; 'mean' divides by the
-    targets' weights."""
-    logp = _as_tensor(inputs)
-    picked = one_hot(target, type_of(logp).shape[-1], 1.0, 0.0)
+def _picked_rows(logp, labels, weight, ignore_index: int):
+    """Per row of log-probabilities: -w[y] logp[y], w[y] (both 0 where y is
+    ``ignore_index``), and 1 or 0 for whether the row counts."""
+    ignored = equal(labels, ignore_index)
+    valid = sub(1.0, cast(ignored, type_of(logp).dtype))
+    picked = one_hot(where(ignored, zeros_like(labels), labels), type_of(logp).shape[-1], 1.0, 0.0)
     if weight is not None:
         picked = mul(picked, weight)
-    loss = neg(sum(mul(picked, logp), -1))
+    return neg(mul(sum(mul(picked, logp), -1), valid)), mul(sum(picked, -1), valid), valid
+
+
+def nll_loss(inputs, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
+             label_smoothing: float = 0.0):
+    """-log_probs[target] with class ``weight``s; ``ignore_index`` rows count
+    nowhere; 'mean' divides by the counted targets' weights."""
+    if label_smoothing:
+        raise _unsupported("nll_loss: label_smoothing (irc smooths in cross_entropy)")
+    loss, row_weight, _ = _picked_rows(_as_tensor(inputs), _as_tensor(target), weight, ignore_index)
     if reduction == "none":
         return loss
-    return sum(loss) if reduction == "sum" else div(sum(loss), sum(picked))
+    return sum(loss) if reduction == "sum" else div(sum(loss), sum(row_weight))
 
 
 def binary_cross_entropy(logits, labels, weight=None, reduction: str = "mean"):

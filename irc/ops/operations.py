@@ -143,11 +143,6 @@ class Unstack(Primitive):
         return F.unstack(input_x, self.axis)
 
 
-class Tile(Primitive):
-    def __call__(self, input_x, multiples):
-        return F.tile(input_x, multiples)
-
-
 class BroadcastTo(Primitive):
     def __init__(self, shape):
         super().__init__()
@@ -347,32 +342,6 @@ class MirrorPad(Primitive):
         return F.pad_axes(x, pairs, self.mode.lower(), what="MirrorPad")
 
 
-__getattr__ = missing_names(__name__)
-
-
-class Select(Primitive):
-    def __call__(self, cond, x, y):
-        return F.select(cond, x, y)
-
-
-class _Elementwise(Primitive):
-    """A primitive that is one elementwise function of ``F``."""
-    fn = staticmethod(F.identity)
-
-    def __call__(self, x):
-        return type(self).fn(x)
-
-
-def _elementwise(name: str, fn):
-    return type(name, (_Elementwise,), {"fn": staticmethod(fn), "__module__": __name__,
-                                        "__qualname__": name})
-
-
-Sin, Cos, Floor, Round, Sign, Softplus, StopGradient = (
-    _elementwise(name, fn) for name, fn in (
-        ("Sin", F.sin), ("Cos", F.cos), ("Floor", F.floor), ("Round", F.round), ("Sign", F.sign),
-        ("Softplus", F.softplus), ("StopGradient", F.stop_gradient)))
-
 
 class Elu(Primitive):
     def __init__(self, alpha=1.0):
@@ -443,25 +412,26 @@ class ResizeNearestNeighbor(Primitive):
         return F.resize(x, self.size, "nearest", self.coordinate)
 
 
-def _functional(name: str, fn, doc: str = ""):
-    """A primitive whose call is one ``F`` function of its arguments."""
+def _functional(name: str, fn):
+    """A primitive without attributes whose call is ``fn`` of its arguments."""
     def __call__(self, *args):
         return fn(*args)
     return type(name, (Primitive,), {"__call__": __call__, "__module__": __name__, "__qualname__": name,
-                                     "__doc__": doc or f"F.{fn.__name__}"})
+                                     "__doc__": f"{name}()(...): F.{getattr(fn, '__name__', name)}"})
 
 
-(OnesLike, ZerosLike, LogicalNot, LogicalAnd, LogicalOr, NotEqual, GreaterEqual, LessEqual, IsNan,
- IsFinite, Rsqrt, Log1p, Expm1, Tan, FloorDiv, FloorMod, AddN, GatherV2, Ones, Zeros, Fill, Eye) = (
+(Select, Tile, Sin, Cos, Floor, Round, Sign, Softplus, StopGradient, OnesLike, ZerosLike, LogicalNot,
+ LogicalAnd, LogicalOr, NotEqual, GreaterEqual, LessEqual, IsNan, IsFinite, Rsqrt, Log1p, Expm1, Tan,
+ FloorDiv, FloorMod, AddN, GatherV2, Ones, Zeros, Fill, Eye) = (
     _functional(name, fn) for name, fn in (
+        ("Select", F.select), ("Tile", F.tile), ("Sin", F.sin), ("Cos", F.cos), ("Floor", F.floor),
+        ("Round", F.round), ("Sign", F.sign), ("Softplus", F.softplus), ("StopGradient", F.stop_gradient),
         ("OnesLike", F.ones_like), ("ZerosLike", F.zeros_like), ("LogicalNot", F.logical_not),
         ("LogicalAnd", F.logical_and), ("LogicalOr", F.logical_or), ("NotEqual", F.not_equal),
         ("GreaterEqual", F.greater_equal), ("LessEqual", F.less_equal), ("IsNan", F.isnan),
         ("IsFinite", F.isfinite), ("Rsqrt", F.rsqrt), ("Log1p", F.log1p), ("Expm1", F.expm1),
         ("Tan", F.tan), ("FloorDiv", F.floor_div), ("FloorMod", F.floor_mod), ("AddN", F.addn),
-        ("GatherV2", F.gather), ("Ones", lambda shape, dtype=None: F.ones(shape, dtype)),
-        ("Zeros", lambda shape, dtype=None: F.zeros(shape, dtype)),
-        ("Fill", F.fill), ("Eye", F.eye)))
+        ("GatherV2", F.gather), ("Ones", F.ones), ("Zeros", F.zeros), ("Fill", F.fill), ("Eye", F.eye)))
 
 
 class StridedSlice(Primitive):
@@ -473,18 +443,12 @@ class StridedSlice(Primitive):
         return F.strided_slice(input_x, begin, end, strides, *self.masks)
 
 
-class ReduceAll(Primitive):
-    def __init__(self, keep_dims=False):
-        super().__init__()
-        self.keep_dims = keep_dims
-
-    def __call__(self, x, axis=()):
-        return F.all(x, axis if axis != () else None, self.keep_dims)
+class ReduceAll(_Reduce):
+    _fn = staticmethod(F.all)
 
 
-class ReduceAny(ReduceAll):
-    def __call__(self, x, axis=()):
-        return F.any(x, axis if axis != () else None, self.keep_dims)
+class ReduceAny(_Reduce):
+    _fn = staticmethod(F.any)
 
 
 class SigmoidCrossEntropyWithLogits(Primitive):
@@ -510,5 +474,7 @@ class CumSum(Primitive):
         self.exclusive, self.reverse = bool(exclusive), bool(reverse)
 
     def __call__(self, x, axis):
-        return F._one("nn.CumSum", [F._as_tensor(x)], {"axis": int(axis), "exclusive": self.exclusive,
-                                                       "reverse": self.reverse})
+        return F.cumsum(x, axis, exclusive=self.exclusive, reverse=self.reverse)
+
+
+__getattr__ = missing_names(__name__)
