@@ -18,9 +18,10 @@ from irc.ir.types import TensorType
 RNG = np.random.default_rng(1234)
 
 
-def build(op, shapes, attrs, *, dtype="f64", then=(), const_operands=()):
-    """A graph: params p0..pk (the operands), y = op(...), loss = sum(y * w)
-    for a fixed random w, and train.minimize over the params."""
+def build(op, shapes, attrs, *, dtype="f64", then=(), const_operands=(), result=0):
+    """A graph: params p0..pk (the operands), y = op(...) (its result
+    ``result``), loss = sum(y * w) for a fixed random w, and train.minimize
+    over the params."""
     m = Module("g")
     g = m.add_graph("device", "device")
     operands, names = [], []
@@ -36,7 +37,7 @@ def build(op, shapes, attrs, *, dtype="f64", then=(), const_operands=()):
                               names=[name]).out(0))
         names.append(name)
     node = g.add(op, operands, attrs)
-    y = node.out(0)
+    y = node.out(result)
     for next_op, next_attrs in then:       # a chain: op -> then[0] -> then[1] ...
         y = g.add(next_op, [y], next_attrs).out(0)
     yt = g.type_of(y)
@@ -75,9 +76,9 @@ FD_DIRECTIONS = 6
 
 
 def check_rule(op, shapes, attrs, *, values=None, tol=1e-6, ort_tol=2e-4, const_operands=None,
-               fd_eps=1e-6, then=()):
+               fd_eps=1e-6, then=(), result=0):
     const_operands = const_operands or {}
-    m, names = build(op, shapes, attrs, const_operands=const_operands, then=then)
+    m, names = build(op, shapes, attrs, const_operands=const_operands, then=then, result=result)
     weights = {}
     for i, shape in enumerate(shapes):
         if i in const_operands:
@@ -408,6 +409,28 @@ def test_gather_is_mindspores_on_another_axis_and_out_of_range():
     np.testing.assert_array_equal(got, np.take(data, [4, 0, 4, 4], axis=1))
     with pytest.raises(Exception, match=r"outside \[-5, 5\)"):
         ops.gather(Tensor(data), Tensor(np.array([5], np.int32)), 1)
+
+
+# -- recurrences ----------------------------------------------------------------------------------
+
+T, N, H = 4, 2, 3
+
+
+@pytest.mark.parametrize("result", [0, 1])
+def test_lstm_through_time(result):
+    """nn.LSTM's every operand from its hidden states (result 0) or from its
+    cell states alone (result 1: no dy, only dc)."""
+    check_rule("nn.LSTM", [(T, N, 4 * H), (4 * H, H), (N, H), (N, H)], {}, result=result)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_gru_through_time(bias):
+    check_rule("nn.GRU", [(T, N, 3 * H), (3 * H, H), (N, H), *([(3 * H,)] if bias else [])], {})
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_rnn_through_time(activation):
+    check_rule("nn.RNN", [(T, N, H), (H, H), (N, H)], {"activation": activation})
 
 
 # -- losses --------------------------------------------------------------------------------------------

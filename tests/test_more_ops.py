@@ -22,8 +22,10 @@ GRADIENTS = gradient_cases(ms, ops, nn, Tensor)
 
 
 # MindSpore's Mish gradient kernel is 8.6e-5 off the float64 derivative at
-# x = 3.912 (1.0050402 against 1.0051252); irc's composite is 6e-7 off
-TOLERANCE = {"mish": 1e-4}
+# x = 3.912 (1.0050402 against 1.0051252); irc's composite is 6e-7 off.
+# Its float32 GRU gradient is 4.3e-6 off PyTorch's float64 one on the same
+# weights; irc's is 1.0e-7 off
+TOLERANCE = {"mish": 1e-4, "GRU": 1e-5}
 
 
 def close(got, want, name, tol=2e-6):

@@ -37,7 +37,7 @@ INT64_MAX = np.iinfo(np.int64).max
 # ops not listed are plain math.
 _FAMILIES = {
     "nn.conv": ("Conv",),
-    "nn.dense": ("Gemm", "MatMul"),
+    "nn.dense": ("Gemm", "MatMul", "LSTM", "GRU", "RNN"),
     "nn.activation": ("Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "Softmax", "LogSoftmax", "Erf"),
     "nn.pool": ("MaxPool", "AveragePool"),
     "nn.norm": ("BatchNormalization", "Dropout"),
@@ -1234,3 +1234,123 @@ def _onehot_host(inputs, attrs, draws):
     return [y.astype(to_numpy_dtype(attrs["dtype"]))]
 
 
+
+
+# =============================================================================
+# recurrences: a whole sequence through one cell (MindSpore's nn.LSTM, nn.GRU
+# and nn.RNN per layer and direction).  The input projection x W_ih^T + b_ih
+# is ordinary MatMul/Add outside (one GEMM over all steps), so the operand x
+# is already gates-wide; w_hh is MindSpore's [gates * H, H] with its gates
+# in MindSpore's order (LSTM i, f, g, o; GRU r, z, n).  ONNX has LSTM/GRU/RNN
+# ops but no gradients for them: these lower to Scan loops, forward and
+# backward (backends/onnx_rules/recurrent.py).
+# =============================================================================
+
+RECURRENT_CELLS = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}     # gates per cell
+
+
+def _infer_recurrence(op: str, cell: str, x: TensorType, w_hh: TensorType, states: list) -> TensorType:
+    gates = RECURRENT_CELLS[cell]
+    if not is_float(x.dtype) or x.rank != 3:
+        raise TypeError(f"{op}: the projected inputs must be a float [T, N, gates * H] tensor, got {x}")
+    if w_hh.rank != 2 or w_hh.dtype != x.dtype:
+        raise TypeError(f"{op}: w_hh must be a [gates * H, H] {x.dtype} matrix, got {w_hh}")
+    hidden = w_hh.shape[1]
+    for have, want in ((w_hh.shape[0], hidden * gates if isinstance(hidden, int) else UNKNOWN),
+                       (x.shape[2], w_hh.shape[0])):
+        if isinstance(have, int) and isinstance(want, int) and have != want:
+            raise ValueError(f"{op}: {gates} gates of hidden size {hidden} need {hidden * gates} rows, "
+                             f"got x {x} and w_hh {w_hh}")
+    for h in states:
+        if h.rank != 2 or h.dtype != x.dtype:
+            raise TypeError(f"{op}: an initial state must be a [N, H] {x.dtype} matrix, got {h}")
+    return TensorType(x.dtype, [x.shape[0], x.shape[1], hidden])
+
+
+def _infer_lstm(attrs, ins):
+    y = _infer_recurrence("nn.LSTM", "lstm", ins[0], ins[1], ins[2:4])
+    return [y, y]
+
+
+def _infer_gru(attrs, ins):
+    if len(ins) > 3 and (ins[3].rank != 1 or ins[3].dtype != ins[0].dtype):
+        raise TypeError(f"nn.GRU: b_hh must be a [3 * H] {ins[0].dtype} vector, got {ins[3]}")
+    return [_infer_recurrence("nn.GRU", "gru", ins[0], ins[1], ins[2:3])]
+
+
+def _infer_rnn(attrs, ins):
+    if attrs["activation"] not in ("tanh", "relu"):
+        raise ValueError(f"nn.RNN: activation must be 'tanh' or 'relu', got {attrs['activation']!r}")
+    return [_infer_recurrence("nn.RNN", "rnn_" + attrs["activation"], ins[0], ins[1], ins[2:3])]
+
+
+LSTM = _nn("LSTM", infer=_infer_lstm, operands=("x", "w_hh", "h0", "c0"), results=("y", "c"),
+           doc="x [T, N, 4H] (x W_ih^T + b_ih + b_hh), gates i, f, g, o -> every step's hidden "
+               "state y and cell state c, [T, N, H] each")
+GRU = _nn("GRU", infer=_infer_gru, operands=("x", "w_hh", "h0", "b_hh?"), results=("y",),
+          doc="x [T, N, 3H] (x W_ih^T + b_ih), gates r, z, n; n = tanh(x_n + r (h W_hn^T + b_hn)) "
+              "-> every step's hidden state [T, N, H]")
+RNN = _nn("RNN", attrs={"activation": "tanh"}, infer=_infer_rnn, operands=("x", "w_hh", "h0"),
+          results=("y",), doc="x [T, N, H] (x W_ih^T + b_ih + b_hh) -> h_t = activation(x_t + "
+                              "h_{t-1} W_hh^T) for every step, [T, N, H]")
+
+
+def _sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def lstm_sweep(x, w_hh, h, c):
+    """Every step of an LSTM in float64 numpy: (y, c, gates), gates the
+    activated i, f, g, o side by side [T, N, 4H]."""
+    ys, cs, gates = [], [], []
+    for x_t in x:
+        i, f, g, o = np.split(x_t + h @ w_hh.T, 4, axis=-1)
+        i, f, g, o = _sigmoid(i), _sigmoid(f), np.tanh(g), _sigmoid(o)
+        c = f * c + i * g
+        h = o * np.tanh(c)
+        ys.append(h)
+        cs.append(c)
+        gates.append(np.concatenate([i, f, g, o], axis=-1))
+    return np.stack(ys), np.stack(cs), np.stack(gates)
+
+
+def gru_sweep(x, w_hh, h, b_hh):
+    """Every step of a GRU in float64 numpy: (y, gates), gates r, z, n and
+    h W_hn^T + b_hn side by side [T, N, 4H]."""
+    ys, gates = [], []
+    for x_t in x:
+        xr, xz, xn = np.split(x_t, 3, axis=-1)
+        hr, hz, hn = np.split(h @ w_hh.T + b_hh, 3, axis=-1)
+        r, z = _sigmoid(xr + hr), _sigmoid(xz + hz)
+        n = np.tanh(xn + r * hn)
+        h = n + z * (h - n)
+        ys.append(h)
+        gates.append(np.concatenate([r, z, n, hn], axis=-1))
+    return np.stack(ys), np.stack(gates)
+
+
+def _gru_bias(inputs) -> np.ndarray | float:
+    return _f64(inputs[3]) if len(inputs) > 3 and inputs[3] is not None else 0.0
+
+
+@LSTM.host_batch
+def _lstm_host(inputs, attrs, draws):
+    y, c, _ = lstm_sweep(*(_f64(v) for v in inputs))
+    return [_like(y, inputs[0]), _like(c, inputs[0])]
+
+
+@GRU.host_batch
+def _gru_host(inputs, attrs, draws):
+    y, _ = gru_sweep(*(_f64(v) for v in inputs[:3]), _gru_bias(inputs))
+    return [_like(y, inputs[0])]
+
+
+@RNN.host_batch
+def _rnn_host(inputs, attrs, draws):
+    x, w, h = (_f64(v) for v in inputs)
+    ys = []
+    for x_t in x:
+        a = x_t + h @ w.T
+        h = np.tanh(a) if attrs["activation"] == "tanh" else np.maximum(a, 0.0)
+        ys.append(h)
+    return [_like(np.stack(ys), inputs[0])]

@@ -1006,6 +1006,147 @@ for _loss, _loss_grad in LOSS_GRADS:
 
 
 # =============================================================================
+# recurrences (nn.LSTM, nn.GRU, nn.RNN): backpropagation through time
+# =============================================================================
+# Training replaces a forward LSTM/GRU by its ``...WithGates`` twin, which
+# also keeps every step's activated gates (as MaxPool keeps its indices), so
+# the backward sweep need not recompute them: one backward op per cell
+# sweeps the steps from the last to the first carrying dh (and dc); the
+# projected inputs' gradient dx is every step's gate gradient, and dW_hh sums
+# those against the previous states, once, after the sweep.
+
+def _gates_type(y: TensorType) -> TensorType:
+    hidden = y.shape[2]
+    return TensorType(y.dtype, [y.shape[0], y.shape[1], hidden * 4 if isinstance(hidden, int) else UNKNOWN])
+
+
+LSTM_WITH_GATES = _grad("LSTMWithGates", operands=("x", "w_hh", "h0", "c0"), results=("y", "c", "gates"),
+                        infer=lambda attrs, ins: [*NN.LSTM.infer(attrs, ins),
+                                                  _gates_type(NN.LSTM.infer(attrs, ins)[0])],
+                        doc="nn.LSTM, also giving the activated gates i, f, g, o of every step [T, N, 4H]")
+GRU_WITH_GATES = _grad("GRUWithGates", operands=("x", "w_hh", "h0", "b_hh?"), results=("y", "gates"),
+                       infer=lambda attrs, ins: [*NN.GRU.infer(attrs, ins), _gates_type(NN.GRU.infer(attrs, ins)[0])],
+                       doc="nn.GRU, also giving r, z, n and h W_hn^T + b_hn of every step [T, N, 4H]")
+
+
+@LSTM_WITH_GATES.host_batch
+def _lstm_with_gates_host(inputs, attrs, draws):
+    return [_like(v, inputs[0]) for v in NN.lstm_sweep(*(_f64(v) for v in inputs))]
+
+
+@GRU_WITH_GATES.host_batch
+def _gru_with_gates_host(inputs, attrs, draws):
+    return [_like(v, inputs[0]) for v in NN.gru_sweep(*(_f64(v) for v in inputs[:3]), NN._gru_bias(inputs))]
+
+
+def _infer_recurrence_grad(extra: str | None):
+    def infer(attrs, ins):
+        dy, w_hh, h0 = ins[0], ins[1], ins[2]
+        if dy.dtype != w_hh.dtype:
+            raise TypeError(f"recurrence gradient: dy {dy} and w_hh {w_hh} dtypes differ")
+        dx = TensorType(dy.dtype, [dy.shape[0], dy.shape[1], w_hh.shape[0]])
+        return [dx, w_hh, h0, *([h0] if extra == "c0" else []),
+                *([TensorType(dy.dtype, [w_hh.shape[0]])] if extra == "b_hh" else [])]
+    return infer
+
+
+LSTM_GRAD = _grad("LSTM", infer=_infer_recurrence_grad("c0"),
+                  operands=("dy", "w_hh", "h0", "c0", "y", "c", "gates", "dc?"),
+                  results=("dx", "dw_hh", "dh0", "dc0"),
+                  doc="nn.LSTM's gradients from dy (and dc), through time")
+GRU_GRAD = _grad("GRU", infer=_infer_recurrence_grad("b_hh"), operands=("dy", "w_hh", "h0", "y", "gates"),
+                 results=("dx", "dw_hh", "dh0", "db_hh"), doc="nn.GRU's gradients from dy, through time")
+RNN_GRAD = _grad("RNN", attrs={"activation": "tanh"}, infer=_infer_recurrence_grad(None),
+                 operands=("dy", "w_hh", "h0", "y"), results=("dx", "dw_hh", "dh0"),
+                 doc="nn.RNN's gradients from dy, through time")
+
+
+def _previous(h0: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The state each step started from: h0, then every step's but the last."""
+    return np.concatenate([h0[None], y[:-1]])
+
+
+def _weight_grad(dgates: np.ndarray, previous: np.ndarray) -> np.ndarray:
+    return np.einsum("tng,tnh->gh", dgates, previous)
+
+
+@LSTM_GRAD.host_batch
+def _lstm_grad_host(inputs, attrs, draws):
+    dy, w, h0, c0, y, c, gates = (_f64(v) for v in inputs[:7])
+    dc_out = _f64(inputs[7]) if len(inputs) > 7 and inputs[7] is not None else np.zeros_like(c)
+    h_prev, c_prev = _previous(h0, y), _previous(c0, c)
+    dgates = np.empty_like(gates)
+    dh, dc = np.zeros_like(h0), np.zeros_like(c0)
+    for t in reversed(range(len(dy))):
+        i, f, g, o = np.split(gates[t], 4, axis=-1)
+        dh = dh + dy[t]
+        tc = np.tanh(c[t])
+        dc = dc + dc_out[t] + dh * o * (1 - tc * tc)
+        dgates[t] = np.concatenate([dc * g * i * (1 - i), dc * c_prev[t] * f * (1 - f),
+                                    dc * i * (1 - g * g), dh * tc * o * (1 - o)], axis=-1)
+        dh, dc = dgates[t] @ w, dc * f
+    like = inputs[0]
+    return [_like(dgates, like), _like(_weight_grad(dgates, h_prev), like), _like(dh, like), _like(dc, like)]
+
+
+@GRU_GRAD.host_batch
+def _gru_grad_host(inputs, attrs, draws):
+    dy, w, h0, y, gates = (_f64(v) for v in inputs)
+    h_prev = _previous(h0, y)
+    dx, dhg = np.empty_like(gates[..., :w.shape[0]]), np.empty_like(gates[..., :w.shape[0]])
+    dh = np.zeros_like(h0)
+    for t in reversed(range(len(dy))):
+        r, z, n, hn = np.split(gates[t], 4, axis=-1)
+        dh = dh + dy[t]
+        dan = dh * (1 - z) * (1 - n * n)
+        dar = dan * hn * r * (1 - r)
+        daz = dh * (h_prev[t] - n) * z * (1 - z)
+        dx[t] = np.concatenate([dar, daz, dan], axis=-1)
+        dhg[t] = np.concatenate([dar, daz, dan * r], axis=-1)
+        dh = dh * z + dhg[t] @ w
+    like = inputs[0]
+    return [_like(dx, like), _like(_weight_grad(dhg, h_prev), like), _like(dh, like),
+            _like(dhg.sum(axis=(0, 1)), like)]
+
+
+@RNN_GRAD.host_batch
+def _rnn_grad_host(inputs, attrs, draws):
+    dy, w, h0, y = (_f64(v) for v in inputs)
+    da = np.empty_like(dy)
+    dh = np.zeros_like(h0)
+    for t in reversed(range(len(dy))):
+        dh = dh + dy[t]
+        da[t] = dh * (1 - y[t] * y[t]) if attrs["activation"] == "tanh" else dh * (y[t] > 0)
+        dh = da[t] @ w
+    like = inputs[0]
+    return [_like(da, like), _like(_weight_grad(da, _previous(h0, y)), like), _like(dh, like)]
+
+
+@NN.LSTM.grad
+def _lstm_grad(ctx, node, douts):
+    y, c, gates = ctx.replace_forward("grad.LSTMWithGates", {}, ["gates"]).outs
+    _, w, h0, c0 = ctx.operands()
+    # only the cell states read (no hidden state): dy is zeros
+    dy = douts[0] if douts[0] is not None else ctx.add("nn.Mul", [y, ctx.const(0.0, like=y)])
+    dc = [douts[1]] if douts[1] is not None else []
+    return ctx.add_node("grad.LSTM", [dy, w, h0, c0, y, c, gates, *dc]).outs
+
+
+@NN.GRU.grad
+def _gru_grad(ctx, node, douts):
+    y, gates = ctx.replace_forward("grad.GRUWithGates", {}, ["gates"]).outs
+    _, w, h0, *b = ctx.operands()
+    dx, dw, dh0, db = ctx.add_node("grad.GRU", [douts[0], w, h0, y, gates]).outs
+    return [dx, dw, dh0, *([db] if b else [])]
+
+
+@NN.RNN.grad
+def _rnn_grad(ctx, node, douts):
+    _, w, h0 = ctx.operands()
+    return ctx.add_node("grad.RNN", [douts[0], w, h0, ctx.result(0)], node.attrs).outs
+
+
+# =============================================================================
 # collectives (parallel dialect)
 # =============================================================================
 # Each rank differentiates its own loss; the step's objective is their sum

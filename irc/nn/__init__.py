@@ -19,6 +19,7 @@ from .metrics import (  # noqa: F401
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm2d, LayerNorm  # noqa: F401
 from .padding import Pad  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
 
 # Modules other parts of irc add to this namespace (losses, optimizers,
 # wrappers); a name is looked up in them on first use.

@@ -95,12 +95,11 @@ class Embedding(Cell):
         self.embedding_table = Parameter(table, name="embedding_table")
 
     def construct(self, ids):
-        flat = ops.reshape(ids, (-1,))
+        # ids of any shape index the table directly (a flatten and reshape
+        # back would move the run-time batch off its axis)
         if self.use_one_hot:
-            rows = ops.matmul(ops.one_hot(flat, self.vocab_size, 1.0, 0.0), self.embedding_table)
-        else:
-            rows = ops.gather(self.embedding_table, flat, 0)
-        return ops.reshape(rows, tuple(ids.shape) + (self.embedding_size,))
+            return ops.matmul(ops.one_hot(ids, self.vocab_size, 1.0, 0.0), self.embedding_table)
+        return ops.gather(self.embedding_table, ids, 0)
 
     def extend_repr(self) -> str:
         return f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, " \
