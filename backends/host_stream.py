@@ -422,13 +422,18 @@ class ShuffleExec(PassExec):
     stream drain the buffer the same way, the live positions shrinking.
 
     The draws are one ``std::mt19937_64(seed)`` stream that goes on across
-    passes and epochs, as MindSpore's does, so the order is MindSpore's.  Rows
+    passes and epochs, as MindSpore's does, so the order is MindSpore's
+    (without ``reshuffle_each_epoch`` the stream restarts every pass, and
+    every pass has the first one's order: a randomized split's).  Rows
     stay in their physical slot of the :class:`RowStore`: ``slots[position]``
     says which slot a buffer position holds."""
 
     def iterate(self, run):
         capacity = int(self.node.attrs["buffer_size"])
-        gen = run.carried(self.name, lambda: stdrandom.Mt19937_64(run.seed))
+        if self.node.attrs["reshuffle_each_epoch"]:
+            gen = run.carried(self.name, lambda: stdrandom.Mt19937_64(run.seed))
+        else:
+            gen = stdrandom.Mt19937_64(run.seed)
         store, fill, size = None, 0, 256
         slots = list(range(capacity))
         last = capacity - 1

@@ -490,5 +490,23 @@ def test_split_sizes_follow_mindspore():
     assert len(rows[0]) == 8 and len(rows[1]) == 2 and sorted(rows[0] + rows[1]) == list(range(10))
     with pytest.raises(ValueError, match="add up to"):
         d.split([3, 3])
-    with pytest.raises(RuntimeError, match="randomize=False"):
-        d.batch(2).split([0.5, 0.5])
+
+
+
+def test_a_pipeline_splits_as_mindspore_does():
+    """A pipeline (not a mappable source) split at random: each part reads
+    the same shuffle(10000), its order kept every epoch, and skips the rows
+    before its share; the orders are MindSpore 2.10's (seed 5)."""
+    import irc.dataset as ds
+    ds.config.set_seed(5)
+    d = ds.NumpySlicesDataset({"data": np.arange(20)}, shuffle=False)
+    a, b = d.batch(2).split([0.6, 0.4])
+    for part, want in ((a, [4, 8, 0, 12, 18, 10]), (b, [6, 2, 14, 16])):
+        it = part.create_dict_iterator(num_epochs=2, output_numpy=True)
+        assert [[int(x["data"][0]) for x in it] for _ in range(2)] == [want, want]
+    g = ds.GeneratorDataset([(np.array([i]),) for i in range(30)], ["x"], shuffle=True)
+    c, e = g.map(lambda x: x * 2, input_columns="x").split([0.7, 0.3])
+    assert [int(x["x"][0]) for x in c.create_dict_iterator(output_numpy=True)] == [
+        0, 52, 28, 18, 20, 2, 50, 46, 44, 58, 14, 4, 6, 40, 54, 26, 12, 24, 34, 30, 48]
+    assert [int(x["x"][0]) for x in e.create_dict_iterator(output_numpy=True)] == [
+        42, 36, 22, 32, 10, 16, 56, 8, 38]

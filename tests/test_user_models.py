@@ -4,7 +4,7 @@
 mindspore``): a CIFAR-style augmented, shuffled pipeline; the ViT tutorial's
 class token; a U-Net with Conv2dTranspose and bilinear interpolate; the
 Transformer tutorial's masked attention with ignore_index; an
-nn.TransformerEncoder classifier.  It ran unchanged under MindSpore 2.10 (CPU)
+nn.TransformerEncoder classifier; a GRU feeding a 2-layer relu RNN.  It ran unchanged under MindSpore 2.10 (CPU)
 to make ``user_models.mindspore.json``; here it runs under irc, and every
 step's loss and the trained weights must match: same batches, same
 augmentation, same initial weights, same arithmetic.

@@ -50,7 +50,10 @@ def _comparable(other) -> bool:
 class Tensor:
     """``Tensor(input_data, dtype=None)``; or ``Tensor(shape=..., dtype=..., init=...)``."""
 
-    __array_priority__ = 100   # numpy defers to our operators
+    # No __array_priority__: with numpy on the left (ndarray == Tensor,
+    # np.float32(2) * Tensor) numpy converts the Tensor and gives an ndarray,
+    # as MindSpore 2.10's PyNative does; traced values (SymbolicTensor) keep
+    # theirs, so numpy defers to the tracer.
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
         if input_data is None:

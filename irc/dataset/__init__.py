@@ -6,10 +6,10 @@ samplers (:mod:`irc.dataset.samplers`) and the pipeline methods (``map``,
 ``batch``, ``shuffle`` ...) build lazy Dataset nodes
 (:mod:`irc.dataset.engine_api`); iterating one lowers it to the
 pipeline IR and runs it on the host engine.  Transforms live in
-:mod:`irc.dataset.vision` and :mod:`irc.dataset.transforms`, global settings
+:mod:`irc.dataset.vision`, :mod:`irc.dataset.text` and :mod:`irc.dataset.transforms`, global settings
 in :mod:`irc.dataset.config`.
 """
-from . import config, samplers, transforms, vision  # noqa: F401
+from . import config, samplers, text, transforms, vision  # noqa: F401
 from .engine_api import (  # noqa: F401
     BatchDataset, Cifar10Dataset, ConcatDataset, Dataset, DictIterator, GeneratorDataset,
     ImageFolder, ImageFolderDataset, MapDataset, MappableDataset, MnistDataset, NumpySlicesDataset,

@@ -28,6 +28,7 @@ from ..capture import current as _current_capture
 from ..diagnostics import (UnsupportedAttribute, UnsupportedError, UserError, UserRuntimeError,
                            UserTypeError, UserValueError, user_frame)
 from ..dialects.samplers import SOURCE_ARGS, sampler_of
+from ..ir.types import UNKNOWN, TensorType
 from . import samplers
 from ._ops import flatten_ops, is_int
 
@@ -307,14 +308,19 @@ class Dataset:
         the size, or fractions summing to 1).  Randomized, as MindSpore does
         it: each split samples the source's own sampler with a RandomSampler
         that keeps its first order every epoch, and reads its consecutive
-        share of that order (a SequentialSampler); otherwise the splits are
-        consecutive (skip + take)."""
+        share of that order (a SequentialSampler); a pipeline's splits each
+        read the same shuffle(10000), in the same order every epoch, and skip
+        the rows before their share; otherwise the splits are consecutive
+        (skip + take)."""
         counts = self._split_sizes(sizes)
+        if randomize and not isinstance(self, MappableDataset):
+            parts, start = [], 0
+            for n in counts:
+                part = ShuffleDataset(self, {"buffer_size": 10000, "reshuffle_each_epoch": False})
+                parts.append((part.skip(start) if start else part).take(n))
+                start += n
+            return parts
         if randomize:
-            if not isinstance(self, MappableDataset):
-                raise UserRuntimeError("split: a dataset that is not a mappable source (a "
-                                       "pipeline, or a non-random-access source) can only be "
-                                       "split with randomize=False", where=user_frame())
             parts, start = [], 0
             for n in counts:
                 part = copy.copy(self)
@@ -892,39 +898,56 @@ class GeneratorDataset(_PythonSource):
     def _types(self) -> list[str]:
         from ..dialects.dataset import row_columns, type_of_value
         names = self._params["columns"]
-        row = self._first_source_row()
-        if row is None:
+        rows = self._first_source_rows()
+        if not rows:
             dtypes = self._dtypes or ["f32"] * len(names)
             return [f"{d}[]" for d in dtypes]
         try:
-            values = row_columns(row, len(names), "GeneratorDataset")
+            columns = [[type_of_value(v) for v in row_columns(row, len(names), "GeneratorDataset")]
+                       for row in rows]
         except UserError as e:
             raise UserRuntimeError(e.message, where=self.source) from None
-        types = [type_of_value(v) for v in values]
+        # a dimension the first rows disagree on (a text's length) is unknown
+        types = [_widened(list(seen)) for seen in builtins.zip(*columns)]
         if self._dtypes:
             types = [t.with_dtype(d) for t, d in builtins.zip(types, self._dtypes)]
         return [str(t) for t in types]
 
-    def _first_source_row(self):
+    def _first_source_rows(self, count: int = 8) -> list:
+        """Up to ``count`` first rows (one of an iterable already probed; an
+        error past the first row is left for the run, where it is located)."""
         from ..dialects.dataset import is_random_access
         src = self._params["source"]
+        rows: list = []
         try:
             if is_random_access(src):
-                return src[0] if len(src) else None
+                return [src[i] for i in range(min(count, len(src)))]
             if isinstance(src, _ProbedIterable):
-                return src.first_row()
+                return [src.first_row()]
             it = iter(src())
             try:
-                return next(it)
-            except StopIteration:
-                return None
+                for row in itertools.islice(it, count):
+                    rows.append(row)
+                return rows
             finally:
                 close = getattr(it, "close", None)
                 if close is not None:
                     close()
         except Exception as e:
+            if rows:
+                return rows
             raise UserRuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} while "
                                    f"reading its first row: {e}", where=self.source) from None
+
+
+def _widened(types: list) -> TensorType:
+    """One type for a column's first rows: their dims where they agree, '?'
+    where they differ (the first row's type where ranks or dtypes differ)."""
+    first = types[0]
+    if any(t.rank != first.rank or t.dtype != first.dtype for t in types):
+        return first
+    return first.with_shape([d if all(t.shape[i] == d for t in types) else UNKNOWN
+                             for i, d in enumerate(first.shape)])
 
 
 # =============================================================================

@@ -650,10 +650,12 @@ def _min_counts(attrs, counts):
 
 SHUFFLE = define("dataset.shuffle", kind=PIPELINE, family=FAMILY,
                  operands=("*columns",), results=("*columns",),
-                 attrs={"buffer_size": REQUIRED}, infer=_same_types, traits=(RowCount(_child_count),),
+                 attrs={"buffer_size": REQUIRED, "reshuffle_each_epoch": True}, infer=_same_types,
+                 traits=(RowCount(_child_count),),
                  doc="MindSpore's shuffle buffer: fill buffer_size rows; then per incoming row emit "
                      "slot draw % buffer_size, move the last row into it and append the new row; "
-                     "drain the same way at the end (one mt19937_64 stream over the run)")
+                     "drain the same way at the end (one mt19937_64 stream over the run, or "
+                     "restarted every pass without reshuffle_each_epoch)")
 BATCH = define("dataset.batch", kind=PIPELINE, family=FAMILY,
                operands=("*columns",), results=("*columns",),
                attrs={"batch_size": REQUIRED, "drop_remainder": False},

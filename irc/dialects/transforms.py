@@ -1,5 +1,6 @@
 """The ``transforms`` dialect: generic tensor transforms of
-``mindspore.dataset.transforms`` (``TypeCast``, ``OneHot``, ``Duplicate``).
+``mindspore.dataset.transforms`` (``TypeCast``, ``OneHot``, ``Duplicate``,
+``PadEnd``).
 
 ``transforms.Compose`` is not an op: the API flattens it into its list.
 """
@@ -93,3 +94,36 @@ DUPLICATE = define("transforms.Duplicate", kind=MAP, family=FAMILY, attrs={},
 def _duplicate_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     return [x, x.copy()]
+
+
+# --- PadEnd ------------------------------------------------------------------------
+
+def _infer_pad_end(attrs, ins):
+    t, shape = ins[0], list(attrs["pad_shape"])
+    if len(shape) != t.rank:
+        raise ValueError(f"PadEnd: pad_shape {shape} has {len(shape)} dimension(s), the column {t} {t.rank}")
+    return [TensorType(t.dtype, [d if want < 0 else want for d, want in zip(t.shape, shape)])]
+
+
+PAD_END = define("transforms.PadEnd", kind=MAP, family=FAMILY, operands=("input",), traits=(Pure(),),
+                 attrs={"pad_shape": REQUIRED, "pad_value": None}, infer=_infer_pad_end,
+                 doc="each axis cut or padded at its end to pad_shape (-1: kept) with pad_value "
+                     "(none: 0, or '' for strings)")
+
+
+@PAD_END.host_sample
+def _pad_end_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    if x.ndim != len(attrs["pad_shape"]):
+        raise ValueError(f"PadEnd: pad_shape {list(attrs['pad_shape'])} does not fit a row of shape "
+                         f"{list(x.shape)}")
+    shape = [d if want < 0 else want for d, want in zip(x.shape, attrs["pad_shape"])]
+    value = attrs["pad_value"]
+    if value is None:
+        value = "" if x.dtype.kind in "OSU" else 0
+    if x.dtype.kind == "U" and isinstance(value, str):   # room for the pad's characters
+        x = x.astype(np.result_type(x.dtype, np.array(value).dtype))
+    out = np.full(shape, value, dtype=x.dtype)
+    kept = tuple(slice(0, min(d, want)) for d, want in zip(x.shape, shape))
+    out[kept] = x[kept]
+    return [out]

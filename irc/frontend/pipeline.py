@@ -299,6 +299,10 @@ class _Lowering:
 
     def tensor_op(self, ds, op, values, current, outs, map_attrs):
         attrs = {**op.attrs, **map_attrs}
+        for name in op.opdef.object_attrs:     # a Lookup's vocabulary: kept, its key in the IR
+            key = self.object_key(name)
+            self.module.objects[key] = attrs[name]
+            attrs[name] = key
         return self._add_map_node(ds, op.op_name, values, attrs, current, outs)
 
     def pyfunc(self, ds, index, fn, values, current, outs, map_attrs):

@@ -9,10 +9,9 @@ batch, functional training), unet (Conv2dTranspose, skip concat, bilinear
 interpolate, BCEWithLogitsLoss), attention (the Transformer tutorial's masked
 attention, swapaxes, CrossEntropyLoss(ignore_index)), encoder
 (nn.TransformerEncoder, batch_first, AdamWeightDecay, Model.train), groups
-(a learning rate and a weight decay per parameter group), sentiment (the
-RNN sentiment tutorial's embedding + 2-layer bidirectional LSTM, functional
-training with Adam), recurrent (nn.GRU, then nn.RNN with relu and given
-initial states, Model.train).
+(a learning rate and a weight decay per parameter group), recurrent
+(nn.GRU, then nn.RNN with relu and given initial states, Model.train; the
+LSTM of the RNN sentiment tutorial is sentiment_tutorial.py's).
 """
 import json
 import math
@@ -25,7 +24,7 @@ import mindspore.dataset as ds
 import mindspore.dataset.transforms as transforms
 import mindspore.dataset.vision as vision
 from mindspore import Parameter, Tensor, nn, ops
-from mindspore.common.initializer import HeUniform, Normal, Uniform, initializer
+from mindspore.common.initializer import Normal, initializer
 from mindspore.train import Callback, Model
 
 MODEL = sys.argv[1] if len(sys.argv) > 1 else "augmented"
@@ -262,40 +261,6 @@ def groups():
                        nn.Momentum(params, 0.01, 0.9), data, 2), net
 
 
-# -- sentiment: the RNN sentiment tutorial (LSTM over an embedding) -------------------------------
-
-class Sentiment(nn.Cell):
-    def __init__(self, embeddings, hidden_dim, output_dim, n_layers, bidirectional, pad_idx):
-        super().__init__()
-        vocab_size, embedding_dim = embeddings.shape
-        self.embedding = nn.Embedding(vocab_size, embedding_dim, embedding_table=ms.Tensor(embeddings),
-                                      padding_idx=pad_idx)
-        self.rnn = nn.LSTM(embedding_dim, hidden_dim, num_layers=n_layers, bidirectional=bidirectional,
-                           batch_first=True)
-        weight_init = HeUniform(math.sqrt(5))
-        bias_init = Uniform(1 / math.sqrt(hidden_dim * 2))
-        self.fc = nn.Dense(hidden_dim * 2, output_dim, weight_init=weight_init, bias_init=bias_init)
-
-    def construct(self, inputs):
-        embedded = self.embedding(inputs)
-        _, (hidden, _) = self.rnn(embedded)
-        hidden = ops.concat((hidden[-2, :, :], hidden[-1, :, :]), axis=1)
-        return self.fc(hidden)
-
-
-def sentiment():
-    np.random.seed(0)
-    ms.set_seed(0)
-    rng = np.random.default_rng(0)
-    tokens = rng.integers(1, 30, (48, 12)).astype(np.int32)
-    labels = (tokens[:, :4].mean(1) > 15).astype(np.float32).reshape(-1, 1)
-    net = Sentiment(rng.normal(size=(30, 8)).astype(np.float32), 16, 1, 2, True, 0)
-    data = ds.NumpySlicesDataset({"text": tokens, "label": labels}, shuffle=False).batch(16, drop_remainder=True)
-    batches = [batch for _ in range(2) for batch in data.create_tuple_iterator()]
-    return train_functional(net, nn.BCEWithLogitsLoss(reduction="mean"),
-                            nn.Adam(net.trainable_params(), learning_rate=0.01), batches), net
-
-
 # -- recurrent: a GRU, then an RNN from given initial states ----------------------------------
 
 class Recurrent(nn.Cell):
@@ -326,6 +291,5 @@ def recurrent():
 
 
 losses, trained = {"augmented": augmented, "vit": vit, "unet": unet, "attention": attention,
-                   "encoder": encoder, "groups": groups, "sentiment": sentiment,
-                   "recurrent": recurrent}[MODEL]()
+                   "encoder": encoder, "groups": groups, "recurrent": recurrent}[MODEL]()
 print(json.dumps({"losses": losses, "weights": weight_sum(trained)}))

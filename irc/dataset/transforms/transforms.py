@@ -1,6 +1,6 @@
 """``mindspore.dataset.transforms.transforms``: generic tensor transforms.
 
-``TypeCast``, ``OneHot`` and ``Duplicate`` describe ops of the ``transforms``
+``TypeCast``, ``OneHot``, ``Duplicate`` and ``PadEnd`` describe ops of the ``transforms``
 dialect (``irc/dialects/transforms.py``); ``Compose`` is not an op: the
 pipeline flattens it into its list (``irc.dataset._ops.flatten_ops``).
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._ops import TensorOperation, arg_error, check_int, check_number, flatten_ops
 
-__all__ = ["Compose", "Duplicate", "OneHot", "TypeCast"]
+__all__ = ["Compose", "Duplicate", "OneHot", "PadEnd", "TypeCast"]
 
 
 def _ir_dtype(op: str, dtype) -> str:
@@ -56,6 +56,23 @@ class Duplicate(TensorOperation):
 
     def __init__(self):
         super().__init__()
+
+
+class PadEnd(TensorOperation):
+    """Each axis cut or padded at its end to ``pad_shape`` (None keeps an
+    axis) with ``pad_value`` (default 0, or '' for strings)."""
+    op_name = "transforms.PadEnd"
+
+    def __init__(self, pad_shape, pad_value=None):
+        if not isinstance(pad_shape, (list, tuple)) or not pad_shape:
+            raise arg_error(TypeError, f"PadEnd: pad_shape must be a non-empty list, got {pad_shape!r}")
+        shape = [-1 if d is None else check_int("PadEnd", "pad_shape", d, 1) for d in pad_shape]
+        if pad_value is not None and not isinstance(pad_value, (str, bytes)):
+            pad_value = check_number("PadEnd", "pad_value", pad_value)
+            pad_value = int(pad_value) if float(pad_value).is_integer() else pad_value
+        if isinstance(pad_value, bytes):
+            pad_value = pad_value.decode("utf-8")
+        super().__init__(pad_shape=shape, pad_value=pad_value)
 
 
 class Compose:

@@ -1,0 +1,107 @@
+"""``mindspore.dataset.text``: vocabularies and the token lookup.
+
+``Vocab`` is a plain Python object (words and their ids, numbered as
+MindSpore 2.10 numbers them); ``Lookup`` describes the ``text.Lookup`` op
+(``irc/dialects/text.py``), which holds the vocabulary as a module object.
+"""
+from __future__ import annotations
+
+import os
+
+from ...diagnostics import UnsupportedError, user_frame
+from .._ops import TensorOperation, arg_error, check_int
+from ..transforms.transforms import _ir_dtype
+
+__all__ = ["Lookup", "Vocab"]
+
+
+def _words(name: str, values) -> list[str]:
+    if values is None:
+        return []
+    if not isinstance(values, (list, tuple)) or not all(isinstance(w, str) for w in values):
+        raise arg_error(TypeError, f"Vocab: {name} must be a list of str, got {values!r}")
+    return list(values)
+
+
+class Vocab:
+    """Words and their ids: ``vocab()`` ({word: id}), ``tokens_to_ids``
+    (-1 for a word it lacks), ``ids_to_tokens`` ('' for an id it lacks)."""
+
+    def __init__(self, token_ids: dict[str, int]):
+        self.token_ids = token_ids              # the dict text.Lookup reads
+        self._tokens = {i: w for w, i in token_ids.items()}
+
+    @classmethod
+    def from_list(cls, word_list, special_tokens=None, special_first=True) -> "Vocab":
+        words, specials = _words("word_list", word_list), _words("special_tokens", special_tokens)
+        return cls._numbered(words, specials, special_first)
+
+    @classmethod
+    def from_dict(cls, word_dict) -> "Vocab":
+        if not isinstance(word_dict, dict) or not all(isinstance(w, str) for w in word_dict):
+            raise arg_error(TypeError, f"Vocab.from_dict: word_dict must be a dict of str to int, got "
+                                       f"{type(word_dict).__name__}")
+        return cls({w: check_int("Vocab.from_dict", f"the id of {w!r}", i, 0) for w, i in word_dict.items()})
+
+    @classmethod
+    def from_file(cls, file_path, delimiter="", vocab_size=None, special_tokens=None,
+                  special_first=True) -> "Vocab":
+        if not isinstance(file_path, (str, os.PathLike)) or not os.path.isfile(file_path):
+            raise arg_error(ValueError, f"Vocab.from_file: no such file: {file_path!r}")
+        limit = None if vocab_size is None else check_int("Vocab.from_file", "vocab_size", vocab_size, 1)
+        words = []
+        with open(file_path, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\r\n")
+                word = line.split(delimiter)[0] if delimiter else line
+                if word:
+                    words.append(word)
+                if limit is not None and len(words) == limit:
+                    break
+        return cls._numbered(words, _words("special_tokens", special_tokens), special_first)
+
+    @classmethod
+    def from_dataset(cls, dataset, columns=None, freq_range=None, top_k=None, special_tokens=None,
+                     special_first=True):
+        raise UnsupportedError("Vocab.from_dataset is not supported by irc", where=user_frame(),
+                               hint="count the words in Python and build it with Vocab.from_list")
+
+    @classmethod
+    def _numbered(cls, words: list[str], specials: list[str], special_first: bool) -> "Vocab":
+        ordered = specials + words if special_first else words + specials
+        seen: set[str] = set()
+        for w in ordered:
+            if w in seen:
+                what = "special_tokens" if w in specials else "word_list"
+                raise arg_error(ValueError, f"{what} contains duplicate word: {w}.")
+            seen.add(w)
+        return cls({w: i for i, w in enumerate(ordered)})
+
+    def vocab(self) -> dict[str, int]:
+        return dict(self.token_ids)
+
+    def tokens_to_ids(self, tokens):
+        if isinstance(tokens, (list, tuple)):
+            return [self.token_ids.get(str(t), -1) for t in tokens]
+        return self.token_ids.get(str(tokens), -1)
+
+    def ids_to_tokens(self, ids):
+        if isinstance(ids, (list, tuple)):
+            return [self._tokens.get(int(i), "") for i in ids]
+        return self._tokens.get(int(ids), "")
+
+    def __repr__(self) -> str:
+        return f"Vocab({len(self.token_ids)} words)"
+
+
+class Lookup(TensorOperation):
+    """Tokens -> their ids in ``vocab`` (``unknown_token``'s id for a word it lacks)."""
+    op_name = "text.Lookup"
+
+    def __init__(self, vocab, unknown_token=None, data_type=None):
+        if not isinstance(vocab, Vocab):
+            raise arg_error(TypeError, f"Lookup: vocab must be a text.Vocab, got {type(vocab).__name__}")
+        if unknown_token is not None and not isinstance(unknown_token, str):
+            raise arg_error(TypeError, f"Lookup: unknown_token must be a str, got {unknown_token!r}")
+        dtype = "i32" if data_type is None else _ir_dtype("Lookup", data_type)
+        super().__init__(vocab=vocab, unknown_token=unknown_token, dtype=dtype)
