@@ -37,12 +37,14 @@ class _ScanBody:
         self.elem = helper.np_dtype_to_tensor_dtype(self.dtype)
         self.prefix = emit.fresh(hint) + "/"
         self.nodes, self.inputs, self.outputs = [], [], []
+        self._named: set[str] = set()       # the body's inputs and outputs so far
         self._ids = itertools.count()
         self.one = emit.const(np.array(1, self.dtype), name_hint="one")
 
     def input(self, hint: str) -> str:
         name = self.prefix + hint
         self.inputs.append(helper.make_tensor_value_info(name, self.elem, None))
+        self._named.add(name)
         return name
 
     def op(self, op_type: str, inputs, *, outputs: int = 1, **attrs):
@@ -52,9 +54,15 @@ class _ScanBody:
         return outs[0] if outputs == 1 else outs
 
     def output(self, value: str, hint: str) -> None:
-        name = f"{self.prefix}{hint}.out"
-        self.nodes.append(helper.make_node("Identity", [value], [name], name=self.emit.node_name("Identity")))
-        self.outputs.append(helper.make_tensor_value_info(name, self.elem, None))
+        """The next body output; a value that is already one (h: the next
+        state and this step's output) or an input gets an Identity, since a
+        graph names each output once (a node per step saved elsewhere)."""
+        if value in self._named:
+            name = f"{self.prefix}{hint}.out"
+            self.nodes.append(helper.make_node("Identity", [value], [name], name=self.emit.node_name("Identity")))
+            value = name
+        self._named.add(value)
+        self.outputs.append(helper.make_tensor_value_info(value, self.elem, None))
 
     def one_minus(self, v: str) -> str:
         return self.op("Sub", [self.one, v])
