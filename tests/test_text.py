@@ -1,4 +1,4 @@
-"""``mindspore.dataset.text`` (Vocab, Lookup) and ``transforms.PadEnd``
+"""``mindspore.dataset.text`` (Vocab, WhitespaceTokenizer, Lookup) and ``transforms.PadEnd``
 against what MindSpore 2.10 gives for the same calls, in pipelines of
 ragged token lists, and the RNN sentiment tutorial run unchanged."""
 from __future__ import annotations
@@ -40,6 +40,31 @@ def test_vocab_from_file(tmp_path):
     path.write_text("the 1\nfilm 2\n\nplot 3\n")
     v = ds.text.Vocab.from_file(str(path), delimiter=" ", vocab_size=2, special_tokens=["<pad>"])
     assert v.vocab() == {"<pad>": 0, "the": 1, "film": 2}
+
+
+def test_vocab_from_dataset_ranks_words_as_mindspore_does():
+    """Most frequent first, alphabetical among equals; freq_range, top_k and
+    the special tokens as MindSpore 2.10 applies them."""
+    rows = [(np.array(["b", "a", "c", "b"]),), (np.array(["d", "a", "b", "e"]),),
+            (np.array(["c", "f", "zz", "a"]),)]
+    d = ds.GeneratorDataset(rows, ["text"], shuffle=False)
+    assert ds.text.Vocab.from_dataset(d, columns=["text"], special_tokens=["<pad>", "<unk>"]).vocab() == {
+        "<pad>": 0, "<unk>": 1, "a": 2, "b": 3, "c": 4, "d": 5, "e": 6, "f": 7, "zz": 8}
+    assert ds.text.Vocab.from_dataset(d, top_k=3, special_first=False, special_tokens=["<unk>"]).vocab() == {
+        "a": 0, "b": 1, "c": 2, "<unk>": 3}
+    assert ds.text.Vocab.from_dataset(d, freq_range=(2, 3)).vocab() == {"a": 0, "b": 1, "c": 2}
+    assert ds.text.Vocab.from_dataset(d, freq_range=(None, 1)).vocab() == {"d": 0, "e": 1, "f": 2, "zz": 3}
+
+
+def test_whitespace_tokenizer_feeds_a_vocabulary():
+    t = ds.text.WhitespaceTokenizer()
+    assert t("Hello  world\tof\nMindSpore ").tolist() == ["Hello", "world", "of", "MindSpore"]
+    rows = [(np.array("the film is good"),), (np.array("bad film"),)]
+    d = ds.GeneratorDataset(rows, ["text"], shuffle=False).map(t, input_columns="text")
+    assert [r[0].tolist() for r in d.create_tuple_iterator(output_numpy=True)] == [
+        ["the", "film", "is", "good"], ["bad", "film"]]
+    assert ds.text.Vocab.from_dataset(d, columns="text").vocab() == {
+        "film": 0, "bad": 1, "good": 2, "is": 3, "the": 4}
 
 
 def test_lookup_and_pad_end_are_mindspores():

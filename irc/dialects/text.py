@@ -1,6 +1,7 @@
 """The ``text`` dialect: the string transforms of ``mindspore.dataset.text``.
 
-``text.Lookup`` maps tokens to their ids in a vocabulary.  The vocabulary
+``text.WhitespaceTokenizer`` splits a string into its words; ``text.Lookup``
+maps tokens to their ids in a vocabulary.  The vocabulary
 (a ``Vocab``, often hundreds of thousands of words) is a Python object the
 module keeps in ``module.objects``: the IR holds its key, as
 ``dataset.PyFunc`` holds its function's.  A row is a ragged array of
@@ -12,7 +13,7 @@ import numpy as np
 
 from ..ir.registry import MAP, REQUIRED, Dialect
 from ..ir.traits import HoldsObjects, Pure
-from ..ir.types import to_numpy_dtype
+from ..ir.types import UNKNOWN, to_numpy_dtype
 
 FAMILY = "transforms"
 DIALECT = Dialect("text")
@@ -54,3 +55,24 @@ def _lookup_sample(inputs, attrs, draws):
             raise ValueError(f"Lookup: {token!r} is not in the vocabulary and no unknown_token was given")
         out[index] = found
     return [out]
+
+
+def _infer_whitespace(attrs, ins):
+    if ins[0].dtype != "bytes" or ins[0].rank != 0:
+        raise TypeError(f"WhitespaceTokenizer: expected one string per row, got {ins[0]}")
+    return [ins[0].with_shape([UNKNOWN])]
+
+
+WHITESPACE_TOKENIZER = define("text.WhitespaceTokenizer", kind=MAP, family=FAMILY, operands=("text",),
+                              infer=_infer_whitespace, traits=(Pure(),),
+                              doc="a string -> its words, split at whitespace [?]")
+
+
+@WHITESPACE_TOKENIZER.host_sample
+def _whitespace_sample(inputs, attrs, draws):
+    text = np.asarray(inputs[0])
+    if text.ndim != 0:
+        raise ValueError(f"WhitespaceTokenizer: expected one string per row, got an array of shape "
+                         f"{list(text.shape)}")
+    words = token_str(text[()]).split()
+    return [np.array(words, dtype=np.str_) if words else np.array([], dtype="<U1")]

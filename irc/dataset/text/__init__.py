@@ -1,4 +1,4 @@
-"""``mindspore.dataset.text``: vocabularies and the token lookup.
+"""``mindspore.dataset.text``: vocabularies, the whitespace tokenizer and the token lookup.
 
 ``Vocab`` is a plain Python object (words and their ids, numbered as
 MindSpore 2.10 numbers them); ``Lookup`` describes the ``text.Lookup`` op
@@ -6,13 +6,26 @@ MindSpore 2.10 numbers them); ``Lookup`` describes the ``text.Lookup`` op
 """
 from __future__ import annotations
 
+import math
 import os
+
+import numpy as np
 
 from ...diagnostics import UnsupportedError, user_frame
 from .._ops import TensorOperation, arg_error, check_int
 from ..transforms.transforms import _ir_dtype
 
-__all__ = ["Lookup", "Vocab"]
+__all__ = ["Lookup", "Vocab", "WhitespaceTokenizer"]
+
+
+def _freq_range(freq_range) -> tuple[float, float]:
+    if freq_range is None:
+        return 0, math.inf
+    if not isinstance(freq_range, (list, tuple)) or len(freq_range) != 2:
+        raise arg_error(TypeError, f"Vocab.from_dataset: freq_range must be (min, max), got {freq_range!r}")
+    low, high = freq_range
+    return (0 if low is None else check_int("Vocab.from_dataset", "freq_range min", low, 0),
+            math.inf if high is None else check_int("Vocab.from_dataset", "freq_range max", high, 0))
 
 
 def _words(name: str, values) -> list[str]:
@@ -62,9 +75,30 @@ class Vocab:
 
     @classmethod
     def from_dataset(cls, dataset, columns=None, freq_range=None, top_k=None, special_tokens=None,
-                     special_first=True):
-        raise UnsupportedError("Vocab.from_dataset is not supported by irc", where=user_frame(),
-                               hint="count the words in Python and build it with Vocab.from_list")
+                     special_first=True) -> "Vocab":
+        """The words of ``columns`` (default: every column) over one pass of
+        ``dataset``, most frequent first and alphabetical among equals (as
+        MindSpore's BuildVocab orders them), those whose count lies in
+        ``freq_range`` (min, max; None: unbounded), the first ``top_k``."""
+        from ..engine_api import Dataset
+        if not isinstance(dataset, Dataset):
+            raise arg_error(TypeError, f"Vocab.from_dataset: dataset must be a Dataset, got "
+                                       f"{type(dataset).__name__}")
+        low, high = _freq_range(freq_range)
+        limit = None if top_k is None else check_int("Vocab.from_dataset", "top_k", top_k, 1)
+        names = [columns] if isinstance(columns, str) else columns
+        counts: dict[str, int] = {}
+        for row in dataset.create_tuple_iterator(columns=names, num_epochs=1, output_numpy=True):
+            for value in row:
+                value = np.asarray(value)
+                if value.dtype.kind not in "OSU":
+                    raise arg_error(TypeError, f"Vocab.from_dataset: a column of {value.dtype} values, "
+                                               f"not words", where=dataset.source)
+                for word in value.ravel():
+                    word = word.decode("utf-8") if isinstance(word, bytes) else str(word)
+                    counts[word] = counts.get(word, 0) + 1
+        ranked = sorted((w for w, n in counts.items() if low <= n <= high), key=lambda w: (-counts[w], w))
+        return cls._numbered(ranked[:limit], _words("special_tokens", special_tokens), special_first)
 
     @classmethod
     def _numbered(cls, words: list[str], specials: list[str], special_first: bool) -> "Vocab":
@@ -105,3 +139,14 @@ class Lookup(TensorOperation):
             raise arg_error(TypeError, f"Lookup: unknown_token must be a str, got {unknown_token!r}")
         dtype = "i32" if data_type is None else _ir_dtype("Lookup", data_type)
         super().__init__(vocab=vocab, unknown_token=unknown_token, dtype=dtype)
+
+
+class WhitespaceTokenizer(TensorOperation):
+    """A string -> its words, split at whitespace."""
+    op_name = "text.WhitespaceTokenizer"
+
+    def __init__(self, with_offsets=False):
+        if with_offsets:
+            raise UnsupportedError("WhitespaceTokenizer: with_offsets=True is not supported by irc",
+                                   where=user_frame(), hint="leave with_offsets at False")
+        super().__init__()
