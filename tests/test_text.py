@@ -40,6 +40,13 @@ def test_vocab_from_file(tmp_path):
     path.write_text("the 1\nfilm 2\n\nplot 3\n")
     v = ds.text.Vocab.from_file(str(path), delimiter=" ", vocab_size=2, special_tokens=["<pad>"])
     assert v.vocab() == {"<pad>": 0, "the": 1, "film": 2}
+    damaged = tmp_path / "damaged.txt"
+    damaged.write_bytes(b"the\nfilm\n\xff\xfebad\n")
+    with pytest.raises(UserError, match=r"damaged.txt:3 is not UTF-8 text \(byte 0xff at column 1\)"):
+        ds.text.Vocab.from_file(str(damaged))
+    damaged.write_text("the\nfilm\nthe\n")
+    with pytest.raises(UserError, match=r"damaged.txt:3 repeats the word 'the' of line 1"):
+        ds.text.Vocab.from_file(str(damaged))
 
 
 def test_vocab_from_dataset_ranks_words_as_mindspore_does():

@@ -12,6 +12,7 @@ against the previous states after the sweep.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -39,7 +40,11 @@ class _ScanBody:
         self.nodes, self.inputs, self.outputs = [], [], []
         self._named: set[str] = set()       # the body's inputs and outputs so far
         self._ids = itertools.count()
-        self.one = emit.const(np.array(1, self.dtype), name_hint="one")
+
+    @functools.cached_property
+    def one(self) -> str:
+        """1 in the body's dtype (an outer constant, made when a body needs it)."""
+        return self.emit.const(np.array(1, self.dtype), name_hint="one")
 
     def input(self, hint: str) -> str:
         name = self.prefix + hint

@@ -1246,7 +1246,8 @@ def _onehot_host(inputs, attrs, draws):
 # backward (backends/onnx_rules/recurrent.py).
 # =============================================================================
 
-RECURRENT_CELLS = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}     # gates per cell
+# gates per cell, by MindSpore's mode names (lower case)
+RECURRENT_CELLS = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
 
 def _infer_recurrence(op: str, cell: str, x: TensorType, w_hh: TensorType, states: list) -> TensorType:
@@ -1329,7 +1330,8 @@ def gru_sweep(x, w_hh, h, b_hh):
     return np.stack(ys), np.stack(gates)
 
 
-def _gru_bias(inputs) -> np.ndarray | float:
+def gru_bias(inputs) -> np.ndarray | float:
+    """A GRU op's optional b_hh operand, 0 without one."""
     return _f64(inputs[3]) if len(inputs) > 3 and inputs[3] is not None else 0.0
 
 
@@ -1341,7 +1343,7 @@ def _lstm_host(inputs, attrs, draws):
 
 @GRU.host_batch
 def _gru_host(inputs, attrs, draws):
-    y, _ = gru_sweep(*(_f64(v) for v in inputs[:3]), _gru_bias(inputs))
+    y, _ = gru_sweep(*(_f64(v) for v in inputs[:3]), gru_bias(inputs))
     return [_like(y, inputs[0])]
 
 

@@ -1020,12 +1020,19 @@ def _gates_type(y: TensorType) -> TensorType:
     return TensorType(y.dtype, [y.shape[0], y.shape[1], hidden * 4 if isinstance(hidden, int) else UNKNOWN])
 
 
+def _keeping_gates(forward):
+    """The twin's types: the forward op's, then its gates [T, N, 4H]."""
+    def infer(attrs, ins):
+        types = forward.infer(attrs, ins)
+        return [*types, _gates_type(types[0])]
+    return infer
+
+
 LSTM_WITH_GATES = _grad("LSTMWithGates", operands=("x", "w_hh", "h0", "c0"), results=("y", "c", "gates"),
-                        infer=lambda attrs, ins: [*NN.LSTM.infer(attrs, ins),
-                                                  _gates_type(NN.LSTM.infer(attrs, ins)[0])],
+                        infer=_keeping_gates(NN.LSTM),
                         doc="nn.LSTM, also giving the activated gates i, f, g, o of every step [T, N, 4H]")
 GRU_WITH_GATES = _grad("GRUWithGates", operands=("x", "w_hh", "h0", "b_hh?"), results=("y", "gates"),
-                       infer=lambda attrs, ins: [*NN.GRU.infer(attrs, ins), _gates_type(NN.GRU.infer(attrs, ins)[0])],
+                       infer=_keeping_gates(NN.GRU),
                        doc="nn.GRU, also giving r, z, n and h W_hn^T + b_hn of every step [T, N, 4H]")
 
 
@@ -1036,7 +1043,7 @@ def _lstm_with_gates_host(inputs, attrs, draws):
 
 @GRU_WITH_GATES.host_batch
 def _gru_with_gates_host(inputs, attrs, draws):
-    return [_like(v, inputs[0]) for v in NN.gru_sweep(*(_f64(v) for v in inputs[:3]), NN._gru_bias(inputs))]
+    return [_like(v, inputs[0]) for v in NN.gru_sweep(*(_f64(v) for v in inputs[:3]), NN.gru_bias(inputs))]
 
 
 def _infer_recurrence_grad(extra: str | None):

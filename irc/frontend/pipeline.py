@@ -180,14 +180,19 @@ class _Lowering:
         self.next_object += 1
         return key
 
-    # -- sources ------------------------------------------------------------------
-    def source(self, ds) -> list[tuple[str, Value]]:
-        opdef = get(ds.op)
-        attrs = dict(ds.params)
+    def keep_objects(self, opdef, attrs: dict, kind: str) -> dict:
+        """``attrs`` with each object attribute (a source's data, a Lookup's
+        vocabulary) kept in ``module.objects`` and named by its key."""
         for name in opdef.object_attrs:
-            key = self.object_key(ds.op.rsplit(".", 1)[-1].replace("Dataset", "").lower())
+            key = self.object_key(kind)
             self.module.objects[key] = attrs[name]
             attrs[name] = key
+        return attrs
+
+    # -- sources ------------------------------------------------------------------
+    def source(self, ds) -> list[tuple[str, Value]]:
+        attrs = self.keep_objects(get(ds.op), dict(ds.params),
+                                  ds.op.rsplit(".", 1)[-1].replace("Dataset", "").lower())
         names = list(attrs["columns"])
         node = self.graph.add(ds.op, [], attrs, names=names, loc=_loc(ds))
         return list(zip(names, node.outs))
@@ -298,11 +303,8 @@ class _Lowering:
         return node, names
 
     def tensor_op(self, ds, op, values, current, outs, map_attrs):
-        attrs = {**op.attrs, **map_attrs}
-        for name in op.opdef.object_attrs:     # a Lookup's vocabulary: kept, its key in the IR
-            key = self.object_key(name)
-            self.module.objects[key] = attrs[name]
-            attrs[name] = key
+        attrs = self.keep_objects(op.opdef, {**op.attrs, **map_attrs},
+                                  op.op_name.rsplit(".", 1)[-1].lower())
         return self._add_map_node(ds, op.op_name, values, attrs, current, outs)
 
     def pyfunc(self, ds, index, fn, values, current, outs, map_attrs):

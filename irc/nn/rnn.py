@@ -22,13 +22,11 @@ from .. import ops
 from ..common import dtype as mstype
 from ..common.initializer import Uniform, initializer
 from ..common.tensor import Parameter, Tensor
+from ..dialects.nn import RECURRENT_CELLS
 from ..diagnostics import UnsupportedError, UserTypeError, UserValueError, user_frame
 from ..ops import _dispatch
 from .basic import Dropout, _positive_int
 from .cell import Cell
-
-_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
-
 
 def _float_dtype(dtype, layer: str) -> None:
     if dtype not in (None, mstype.float32):
@@ -58,7 +56,7 @@ class _RNNBase(Cell):
         self.dropout = dropout
         self.dropout_op = Dropout(p=dropout)
         self.is_lstm = self._mode == "LSTM"
-        gates = _GATES[self._mode] * hidden_size
+        gates = RECURRENT_CELLS[self._mode.lower()] * hidden_size
         stdv = 1 / math.sqrt(hidden_size)
         directions = 2 if bidirectional else 1
         made = {"weight_ih": [], "weight_hh": [], "bias_ih": [], "bias_hh": []}

@@ -62,13 +62,21 @@ class Vocab:
         if not isinstance(file_path, (str, os.PathLike)) or not os.path.isfile(file_path):
             raise arg_error(ValueError, f"Vocab.from_file: no such file: {file_path!r}")
         limit = None if vocab_size is None else check_int("Vocab.from_file", "vocab_size", vocab_size, 1)
-        words = []
-        with open(file_path, encoding="utf-8") as f:
-            for line in f:
-                line = line.rstrip("\r\n")
+        words, lines = [], {}
+        with open(file_path, "rb") as f:
+            for number, raw in enumerate(f, 1):
+                try:
+                    line = raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as e:
+                    raise arg_error(ValueError, f"Vocab.from_file: {file_path}:{number} is not UTF-8 text "
+                                                f"(byte {raw[e.start]:#04x} at column {e.start + 1})") from None
                 word = line.split(delimiter)[0] if delimiter else line
+                if word in lines:
+                    raise arg_error(ValueError, f"Vocab.from_file: {file_path}:{number} repeats the word "
+                                                f"{word!r} of line {lines[word]}")
                 if word:
                     words.append(word)
+                    lines[word] = number
                 if limit is not None and len(words) == limit:
                     break
         return cls._numbered(words, _words("special_tokens", special_tokens), special_first)
