@@ -269,6 +269,15 @@ def stop_profiling() -> list[tuple[str, int]]:
     return [(path, start) for path, start in found if path and os.path.exists(path)]
 
 
+# onnxruntime's graph optimizations that irc's graphs cannot have:
+# ConstantSharing makes equal constants one tensor, and its common-
+# subexpression pass then merges the nodes that read them; a training-mode
+# BatchNormalization writes its batch moments into its running-stat inputs,
+# so two calls of one layer (fresh zeros from the same parameters and equal
+# constants) would share one buffer the later call overwrites.
+UNSAFE_OPTIMIZERS = ["ConstantSharing"]
+
+
 def inference_session(model: bytes, options: ort.SessionOptions,
                       providers: Sequence[str]) -> ort.InferenceSession:
     """An onnxruntime session (every one irc makes comes from here), profiled
@@ -280,7 +289,8 @@ def inference_session(model: bytes, options: ort.SessionOptions,
         options.enable_profiling = True
         options.profile_file_prefix = prefix
     session = ort.InferenceSession(model, options, providers=[
-        (p, cuda_provider_options()) if p == CUDA else p for p in providers])
+        (p, cuda_provider_options()) if p == CUDA else p for p in providers],
+        disabled_optimizers=UNSAFE_OPTIMIZERS)
     if directory is not None:
         start_ns = session.get_profiling_start_time_ns() or time.time_ns()
         _profiling["sessions"].append((prefix, start_ns, weakref.ref(session)))

@@ -17,6 +17,7 @@ import pytest
 
 from irc.capture import RUN, run_script
 from irc.compiler import observe
+from printout import assert_prints_as
 
 HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
 SCRIPT = os.path.join(HERE, "functional_train.py")
@@ -91,3 +92,33 @@ def test_a_jitted_function_reads_large_constants_and_grad_operation_forms():
     assert np.allclose(dw.asnumpy(), 2.0) and np.allclose(db.asnumpy(), 2.0)
     first = ops.GradOperation()(lambda a: (a * a).sum())(x)
     assert np.allclose(first.asnumpy(), 2.0)
+
+
+with open(os.path.join(HERE, "shared_batchnorm.mindspore.json")) as f:
+    SHARED_BATCHNORM = json.load(f)
+
+
+@pytest.mark.parametrize("mode", sorted(SHARED_BATCHNORM))
+def test_a_batchnorm_run_twice_in_a_step_updates_as_mindspore(mode, capsys):
+    """Each call's update in order (a later call reads the running
+    statistics the earlier wrote), a gradient's forward repeating a call of
+    the same jitted step counted once: MindSpore 2.10's running statistics
+    in every style (tests/mindspore_style/shared_batchnorm.py)."""
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "shared_batchnorm.py"), mode=RUN, argv=[mode])
+    ours = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for key, want in SHARED_BATCHNORM[mode].items():
+        assert ours[key] == pytest.approx(want, rel=1e-6, abs=1e-8), key
+
+
+def test_the_dcgan_tutorial_trains_as_under_mindspore(tmp_path, monkeypatch, capsys):
+    """MindSpore's DCGAN tutorial (tests/mindspore_style/dcgan_tutorial.py):
+    the discriminator runs three times a step (its BatchNorm statistics take
+    three updates), two Adam optimizers renamed by update_parameters_name, a
+    checkpoint written with their names and loaded back: every printed loss,
+    weight and statistic sum as MindSpore 2.10's."""
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "dcgan_tutorial.py"), mode=RUN, argv=[])
+    assert_prints_as(capsys.readouterr().out.strip().splitlines(),
+                     os.path.join(HERE, "dcgan_tutorial.mindspore.txt"))

@@ -246,7 +246,11 @@ def _batch_normalized_cpu(emit, x: str, scale: str, bias: str, epsilon: float):
     first training loss is bit-identical).  With momentum 0 its "running" outputs are the batch's own
     moments.  onnxruntime writes them into its running-stat inputs' buffers
     (they alias), so those are fresh zeros made from the parameters each
-    step, two separate tensors, never a state or a shared constant."""
+    step, two separate tensors, never a state or a shared constant: each
+    call's zero is a constant of its own, and irc's sessions leave
+    onnxruntime's ConstantSharing off (backends/runtime.py), which would
+    make the zeros of a layer called twice (a GAN's discriminator on real
+    and generated images) one buffer the later call overwrites."""
     zero = emit.op("CastLike", [emit.const(np.float32(0.0)), scale])
     fresh = [emit.op("Mul", [v, zero]) for v in (scale, bias)]
     y, mean, var = emit.op("BatchNormalization", [x, scale, bias, *fresh], outputs=3,

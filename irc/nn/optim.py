@@ -61,6 +61,7 @@ class Optimizer(Cell):
         weight_decay = _check_number(cls, "weight_decay", weight_decay)
         self.learning_rate = self._check_lr(cls, learning_rate)
         self.param_list, self.weight_decays, self.param_lrs = self._groups(cls, parameters, weight_decay)
+        self._param_keys = [p.name for p in self.param_list]
 
     # -- parameters ---------------------------------------------------------------------
     def _groups(self, cls: str, parameters, weight_decay: float):
@@ -101,6 +102,17 @@ class Optimizer(Cell):
     @property
     def parameters(self) -> list[Parameter]:
         return list(self.param_list)
+
+    def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
+        """MindSpore's optimizer holds the network's parameters as its own,
+        keyed by their names when it was made: each becomes ``prefix`` + that
+        name (the DCGAN tutorial's ``optim_g.``, so two networks' checkpoints
+        never share a name)."""
+        if not isinstance(prefix, str):
+            raise UserError(f"update_parameters_name: prefix must be a str, got {prefix!r}",
+                            where=user_frame())
+        for p, key in zip(self.param_list, self._param_keys):
+            p.name = prefix + key
 
     # -- learning rate ------------------------------------------------------------------
     @staticmethod

@@ -256,7 +256,11 @@ class _Differentiated:
         sens = None
         if self.sens_param:
             *args, sens = args
-        out = self.fn(*args)
+        tracer.replaying += 1
+        try:
+            out = self.fn(*args)
+        finally:
+            tracer.replaying -= 1
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         if self.has_aux:
             target = outs[0]
