@@ -1,4 +1,5 @@
-"""``mindspore.numpy``: numpy-style array creation, made eagerly as Tensors.
+"""``mindspore.numpy``: numpy-style array creation, made eagerly as Tensors,
+and ``where`` (through ``ops``, so it also traces).
 
 As MindSpore's, Python ints become int32 and floats float32 unless a
 ``dtype`` (a MindSpore dtype, a numpy dtype or its name) is given.  Other
@@ -10,10 +11,10 @@ import numpy as np
 
 from .common import dtype as mstype
 from .common.tensor import Tensor
-from .diagnostics import UserTypeError, UserValueError, missing_names, user_frame
+from .diagnostics import UnsupportedError, UserTypeError, UserValueError, missing_names, user_frame
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
-           "full_like", "arange", "linspace", "eye", "identity"]
+           "full_like", "arange", "linspace", "eye", "identity", "where"]
 
 # numpy's defaults -> MindSpore numpy's (32-bit ints and floats)
 _NARROW = {np.dtype(np.int64): np.int32, np.dtype(np.float64): np.float32}
@@ -126,6 +127,22 @@ def eye(N, M=None, k=0, dtype=mstype.float32) -> Tensor:  # noqa: N803 -- numpy'
 
 def identity(n, dtype=mstype.float32) -> Tensor:
     return eye(n, dtype=dtype)
+
+
+def where(condition, x=None, y=None):
+    """``x`` where ``condition`` holds, else ``y`` (broadcast); a condition
+    that is not bool counts as its truth (non-zero), as numpy's does."""
+    if x is None or y is None:
+        raise UnsupportedError("mindspore.numpy.where(condition) without x and y (the indices "
+                               "of the true values: a size known only at run time)",
+                               where=user_frame(), hint="give x and y: where(condition, x, y)")
+    from . import ops
+    from .ops._dispatch import type_of
+    from .ops.functional import _as_tensor
+    condition = _as_tensor(condition, "condition")
+    if type_of(condition).dtype != "bool":
+        condition = ops.not_equal(condition, 0)
+    return ops.where(condition, x, y)
 
 
 __getattr__ = missing_names(__name__)

@@ -295,3 +295,25 @@ def test_filter_keeps_rows_and_reports_a_failing_predicate_at_its_line():
     assert "test_dataset_api.py" in str(e.value.where)
     with pytest.raises(TypeError, match="predicate must be a function"):
         ds.NumpySlicesDataset({"x": np.arange(3)}).filter(3)
+
+
+def test_a_map_drawing_from_numpy_draws_what_it_draws_in_mindspore():
+    """A Python map that draws from numpy's global generator (the GAN
+    tutorial's latent codes): the type probe leaves the generator as it was,
+    and ``for row in dataset`` reads one epoch (MindSpore's num_epochs=1), so
+    the rows and the next draw after the loop are MindSpore 2.10's."""
+    ds.config.set_num_parallel_workers(1)
+    np.random.seed(0)
+    calls = []
+
+    def latent(x):
+        calls.append(1)
+        return x, np.random.normal(size=2).astype("float32")
+
+    data = ds.GeneratorDataset([(np.float32(i),) for i in range(8)], ["x"], shuffle=False)
+    data = data.map(operations=latent, input_columns=["x"], output_columns=["x", "z"]).batch(4)
+    assert data.get_dataset_size() == 2
+    sums = [float(z.asnumpy().sum()) for _, z in data]
+    assert sums == pytest.approx([7.072852, 3.565947], abs=1e-6)
+    assert np.random.random() == pytest.approx(0.978618, abs=1e-6)
+    assert len(calls) == 8 + 1        # every row once, and the probe of the first

@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..diagnostics import UserTypeError, UserValueError, missing_names, user_frame
+from ..diagnostics import UserIndexError, UserTypeError, UserValueError, missing_names, user_frame
 from . import dtype as mstype
 
 
@@ -41,6 +41,13 @@ def _numpy_of(data, dtype=None) -> np.ndarray:
     if dtype is not None:
         array = array.astype(mstype.numpy_dtype(dtype))
     return array
+
+
+def _basic_index(index) -> bool:
+    """Ints, slices, None and Ellipsis only: numpy gives a view."""
+    items = index if isinstance(index, tuple) else (index,)
+    return all(i is None or i is Ellipsis or isinstance(i, slice) or
+               (isinstance(i, (int, np.integer)) and not isinstance(i, bool)) for i in items)
 
 
 def _comparable(other) -> bool:
@@ -111,6 +118,13 @@ class Tensor:
     def __bool__(self) -> bool:
         return bool(self._data)
 
+    def __index__(self) -> int:
+        """An integer Tensor of one value as a Python index (``seq[:t]``)."""
+        if self._data.dtype.kind not in "iu" or self._data.size != 1:
+            raise TypeError(f"only an integer Tensor of one value can be an index, got "
+                            f"{self.dtype} of shape {list(self.shape)}")
+        return int(self._data.reshape(()))
+
     def __repr__(self) -> str:
         # MindSpore's forms: repr names shape and dtype, str is the values
         values = np.array2string(self._data, separator=", ")
@@ -119,9 +133,45 @@ class Tensor:
     def __str__(self) -> str:
         return str(self._data)
 
+    # Whether _data is this Tensor's own buffer (or a view of an owner's):
+    # made from a user's array or an engine's batch it is shared, and the
+    # first write copies it.
+    _owned = False
+
+    def _own(self) -> np.ndarray:
+        if not self._owned or not self._data.flags.writeable:
+            self._data = np.array(self._data)     # a Parameter's setter counts the change
+            self._owned = True
+        return self._data
+
     def __getitem__(self, index):
+        if _basic_index(index):
+            # PyNative: a view (0-d too, hence the Ellipsis); a later write
+            # to either side shows in the other
+            items = index if isinstance(index, tuple) else (index,)
+            if not any(i is Ellipsis for i in items):
+                items += (Ellipsis,)
+            try:
+                view = Tensor(self._own()[items])
+            except (IndexError, ValueError) as e:
+                kind = UserIndexError if isinstance(e, IndexError) else UserValueError
+                raise kind(f"{e} (a Tensor of shape {list(self.shape)})", where=user_frame()) from None
+            view._owned = True
+            return view
         from .. import ops
         return ops.functional.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        """In place, as MindSpore's PyNative Tensors (numpy's indexing rules)."""
+        index = tuple(np.asarray(i) if isinstance(i, Tensor) else i for i in index) \
+            if isinstance(index, tuple) else (np.asarray(index) if isinstance(index, Tensor) else index)
+        data = self._own()
+        try:
+            data[index] = np.asarray(value, dtype=data.dtype)
+        except (IndexError, ValueError) as e:
+            raise type(e)(f"Tensor item assignment: {e}") from None
+        if isinstance(self, Parameter):
+            self._version += 1     # its compiled steps upload it again
 
     # -- methods (through irc.ops, so they trace) -----------------------------------
     def astype(self, dtype) -> "Tensor":

@@ -381,7 +381,7 @@ class Dataset:
         return TupleIterator(self, num_epochs, output_numpy, _names("columns", columns))
 
     def __iter__(self):
-        return iter(self.create_tuple_iterator())
+        return iter(self.create_tuple_iterator(num_epochs=1))
 
     def _lowered(self):
         from ..frontend.pipeline import lower_pipeline

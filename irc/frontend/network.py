@@ -27,7 +27,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..common.tensor import Parameter, Tensor
-from ..diagnostics import UserError, display_path, user_error_like, user_frame
+from ..diagnostics import UnsupportedError, UserError, display_path, user_error_like, user_frame
 from ..dialects.core import DRAWS, OUTPUT as OUTPUT_ROLE, STATE, return_attrs
 from ..ir.graph import Graph, Loc, Module, Value
 from ..ir.registry import IO, MAP, PIPELINE, get as get_op
@@ -131,6 +131,16 @@ class SymbolicTensor(Tensor):
 
     def __index__(self):
         raise _needs_value("a tensor used as an index or size")
+
+    def __getitem__(self, index):
+        from .. import ops
+        return ops.functional.getitem(self, index)     # graph values: no views
+
+    def __setitem__(self, index, value):
+        raise UnsupportedError("item assignment to a tensor inside a compiled function or "
+                               "construct", where=user_frame(),
+                               hint="build the new tensor with ops: ops.where / masked_fill for "
+                                    "a mask, ops.concat of slices for a row")
 
     def item(self):
         raise _needs_value("item() of a tensor")

@@ -16,6 +16,8 @@ for that row), because nothing else says what a Python function returns.
 """
 from __future__ import annotations
 
+import contextlib
+import random
 from typing import Optional
 
 import numpy as np
@@ -351,10 +353,28 @@ def probe_pyfunc(ds, index: int, in_types: list[TensorType]) -> Optional[list[Te
     cache = ds.__dict__.setdefault("_probed", {})
     if index in cache:
         return cache[index]
+    with _random_state_kept():
+        cache[index] = _probe(ds, index, in_types)
+    return cache[index]
+
+
+@contextlib.contextmanager
+def _random_state_kept():
+    """numpy's and Python's global generators as they were: a function that
+    draws from them (a GAN's latent codes) draws, when the rows are read,
+    what it draws in MindSpore, which never runs it to learn its types."""
+    saved = np.random.get_state(), random.getstate()
+    try:
+        yield
+    finally:
+        np.random.set_state(saved[0])
+        random.setstate(saved[1])
+
+
+def _probe(ds, index: int, in_types: list[TensorType]) -> Optional[list[TensorType]]:
     from ..dialects.dataset import to_user, type_of_value
     row = ds.children[0].first_row()
     if row is None:
-        cache[index] = None
         return None
     names = column_names(ds.children[0])
     ins, _ = map_columns(ds, names)
@@ -373,7 +393,6 @@ def probe_pyfunc(ds, index: int, in_types: list[TensorType]) -> Optional[list[Te
             continue
         t = type_of_value(to_user(out))
         types.append(t if static else t.with_shape(["?"] * t.rank))
-    cache[index] = types
     return types
 
 

@@ -23,7 +23,7 @@ from ..diagnostics import (
     user_frame,
 )
 from ..ir.types import UNKNOWN, from_numpy_dtype, is_float, to_numpy_dtype
-from ._dispatch import SymDim, apply, apply_random, assign as _assign, is_tensor, type_of
+from ._dispatch import SymDim, apply, apply_random, assign as _assign, is_symbolic, is_tensor, type_of
 
 INT64_MAX = np.iinfo(np.int64).max
 
@@ -462,6 +462,11 @@ def getitem(x, index):
     x = _as_tensor(x)
     t = type_of(x)
     index = index if isinstance(index, tuple) else (index,)
+    if builtins.any(_is_array_index(i) for i in index) and \
+            not builtins.any(is_symbolic(v) for v in (x, *index)):
+        # eager with an array index: numpy's indexing, bool masks included (PyNative's)
+        from ..common.tensor import Tensor
+        return Tensor(np.asarray(x)[tuple(np.asarray(i) if is_tensor(i) else i for i in index)])
     if builtins.sum(1 for i in index if i is Ellipsis) > 1:
         raise _error("an index can have one Ellipsis (...) only", kind=UserIndexError)
     used = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
@@ -472,7 +477,70 @@ def getitem(x, index):
     for i in index:
         expanded += [slice(None)] * (t.rank - used) if i is Ellipsis else [i]
     expanded += [slice(None)] * (t.rank + expanded.count(None) - len(expanded))
+    if builtins.any(_is_array_index(i) for i in expanded):
+        return _gather_index(x, t, expanded)
     return _apply_index(x, t, expanded)
+
+
+def _is_array_index(item) -> bool:
+    return is_tensor(item) or isinstance(item, (np.ndarray, list))
+
+
+def _gather_index(x, t, items):
+    """numpy's advanced indexing: integer Tensors (lists, arrays) with ints
+    and slices.  The indexed axes' sizes must be known; their indices
+    broadcast together, and the result's broadcast axes stand where the
+    indexed axes were when these are adjacent, else in front (numpy's rule,
+    MindSpore's).  One Gather of the indexed axes merged into one."""
+    if None in items:
+        raise _unsupported("an index mixing None (a new axis) with Tensor indices",
+                           hint="index first, then add the axis with ops.expand_dims")
+    indexed = [axis for axis, i in enumerate(items) if not isinstance(i, slice)]
+    indices = []
+    for axis in indexed:
+        item = items[axis]
+        index = _as_tensor(np.asarray(item) if isinstance(item, (list, int, np.integer)) else item,
+                           "index")
+        dtype = type_of(index).dtype
+        if dtype == "bool":
+            raise _unsupported("a bool Tensor as an index (how many values it selects is known "
+                               "only at run time)",
+                               hint="keep the shape: ops.where(mask, x, other) or "
+                                    "ops.masked_fill(x, ~mask, value)")
+        if dtype not in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+            raise _type_error(f"a tensor index must hold integers, got {dtype}")
+        size = t.shape[axis]
+        if not isinstance(size, int):
+            raise _unsupported(f"a Tensor index on axis {axis} of {t}, whose size is known only "
+                               f"at run time")
+        index = cast(index, "i64")
+        # a negative index counts from the end
+        indices.append(add(index, mul(cast(less(index, 0), "i64"), size)))
+    # slices first (the indexed axes kept whole), then the indexed axes in front
+    y = _apply_index(x, t, [i if isinstance(i, slice) else slice(None) for i in items])
+    rank = t.rank
+    rest = [a for a in range(rank) if a not in indexed]
+    if indexed != list(range(len(indexed))):
+        y = transpose(y, tuple(indexed + rest))
+    sizes = [t.shape[a] for a in indexed]
+    flat = indices[0]
+    for index, size in zip(indices[1:], sizes[1:]):
+        flat = add(mul(flat, size), index)
+    if len(indexed) > 1:
+        rest_dims = _dims_of(y)[len(indexed):]
+        if builtins.sum(1 for d in rest_dims if not isinstance(d, int)) > 1:
+            raise _unsupported(f"Tensor indices on {len(indexed)} axes of {t} with more than one "
+                               f"other axis of run-time size")
+        y = reshape(y, (math.prod(sizes), *(d if isinstance(d, int) else -1 for d in rest_dims)))
+    out = gather(y, flat, 0)
+    adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
+    if adjacent and indexed[0] > 0:
+        # the broadcast axes back where the indexed ones were
+        k = type_of(flat).rank
+        before = list(range(k, k + indexed[0]))
+        perm = before + list(range(k)) + list(range(k + indexed[0], type_of(out).rank))
+        out = transpose(out, tuple(perm))
+    return out
 
 
 def _apply_index(x, t, items):
@@ -1167,12 +1235,15 @@ def prelu(x, weight):
     return add(relu(x), mul(w, minimum(x, 0.0)))
 
 
-def logsumexp(input, axis, keep_dims: bool = False):  # noqa: A002 -- MindSpore's name
-    """log(sum(exp(x))) over ``axis``, shifted by the (gradient-free) max."""
+def logsumexp(input, dim, keepdim: bool = False):  # noqa: A002 -- MindSpore 2.x's names
+    """log(sum(exp(x))) over ``dim`` (``()``: every axis), shifted by the
+    (gradient-free) max."""
     x = _as_tensor(input)
-    top = stop_gradient(amax(x, axis, True))
-    y = add(log(sum(exp(sub(x, top)), axis, True)), top)
-    return y if keep_dims else squeeze(y, [axis] if isinstance(axis, (int, np.integer)) else list(axis))
+    if dim == () or dim == []:
+        dim = tuple(range(type_of(x).rank))
+    top = stop_gradient(amax(x, dim, True))
+    y = add(log(sum(exp(sub(x, top)), dim, True)), top)
+    return y if keepdim else squeeze(y, [dim] if isinstance(dim, (int, np.integer)) else list(dim))
 
 
 def l2_normalize(input, axis=0, epsilon: float = 1e-4):  # noqa: A002 -- L2Normalize's names
