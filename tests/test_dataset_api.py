@@ -317,3 +317,12 @@ def test_a_map_drawing_from_numpy_draws_what_it_draws_in_mindspore():
     assert sums == pytest.approx([7.072852, 3.565947], abs=1e-6)
     assert np.random.random() == pytest.approx(0.978618, abs=1e-6)
     assert len(calls) == 8 + 1        # every row once, and the probe of the first
+
+
+def test_numa_enable_is_kept_and_checked():
+    """The FCN-8s tutorial calls set_numa_enable(True) (irc leaves thread
+    placement to the OS): it is read back, and a non-bool is a TypeError."""
+    ds.config.set_numa_enable(True)
+    assert ds.config.get_numa_enable() is True
+    with pytest.raises(TypeError):
+        ds.config.set_numa_enable(1)

@@ -577,3 +577,38 @@ def test_cross_entropy_loss_trains_like_the_fused_loss(sink):
     assert_same(weights(fused), weights(composed), rtol=1e-4)
     ignoring, _ = train(1, sink=sink, loss=nn.CrossEntropyLoss(ignore_index=2, label_smoothing=0.1))
     assert all(np.isfinite(v).all() for v in weights(ignoring).values())
+
+
+def test_train_and_eval_default_to_one_call_per_step_and_print_as_mindspore(capsys):
+    """MindSpore 2.x's Model.train and Model.eval default to
+    dataset_sink_mode=False: LossMonitor prints every step, the loss as a
+    Python float (MindSpore 2.10: 0.7563130855560303, 0.8101572394371033);
+    a metric's update gets Tensors (a user's metric calls asnumpy())."""
+    np.random.seed(0)
+    x = np.random.rand(8, 4).astype(np.float32)
+    y = (np.arange(8) % 2).astype(np.int32)
+    data = ds.NumpySlicesDataset((x, y), ["x", "y"], shuffle=False).batch(4)
+
+    class Seen(irc.train.Metric):
+        def clear(self):
+            self.kinds = set()
+
+        def update(self, *inputs):
+            self.kinds |= {type(v).__name__ for v in inputs}
+            inputs[0].asnumpy()
+
+        def eval(self):
+            return sorted(self.kinds)
+
+    net = nn.Dense(4, 2)
+    model = irc.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 0.1),
+                      metrics={"seen": Seen()})
+    capsys.readouterr()
+    model.train(1, data, callbacks=[LossMonitor()])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.rsplit(" ", 1)[0] for line in lines] == ["epoch: 1 step: 1, loss is",
+                                                          "epoch: 1 step: 2, loss is"]
+    losses = [float(line.rsplit(" ", 1)[1]) for line in lines]
+    assert losses == pytest.approx([0.7563130855560303, 0.8101572394371033], rel=1e-6)
+    assert all(len(line.rsplit(" ", 1)[1]) > 12 for line in lines)       # float64 text
+    assert model.eval(data) == {"seen": ["Tensor"]}

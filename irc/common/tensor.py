@@ -334,11 +334,13 @@ class Parameter(Tensor):
         if home is not None:
             self._home = None
             self._array = home.fetch()
+            self._owned = False     # the runtime's array: a write copies it first
         return self._array
 
     @_data.setter
     def _data(self, value: np.ndarray) -> None:
         self._array = value
+        self._owned = False
         self._home = None
         self._version += 1
 

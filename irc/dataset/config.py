@@ -105,8 +105,24 @@ def get_prefetch_size() -> int:
     return settings.prefetch_size
 
 
+_numa = {"enable": False}
+
+
+def set_numa_enable(numa_enable: bool) -> None:
+    """MindSpore binds its pipeline threads to NUMA nodes; irc's engine
+    leaves placement to the OS, so the setting is kept and read back only."""
+    if not isinstance(numa_enable, bool):
+        raise _error(TypeError, f"set_numa_enable: numa_enable must be a bool, got {numa_enable!r}")
+    _numa["enable"] = numa_enable
+
+
+def get_numa_enable() -> bool:
+    return _numa["enable"]
+
+
 @register_process_state
 def _fresh() -> None:
     """A new process's settings: the default seed, no automatic offload."""
     set_seed(DEFAULT_SEED)
     set_auto_offload(False)
+    set_numa_enable(False)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..diagnostics import UserError, shorten
 from ..dialects.core import LEARNING_RATE, graph_inputs
 from ..dialects.train import training_config
@@ -225,7 +226,7 @@ def _evaluate(module: Module, evaluation: BundleEvaluation, weights: dict, seed:
     for columns, out in evaluator.batches(evaluation.host, seed, per_call=EVAL_BATCHES_PER_CALL):
         logits = out.get("output", out.get("output0"))
         for metric in evaluation.metrics.values():
-            metric.update(logits, columns[label])
+            metric.update(Tensor(logits), Tensor(columns[label]))
     summary.add_evaluation({name: m.eval() for name, m in evaluation.metrics.items()})
     summary.device_calls += evaluator.calls
 
@@ -253,7 +254,7 @@ class _BundleHooks:
         if self.printing:
             step = (global_step - 1) % self.steps_per_epoch + 1
             loss = np.float32(losses[-1])
-            print("epoch: %s step: %s, loss is %s" % (epoch, step, loss), flush=True)  # noqa: UP031  # LossMonitor's format
+            print("epoch: %s step: %s, loss is %s" % (epoch, step, float(loss)), flush=True)  # noqa: UP031  # LossMonitor's format
 
     def epoch_end(self, epoch: int, global_step: int) -> None:
         return None

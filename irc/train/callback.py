@@ -305,7 +305,8 @@ class LossMonitor(Callback):
         step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
         if self._per_print_times and cb.cur_step_num - self._last_print_time >= self._per_print_times:
             self._last_print_time = cb.cur_step_num
-            print("epoch: %s step: %s, loss is %s" % (cb.cur_epoch_num, step_in_epoch, loss),
+            # the float32 loss as a Python float, as MindSpore's (0.7563130855560303)
+            print("epoch: %s step: %s, loss is %s" % (cb.cur_epoch_num, step_in_epoch, float(loss)),
                   flush=True)
 
 

@@ -59,8 +59,8 @@ def evaluate(model, job: Job, metrics: Optional[dict] = None) -> dict:
         for m in metrics.values():
             if type(m).__name__ == "Loss":
                 m.update(loss_value(model._loss_fn(Tensor(logits), Tensor(labels))))
-            else:
-                m.update(logits, labels)
+            else:   # Tensors, as MindSpore's (a user's metric calls asnumpy())
+                m.update(Tensor(logits), None if labels is None else Tensor(labels))
         manager("step_end")
     manager("epoch_end")
     result = {name: m.eval() for name, m in metrics.items()}

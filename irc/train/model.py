@@ -87,7 +87,7 @@ class Model:
         return self.network
 
     # -- train ----------------------------------------------------------------------------
-    def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=True, sink_size=-1,
+    def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1,
               initial_epoch=0):
         source = user_frame()
         epochs, steps, sink = _check_train_args(epoch, train_dataset, dataset_sink_mode,
@@ -131,7 +131,7 @@ class Model:
             self.eval(valid_dataset, dataset_sink_mode=valid_dataset_sink_mode)   # its job compiled too
 
     # -- eval -----------------------------------------------------------------------------
-    def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=True):
+    def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
         source = user_frame()
         if not self._metric_fns:
             raise UserError("Model.eval needs metrics: Model(..., metrics={'accuracy'})",
