@@ -59,6 +59,25 @@ def test_a_gathered_parameter_trains_as_in_mindspore():
     assert grad.asnumpy().tolist() == [[0, 16, 0, 22], [0, 1, 0, 22], [0, 1, 0, 64]]
 
 
+def test_a_parameter_sliced_in_construct_keeps_its_gradient():
+    """An int or a slice of a parameter inside construct is a traced Slice
+    (an eager view would be a constant): value 11 and gradient
+    [[1, 1, 1], [1, 0, 1]], MindSpore 2.10's."""
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = ms.Parameter(ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)), name="w")
+
+        def construct(self, x):
+            return (self.w[0] * x).sum() + self.w[1:, ::2].sum()
+
+    net = Net()
+    value, (grad,) = ms.value_and_grad(net, None, net.trainable_params())(
+        ms.Tensor(np.ones(3, np.float32)))
+    assert float(value.asnumpy()) == 11.0
+    assert grad.asnumpy().tolist() == [[1, 1, 1], [1, 0, 1]]
+
+
 def test_eager_bool_masks_select_and_traced_ones_are_refused_with_a_hint():
     x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
     assert x[x > 2].asnumpy().tolist() == [3.0, 4.0, 5.0]

@@ -43,6 +43,13 @@ def _numpy_of(data, dtype=None) -> np.ndarray:
     return array
 
 
+def _numpy_index(index):
+    """``index`` with its Tensors as numpy arrays."""
+    if isinstance(index, tuple):
+        return tuple(np.asarray(i) if isinstance(i, Tensor) else i for i in index)
+    return np.asarray(index) if isinstance(index, Tensor) else index
+
+
 def _basic_index(index) -> bool:
     """Ints, slices, None and Ellipsis only: numpy gives a view."""
     items = index if isinstance(index, tuple) else (index,)
@@ -145,26 +152,31 @@ class Tensor:
         return self._data
 
     def __getitem__(self, index):
-        if _basic_index(index):
-            # PyNative: a view (0-d too, hence the Ellipsis); a later write
-            # to either side shows in the other
+        """Eagerly PyNative's indexing, numpy's rules: an int or a slice gives
+        a view (0-d too, hence the Ellipsis: a later write to either side
+        shows in the other), an index Tensor or list a copy, a bool mask
+        selects.  Inside a trace (a parameter in construct) the ops index."""
+        from ..ops import _dispatch
+        if _dispatch.tracer() is not None:
+            from .. import ops
+            return ops.functional.getitem(self, index)
+        index = _numpy_index(index)
+        try:
+            if not _basic_index(index):
+                return Tensor(self._data[index])
             items = index if isinstance(index, tuple) else (index,)
             if not any(i is Ellipsis for i in items):
                 items += (Ellipsis,)
-            try:
-                view = Tensor(self._own()[items])
-            except (IndexError, ValueError) as e:
-                kind = UserIndexError if isinstance(e, IndexError) else UserValueError
-                raise kind(f"{e} (a Tensor of shape {list(self.shape)})", where=user_frame()) from None
-            view._owned = True
-            return view
-        from .. import ops
-        return ops.functional.getitem(self, index)
+            view = Tensor(self._own()[items])
+        except (IndexError, ValueError) as e:
+            kind = UserIndexError if isinstance(e, IndexError) else UserValueError
+            raise kind(f"{e} (a Tensor of shape {list(self.shape)})", where=user_frame()) from None
+        view._owned = True
+        return view
 
     def __setitem__(self, index, value):
         """In place, as MindSpore's PyNative Tensors (numpy's indexing rules)."""
-        index = tuple(np.asarray(i) if isinstance(i, Tensor) else i for i in index) \
-            if isinstance(index, tuple) else (np.asarray(index) if isinstance(index, Tensor) else index)
+        index = _numpy_index(index)
         data = self._own()
         try:
             data[index] = np.asarray(value, dtype=data.dtype)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..ir.registry import REQUIRED, TENSOR, Dialect
 from ..ir.traits import Pure
-from ..ir.types import UNKNOWN, TensorType, is_float, to_numpy_dtype
+from ..ir.types import UNKNOWN, TensorType, is_float, is_integer, to_numpy_dtype
 
 FAMILY = "nn"
 DIALECT = Dialect("nn")
@@ -1186,7 +1186,7 @@ def _argmax_host(inputs, attrs, draws):
 
 def _infer_onehot(attrs, ins):
     x = ins[0]
-    if x.dtype not in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+    if not is_integer(x.dtype):
         raise TypeError(f"nn.OneHot: the indices must be integers, got {x}")
     if int(attrs["depth"]) < 1:
         raise ValueError(f"nn.OneHot: depth must be >= 1, got {attrs['depth']}")
@@ -1195,7 +1195,7 @@ def _infer_onehot(attrs, ins):
 
 def _infer_gather(attrs, ins):
     data, indices = ins
-    if indices.dtype not in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+    if not is_integer(indices.dtype):
         raise TypeError(f"nn.Gather: the indices must be integers, got {indices}")
     axis = _axis("nn.Gather", attrs["axis"], data.rank)
     return [TensorType(data.dtype, (*data.shape[:axis], *indices.shape, *data.shape[axis + 1:]))]

@@ -43,12 +43,11 @@ import numpy as np
 from ..ir.graph import Module
 from ..ir.registry import REQUIRED, TENSOR, Dialect
 from ..ir.traits import Pure
-from ..ir.types import TensorType, is_float, types_compatible
+from ..ir.types import TensorType, is_float, is_integer, types_compatible
 
 FAMILY = "train"
 DIALECT = Dialect("train")
 REDUCTIONS = ("mean", "sum", "none")
-INT_DTYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 
 
 def _train(name, *, attrs=None, infer, operands, results=("output",), traits=(Pure(),), doc=""):
@@ -110,7 +109,7 @@ def _check_sce(op: str, attrs, logits: TensorType, labels: TensorType) -> None:
         raise ValueError(f"{op}: the logits must be [N, C], got {_fmt(logits)}")
     n, c = logits.shape
     if attrs["sparse"]:
-        if labels.dtype not in INT_DTYPES:
+        if not is_integer(labels.dtype):
             raise TypeError(f"{op}: with sparse=True the labels must be class indices (integers), "
                             f"got {_fmt(labels)}")
         if labels.rank != 1 or not _dims_match(labels.shape[0], n):

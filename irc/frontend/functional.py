@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from ..common.tensor import Tensor
+from ..common.tensor import Parameter, Tensor
 from ..diagnostics import UserError, UserTypeError, user_frame
 from ..dialects.core import DATA, LEARNING_RATE, OUTPUT, PARAMETER, STATE, return_attrs
 from ..ir.graph import Module
@@ -43,14 +43,30 @@ class FunctionTracer(Tracer):
         super().__init__(module, graph, None)
         self.cells: dict[int, Any] = {}       # every Cell called, for the mode guards
         self.rates: list[tuple[str, Any]] = []  # (input name, optimizer)
+        # cell calls by (cell, mode, arguments) -> (assigns after it, result),
+        # and > 0 while a gradient traces its function's forward again
+        self.calls: dict[tuple, tuple[int, Any]] = {}
+        self.replaying = 0
 
     def call_cell(self, cell, args, kwargs):
+        """``cell(*args)``.  A gradient's forward that repeats a call already
+        traced (same cell, mode and arguments, nothing assigned since) is that
+        call: MindSpore's TrainOneStepCell and jitted ``loss = f(x)`` then
+        ``grad(f)(x)`` run one forward, one BatchNorm update, not two."""
         if not self.stack and id(cell) not in self.cell_paths:
             for path, c in cell.cells_and_names():
                 self.cell_paths.setdefault(id(c), path)
         for _, c in cell.cells_and_names():
             self.cells.setdefault(id(c), c)
-        return super().call_cell(cell, args, kwargs)
+        key = _call_key(cell, args, kwargs)
+        if self.replaying and key is not None:
+            done = self.calls.get(key)
+            if done is not None and done[0] == self.assigns:
+                return done[1]
+        result = super().call_cell(cell, args, kwargs)
+        if key is not None:
+            self.calls[key] = (self.assigns, result)
+        return result
 
     def learning_rate(self, optimizer) -> SymbolicTensor:
         for name, opt in self.rates:
@@ -69,6 +85,24 @@ class FunctionTracer(Tracer):
         node = self._add("train.grad", values, {"sens": float(sens)},
                          names=[f"d.{self.graph.value_name(v)}" for v in values[1:]])
         return [SymbolicTensor(self, v) for v in node.outs]
+
+
+def _call_key(cell, args, kwargs) -> Optional[tuple]:
+    """What identifies a cell call for reuse; None where an argument has no
+    identity to compare (a constant Tensor, any other object)."""
+    def key(x):
+        if isinstance(x, SymbolicTensor):
+            return x._value
+        if isinstance(x, Parameter):
+            return ("param", id(x))
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return (type(x).__name__, x)
+        if isinstance(x, (tuple, list)):
+            parts = tuple(key(v) for v in x)
+            return None if None in parts else parts
+        return None
+    parts = key(tuple(args)), key(tuple(sorted(kwargs.items())))
+    return None if None in parts else (id(cell), bool(getattr(cell, "training", False)), *parts)
 
 
 def flatten(value, leaves: list) -> Any:

@@ -203,17 +203,13 @@ class Tracer:
                 self.cell_paths.setdefault(id(cell), path)
             self.param_paths = {id(p): name for name, p in root.parameters_and_names()}
         self.param_values: dict[int, Value] = {}
-        # a parameter's value since its last assign (BatchNorm's running
-        # statistics, an optimizer's update): later reads in the same trace
-        # see it, as MindSpore's ordered side effects do
-        self.assigned: dict[int, Value] = {}
-        self.assigns = 0        # assigns so far: a recorded call stays valid while unchanged
-        # cell calls by (cell, mode, arguments) -> (assigns after it, result),
-        # and > 0 while a gradient traces its function's forward again
-        self.calls: dict[tuple, tuple[int, Any]] = {}
-        self.replaying = 0
+        # each assigned parameter (BatchNorm's running statistics, an
+        # optimizer's update) -> (its name, its newest value), in the order of
+        # their last assigns: later reads in the trace see the newest value,
+        # as MindSpore's ordered side effects do
+        self.assigned: dict[int, tuple[str, Value]] = {}
+        self.assigns = 0        # assigns so far (a version of `assigned`)
         self.stack: list = []
-        self.updates: list[tuple[str, Value]] = []
         self.input_values: dict[Value, str] = {}     # pipeline inputs -> their description
         self.inputs_desc = inputs_desc
         self._next_input = 0
@@ -221,23 +217,11 @@ class Tracer:
 
     # -- scopes -------------------------------------------------------------------
     def call_cell(self, cell, args, kwargs):
-        """``cell(*args)``.  A gradient's forward that repeats a call already
-        traced (same cell, mode and arguments, nothing assigned since) is that
-        call: MindSpore's TrainOneStepCell and jitted ``loss = f(x)`` then
-        ``grad(f)(x)`` run one forward, one BatchNorm update, not two."""
-        key = _call_key(cell, args, kwargs)
-        if self.replaying and key is not None:
-            done = self.calls.get(key)
-            if done is not None and done[0] == self.assigns:
-                return done[1]
         self.stack.append(cell)
         try:
-            result = cell.construct(*args, **kwargs)
+            return cell.construct(*args, **kwargs)
         finally:
             self.stack.pop()
-        if key is not None:
-            self.calls[key] = (self.assigns, result)
-        return result
 
     def scope(self) -> str:
         if not self.stack:
@@ -276,7 +260,8 @@ class Tracer:
                                 where=user_frame())
             return x._value
         if isinstance(x, Parameter):
-            return self.assigned.get(id(x)) or self._param(x)
+            newest = self.assigned.get(id(x))
+            return newest[1] if newest is not None else self._param(x)
         if isinstance(x, (Tensor, np.ndarray)):
             return self._constant(np.asarray(x))
         raise UserError(f"{_construct_name()} passes a {type(x).__name__} where a Tensor is "
@@ -374,10 +359,14 @@ class Tracer:
             raise UserError("only a Parameter can be assigned", where=user_frame())
         name = self.graph.node(self._param(param).node).attrs["name"]
         new = self.value_of(value)
-        self.updates = [(n, v) for n, v in self.updates if n != name]
-        self.updates.append((name, new))
-        self.assigned[id(param)] = new
+        self.assigned.pop(id(param), None)      # to the end: the order of last assigns
+        self.assigned[id(param)] = (name, new)
         self.assigns += 1
+
+    @property
+    def updates(self) -> list[tuple[str, Value]]:
+        """(name, newest value) of each assigned parameter: the step's state results."""
+        return list(self.assigned.values())
 
     # -- errors -----------------------------------------------------------------------
     def _type_error(self, values, in_types, err) -> UserError:
@@ -400,24 +389,6 @@ class Tracer:
         cell = self.stack[-1]
         path = self.scope()
         return f"{path} ({type(cell).__name__})" if path else f"{type(cell).__name__}.construct"
-
-
-def _call_key(cell, args, kwargs) -> Optional[tuple]:
-    """What identifies a cell call for reuse; None where an argument has no
-    identity to compare (a constant Tensor, any other object)."""
-    def key(x):
-        if isinstance(x, SymbolicTensor):
-            return x._value
-        if isinstance(x, Parameter):
-            return ("param", id(x))
-        if x is None or isinstance(x, (bool, int, float, str)):
-            return (type(x).__name__, x)
-        if isinstance(x, (tuple, list)):
-            parts = tuple(key(v) for v in x)
-            return None if None in parts else parts
-        return None
-    parts = key(tuple(args)), key(tuple(sorted(kwargs.items())))
-    return None if None in parts else (id(cell), bool(getattr(cell, "training", False)), *parts)
 
 
 def _mismatch_hint(fed_types: list[TensorType]) -> Optional[str]:

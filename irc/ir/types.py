@@ -68,6 +68,10 @@ def is_float(name: str) -> bool:
     return name in ("f16", "f32", "f64")
 
 
+def is_integer(name: str) -> bool:
+    return name in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+
+
 @dataclass(frozen=True)
 class TensorType:
     dtype: str

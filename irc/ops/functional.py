@@ -22,8 +22,8 @@ from ..diagnostics import (
     UnsupportedError, UserError, UserIndexError, UserTypeError, UserValueError, missing_names,
     user_frame,
 )
-from ..ir.types import UNKNOWN, from_numpy_dtype, is_float, to_numpy_dtype
-from ._dispatch import SymDim, apply, apply_random, assign as _assign, is_symbolic, is_tensor, type_of
+from ..ir.types import UNKNOWN, from_numpy_dtype, is_float, is_integer, to_numpy_dtype
+from ._dispatch import SymDim, apply, apply_random, assign as _assign, is_tensor, type_of
 
 INT64_MAX = np.iinfo(np.int64).max
 
@@ -462,11 +462,6 @@ def getitem(x, index):
     x = _as_tensor(x)
     t = type_of(x)
     index = index if isinstance(index, tuple) else (index,)
-    if builtins.any(_is_array_index(i) for i in index) and \
-            not builtins.any(is_symbolic(v) for v in (x, *index)):
-        # eager with an array index: numpy's indexing, bool masks included (PyNative's)
-        from ..common.tensor import Tensor
-        return Tensor(np.asarray(x)[tuple(np.asarray(i) if is_tensor(i) else i for i in index)])
     if builtins.sum(1 for i in index if i is Ellipsis) > 1:
         raise _error("an index can have one Ellipsis (...) only", kind=UserIndexError)
     used = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
@@ -507,7 +502,7 @@ def _gather_index(x, t, items):
                                "only at run time)",
                                hint="keep the shape: ops.where(mask, x, other) or "
                                     "ops.masked_fill(x, ~mask, value)")
-        if dtype not in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+        if not is_integer(dtype):
             raise _type_error(f"a tensor index must hold integers, got {dtype}")
         size = t.shape[axis]
         if not isinstance(size, int):

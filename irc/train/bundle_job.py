@@ -21,6 +21,7 @@ from ..dialects.core import LEARNING_RATE, graph_inputs
 from ..dialects.train import training_config
 from ..ir.graph import Module
 from ..nn.metrics import Accuracy, Metric, TopKCategoricalAccuracy
+from .callback import loss_line
 
 __all__ = ["WEIGHTS_CHECKPOINT", "BundlePlan", "plan_bundle_job", "recorded_script", "run_bundle_job"]
 
@@ -253,8 +254,7 @@ class _BundleHooks:
         self.last_loss = float(losses[-1])
         if self.printing:
             step = (global_step - 1) % self.steps_per_epoch + 1
-            loss = np.float32(losses[-1])
-            print("epoch: %s step: %s, loss is %s" % (epoch, step, float(loss)), flush=True)  # noqa: UP031  # LossMonitor's format
+            print(loss_line(epoch, step, losses[-1]), flush=True)
 
     def epoch_end(self, epoch: int, global_step: int) -> None:
         return None
