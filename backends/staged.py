@@ -68,7 +68,7 @@ def _all_reduce(comm, x, attrs, in_place):
     buf = x if in_place and x.flags.c_contiguous and x.flags.writeable else np.array(x, order="C")
     if attrs["op"] == "mean":
         return comm.all_reduce_mean(buf)
-    return comm.all_reduce(buf)
+    return comm.all_reduce(buf, attrs["op"])
 
 
 @collective(P.ALL_TO_ALL)
@@ -81,6 +81,12 @@ def _all_to_all(comm, x, attrs, in_place):
     received = comm.all_to_all(moved)             # block q: what rank q sent here
     blocks = [np.moveaxis(b, 0, split) for b in np.split(received, n, axis=0)]
     return np.ascontiguousarray(np.concatenate(blocks, axis=concat))
+
+
+def run_collective(op: str, x: np.ndarray, attrs: dict) -> np.ndarray:
+    """One collective run at once on this process's communicator: a
+    script's eager ``ops.AllReduce`` or ``DistributedGradReducer``."""
+    return _RULES[op](collectives.communicator(), x, attrs, False)
 
 
 # =============================================================================
@@ -215,10 +221,13 @@ class StagedProgram:
     steps_per_call = 1
 
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
-                 threads: Optional[int] = None):
+                 threads: Optional[int] = None, alone: bool = False):
         from .trainer import read_interface
         self.graph: Graph = module.graph(graph_name)
         self.comm = collectives.communicator()
+        # one rank compiled without its peers (irc compile --world-size N runs
+        # a script's jitted steps): each collective passes its values through
+        self.alone = alone
         self.providers = providers_for(device_target)
         self.lowering = lowering_options(self.providers)
         pieces, after = lower_pieces(module, graph_name, params_as_inputs=True, options=self.lowering)
@@ -245,6 +254,8 @@ class StagedProgram:
         """Refuse a world the step was not compiled for, and ranks that
         compiled different steps: they would wait for each other in
         collectives that never match (a hang, or garbage)."""
+        if self.alone:
+            return
         for group in sorted({n.attrs["group"] for nodes in after.values() for n in nodes}):
             if group != self.comm.size:
                 raise UserError(f"@{self.graph.name}'s step communicates among {group} ranks "

@@ -95,8 +95,8 @@ class ParamSlot:
 
 def read_interface(program, graph: Graph) -> None:
     """What a program binds, read from its graph by role: data and draws
-    inputs, the learning rate, the parameters (once each, in order) and the
-    results."""
+    inputs, the learning rate, the parameters (once each, in order), the
+    results and which of them update a parameter or state."""
     program.data = graph_inputs(graph, DATA)
     program.draws = graph_inputs(graph, DRAWS)
     rates = graph_inputs(graph, LEARNING_RATE)
@@ -107,6 +107,7 @@ def read_interface(program, graph: Graph) -> None:
             seen.add(n.attrs["name"])
             program.params.append(ParamSlot(n.attrs["name"], n))
     program.results = graph_results(graph)
+    program.updates = {i: r.name for i, r in enumerate(program.results) if r.updates}
 
 
 # A device call this long can be stopped midway by a second Ctrl-C (SignalGuard)
@@ -161,7 +162,6 @@ class Program:
         read_interface(self, self.graph)
         self.output_names = [o.name for o in model.graph.output]
         self.result_names = [r.name for r in self.results]
-        self.updates = {i: r.name for i, r in enumerate(self.results) if r.updates}
         losses = [i for i, r in enumerate(self.results) if r.role == LOSS]
         self.loss_index = losses[0] if losses else None
         lr_t = self.lr.out_types[0] if self.lr is not None else None
@@ -281,11 +281,14 @@ class Program:
 
 
 def program_for(module: Module, graph_name: str, *, device_target: Optional[str] = None,
-                threads: Optional[int] = None):
+                threads: Optional[int] = None, alone: bool = False):
     """The program running ``graph_name``: one session, or, for a graph that
-    communicates between ranks, its pieces between the collectives."""
-    kind = StagedProgram if communicates(module.graph(graph_name)) else Program
-    return kind(module, graph_name, device_target=device_target, threads=threads)
+    communicates between ranks, its pieces between the collectives (run
+    ``alone`` when the rank is compiled without its peers)."""
+    if communicates(module.graph(graph_name)):
+        return StagedProgram(module, graph_name, device_target=device_target, threads=threads,
+                             alone=alone)
+    return Program(module, graph_name, device_target=device_target, threads=threads)
 
 
 class DeviceState:

@@ -52,6 +52,9 @@ class Capture:
     # Functions the script compiled (mindspore.jit, value_and_grad called
     # eagerly): (name, the module of its first trace, before the passes).
     functions: list = field(default_factory=list)
+    # The optimizers it made: their parameters are what it trained (the
+    # ranks' run.json digests them, whatever style the step is written in).
+    optimizers: list = field(default_factory=list)
     jobs: list[Job] = field(default_factory=list)
     context: dict = field(default_factory=dict)    # set_context(...) keywords
     save_graphs: bool = False
@@ -86,6 +89,10 @@ def current() -> Optional[Capture]:
 _RENAMES = {
     "mindspore": "irc",
     "mindspore.context": "irc",   # MindSpore's context module also holds the parallel settings
+    # the model zoo imports these from where MindSpore defines them
+    "mindspore.nn.wrap.grad_reducer": "irc.nn.wrap",
+    "mindspore.nn.wrap.cell_wrapper": "irc.nn.wrap",
+    "mindspore.ops.operations.comm_ops": "irc.ops.operations",
 }
 
 

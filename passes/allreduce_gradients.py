@@ -12,7 +12,9 @@ weights and they stay identical.
 
 Optimiser updates are recognised by their ``grad`` operand (the raw
 gradient: weight decay is applied inside the update, after the reduction,
-as MindSpore's optimisers do).  Stand-alone mode or one rank: unchanged.
+as MindSpore's optimisers do).  A gradient the script reduced itself (a
+``DistributedGradReducer`` in a jitted step: an all-reduce, then a scale or
+a cast) is left as it is.  Stand-alone mode or one rank: unchanged.
 """
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ from .manager import register
 from .options import CompileOptions
 
 GRAD_OPERAND = "grad"
+# What a DistributedGradReducer does after its all-reduce: scale by
+# 1/degree, cast back to the gradient's dtype.
+_AFTER_REDUCTION = ("nn.Mul", "nn.Div", "nn.Cast", "nn.Identity")
 
 
 def update_nodes(graph: Graph):
@@ -31,6 +36,15 @@ def update_nodes(graph: Graph):
         opdef = get_op(node.op)
         if node.op.startswith("train.") and GRAD_OPERAND in opdef.operands:
             yield node, opdef.operands.index(GRAD_OPERAND)
+
+
+def already_reduced(graph: Graph, value, depth: int = 4) -> bool:
+    """Whether ``value`` is an all-reduce's result, perhaps scaled or cast."""
+    producer = graph.node(value.node)
+    if producer.op == "parallel.all_reduce":
+        return True
+    return depth > 0 and producer.op in _AFTER_REDUCTION and any(
+        already_reduced(graph, operand, depth - 1) for operand in graph.operands(producer))
 
 
 @register("allreduce-gradients", "all-reduce every parameter gradient over the ranks "
@@ -45,7 +59,7 @@ def run(module: Module, ctx) -> bool:
         count = 0
         for node, slot in list(update_nodes(graph)):
             grad = graph.operands(node)[slot]
-            if graph.node(grad.node).op == "parallel.all_reduce":
+            if already_reduced(graph, grad):
                 continue
             reduced = graph.add("parallel.all_reduce", [grad],
                                 {"op": reduction, "group": options.ranks},

@@ -119,6 +119,41 @@ DATA_PARALLEL = NET + textwrap.dedent("""\
     data = data.batch(batch, drop_remainder=True)
 """) + TRAIN
 
+# MindSpore's data parallel tutorial (docs/sample_code/distributed_data_parallel):
+# the step written as functions, the gradients reduced by the script's own
+# DistributedGradReducer, the optimizer called eagerly or inside a jitted
+# step.  Each rank starts from its own draw: the reducer starts them from
+# rank 0's weights.
+FUNCTIONAL = DATA_PARALLEL.split("\nnet = Net()")[0] + textwrap.dedent("""
+    for JIT, TAG in ((False, ""), (True, "jit")):
+        net = Net()
+        draw = np.random.default_rng(1 + rank)
+        for p in net.trainable_params():
+            p.set_data(ms.Tensor((draw.standard_normal(p.shape) * 0.3).astype(np.float32)))
+        optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+
+        def forward_fn(x, y):
+            logits = net(x)
+            return loss_fn(logits, y), logits
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+        grad_reducer = nn.DistributedGradReducer(optimizer.parameters)
+
+        def train_step(x, y):
+            (loss, _), grads = grad_fn(x, y)
+            grads = grad_reducer(grads)
+            optimizer(grads)
+            return loss
+
+        step = ms.jit(train_step) if JIT else train_step
+        for epoch in range(2):
+            for x, y in data:
+                step(x, y)
+        np.savez(os.path.join(os.environ["OUT"], f"w{rank}{TAG}.npz"),
+                 **{p.name: p.asnumpy() for p in net.get_parameters()})
+""")
+
 
 def _irc(args, tmp_path, env=None, timeout=240):
     return subprocess.run([sys.executable, "-m", "irc", *args], cwd=tmp_path, text=True,
@@ -193,6 +228,27 @@ def test_data_parallel_ranks_train_the_model_of_one_process_across_a_crash(tmp_p
                              monkeypatch)
     assert _relative(ranks[0], one) <= 1e-5
     assert all(np.array_equal(ranks[0][k], ranks[1][k]) for k in ranks[0])
+
+
+def test_a_functional_step_with_distributed_grad_reducer_trains_the_model_of_one_process(
+        tmp_path, monkeypatch):
+    """MindSpore's data parallel tutorial: the ranks' gradients reduced by
+    nn.DistributedGradReducer (eagerly, and inside a jitted step) train the
+    model one process trains on the global batch, from rank 0's weights."""
+    order = [i for s in range(4) for r in range(2) for i in range(16 * s + r, 16 * s + 16, 2)]
+    for d in ("one", "two"):
+        (tmp_path / d).mkdir()
+    _train(tmp_path / "two", FUNCTIONAL, {}, 2)
+    _train_one_process(tmp_path / "one", FUNCTIONAL, {"ORDER": ",".join(map(str, order))},
+                       monkeypatch)
+    for tag in ("", "jit"):
+        ranks = [dict(np.load(tmp_path / "two" / f"w{r}{tag}.npz")) for r in range(2)]
+        assert all(np.array_equal(ranks[0][k], ranks[1][k]) for k in ranks[0]), tag
+        assert _relative(ranks[0], dict(np.load(tmp_path / "one" / f"w0{tag}.npz"))) <= 1e-5, tag
+    summary = json.loads((tmp_path / "two" / "r" / "run.json").read_text())
+    assert summary["weights_identical"]
+    jitted = summary["ranks"][0]["functions"]["train_step"]
+    assert jitted["calls"] == 8 and jitted["compiles"] == 1
 
 
 def test_a_failing_rank_stops_the_others(tmp_path):

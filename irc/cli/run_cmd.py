@@ -166,9 +166,13 @@ def run_ranks(args, script_args: list[str]) -> int:
         text = (f"; each read its own patch of {report['patches']} (patch "
                 f"{report['patch_shape']} of {report['image_shape']}), together covering the image")
     (out / "run.json").write_text(json.dumps(summary, indent=1) + "\n")
-    same = "one model (identical trainable weights on every rank)" \
-        if summary["weights_identical"] else "trainable weights that differ between ranks"
-    print(f"irc: {world} rank(s) trained {same}{text} -> "
+    if all(r.get("weights_sha256") is None for r in ranks):
+        same = "ran, none of them trained"      # no optimizer: no weights to compare
+    elif summary["weights_identical"]:
+        same = "trained one model (identical trainable weights on every rank)"
+    else:
+        same = "trained trainable weights that differ between ranks"
+    print(f"irc: {world} rank(s) {same}{text} -> "
           f"{display_path(str(out / 'run.json'))}", file=sys.stderr)
     return 0
 
@@ -293,6 +297,8 @@ def _weights_digest(cap):
         net = getattr(job.model, "_network", None) if job.model is not None else None
         if net is not None and hasattr(net, "trainable_params"):
             weights.update({p.name: np.asarray(p.asnumpy()) for p in net.trainable_params()})
+    for optimizer in cap.optimizers:      # functional steps: what the optimizers updated
+        weights.update({p.name: np.asarray(p.asnumpy()) for p in optimizer.param_list})
     if not weights:
         return None
     h = hashlib.sha256()

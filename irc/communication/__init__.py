@@ -119,6 +119,17 @@ def get_local_rank(group: str | None = None) -> int:
     return get_rank(group)
 
 
+def world_group_size(group, what: str) -> int:
+    """The ranks of ``group`` for a collective of the script's (``what``):
+    irc's collectives run over the world, whichever backend names it."""
+    if group is not None and group not in (g for g, _ in _BACKENDS.values()):
+        from ..diagnostics import UnsupportedError
+        raise UnsupportedError(f"{what}: irc's collectives run over the world group, not "
+                               f"{group!r}", where=user_frame(),
+                               hint="leave group at its default (GlobalComm.WORLD_COMM_GROUP)")
+    return get_group_size()
+
+
 def writes_checkpoints() -> bool:
     """Whether this process writes checkpoints: when the ranks train one
     model (a parallel mode other than stand-alone) only rank 0 does, so the

@@ -1166,6 +1166,8 @@ def _rnn_grad(ctx, node, douts):
 def _all_reduce_grad(ctx, node, douts):
     if douts[0] is None:
         return [None]
+    if node.attrs["op"] not in ("sum", "mean"):
+        raise TypeError(f"grad.all_reduce: an all-reduce {node.attrs['op']} has no gradient")
     return [ctx.add("parallel.all_reduce", [douts[0]], node.attrs)]
 
 

@@ -65,7 +65,7 @@ def _slice_host(inputs, attrs, draws):
 # collectives
 # =============================================================================
 
-REDUCTIONS = ("sum", "mean")
+REDUCTIONS = ("sum", "mean", "max", "min")
 
 
 def _infer_all_reduce(attrs, ins):
@@ -81,9 +81,10 @@ ALL_REDUCE = define(
     "parallel.all_reduce", kind=TENSOR, family="parallel", operands=("input",),
     traits=(Pure(), Collective()), attrs={"op": "sum", "group": REQUIRED},
     infer=_infer_all_reduce,
-    doc="The sum (op = \"sum\") or mean (\"mean\") of `input` over the `group` ranks; "
-        "every rank gets the result.  Gradients of parameters (mean when "
-        "gradients_mean), and the statistics of a synchronised BatchNorm.")
+    doc="The sum (op = \"sum\"), mean (\"mean\"), maximum or minimum (\"max\", "
+        "\"min\") of `input` over the `group` ranks; every rank gets the result.  "
+        "Gradients of parameters (mean when gradients_mean; a DistributedGradReducer's "
+        "sum), the statistics of a synchronised BatchNorm, a script's ops.AllReduce.")
 
 
 def _infer_all_to_all(attrs, ins):

@@ -62,6 +62,9 @@ class Optimizer(Cell):
         self.learning_rate = self._check_lr(cls, learning_rate)
         self.param_list, self.weight_decays, self.param_lrs = self._groups(cls, parameters, weight_decay)
         self._param_keys = [p.name for p in self.param_list]
+        from ..capture import current
+        if current() is not None:
+            current().optimizers.append(self)
 
     # -- parameters ---------------------------------------------------------------------
     def _groups(self, cls: str, parameters, weight_decay: float):

@@ -1,5 +1,5 @@
 """``mindspore.nn`` training wrappers: ``WithLossCell``, ``WithEvalCell``,
-``TrainOneStepCell``, ``ForwardValueAndGrad``.
+``TrainOneStepCell``, ``ForwardValueAndGrad``, ``DistributedGradReducer``.
 
 ``TrainOneStepCell(WithLossCell(net, loss_fn), optimizer)`` is MindSpore's
 step as a Cell: called on a batch it computes the loss, takes the gradients
@@ -12,12 +12,17 @@ the network (``conv1.weight``, not ``network._backbone.conv1.weight``).
 """
 from __future__ import annotations
 
-from ..diagnostics import UserTypeError, user_frame
+import numpy as np
+
+from ..diagnostics import UserTypeError, UserValueError, user_frame
 from ..ops import _dispatch
 from .cell import Cell
 
 __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "ForwardValueAndGrad",
-           "unwrap_train_cell"]
+           "DistributedGradReducer", "unwrap_train_cell"]
+
+# the parallel modes whose ranks train one model on their shards of the data
+_DATA_PARALLEL_MODES = ("data_parallel", "hybrid_parallel")
 
 
 def _cell(what: str, value) -> Cell:
@@ -72,6 +77,9 @@ class TrainOneStepCell(Cell):
         self.sens = float(sens)
         self.return_grad = bool(return_grad)
         self.grad_reducer = _identity
+        from .. import parallel
+        if parallel.get_auto_parallel_context("parallel_mode") in _DATA_PARALLEL_MODES:
+            self.grad_reducer = DistributedGradReducer(self.weights)   # as MindSpore's
         from ..train.functional import GradOperation
         self.grad = GradOperation(get_by_list=True, sens_param=True)
         self.network.set_grad()
@@ -115,6 +123,69 @@ class ForwardValueAndGrad(Cell):
         grad = GradOperation(self.get_all, self.get_by_list, self.sens_param)
         value = self.network(*(inputs[:-1] if self.sens_param else inputs))
         return value, grad(self.network, self.weights if self.get_by_list else None)(*inputs)
+
+
+class DistributedGradReducer(Cell):
+    """Data parallel's gradient reduction, for a step written as functions::
+
+        grad_reducer = nn.DistributedGradReducer(optimizer.parameters)
+        ...
+        (loss, _), grads = grad_fn(data, label)
+        grads = grad_reducer(grads)
+        optimizer(grads)
+
+    Each gradient is summed over the ranks (``ops.AllReduce``) and, when
+    ``mean`` (None: the context's ``gradients_mean``), multiplied by
+    ``1 / degree`` (None: the world size), in float32, as MindSpore's.
+    Made on launched ranks, it also starts them from one model: rank 0's
+    values of ``parameters`` are broadcast, so a script that seeds its
+    initialisers differently per rank, or not at all, still trains one model."""
+
+    def __init__(self, parameters, mean=None, degree=None, fusion_type: int = 1, group=None):
+        super().__init__(auto_prefix=False)
+        from .. import parallel
+        from ..communication import world_group_size
+        self.group_size = world_group_size(group, "DistributedGradReducer")
+        self.mean = bool(parallel.get_auto_parallel_context("gradients_mean")
+                         if mean is None else mean)
+        if degree is None:
+            degree = self.group_size
+        elif isinstance(degree, bool) or not isinstance(degree, int) or degree <= 0:
+            raise UserValueError(f"DistributedGradReducer: degree must be a positive int, got "
+                                 f"{degree!r}", where=user_frame())
+        self.degree = degree
+        _start_from_rank0(list(parameters))
+
+    def construct(self, grads):
+        from ..common import dtype as mstype
+        from ..common.tensor import Tensor
+        from ..ops import functional as F
+        many = isinstance(grads, (tuple, list))
+        scale = Tensor(np.float32(1.0 / self.degree))
+        reduced = []
+        for grad in (grads if many else [grads]):
+            summed = F.cast(grad, mstype.float32)
+            if self.group_size > 1:           # one rank's sum is its gradient
+                summed = F.all_reduce(summed, "sum", self.group_size)
+            if self.mean:
+                summed = F.mul(summed, scale)
+            reduced.append(F.cast(summed, grad.dtype))
+        return tuple(reduced) if many else reduced[0]
+
+
+def _start_from_rank0(parameters) -> None:
+    """Every rank takes rank 0's values of ``parameters`` (a no-op on one rank)."""
+    from irc.backends.collectives import communicator
+    comm = communicator()
+    if comm.size == 1:
+        return
+    from ..common.tensor import Tensor
+    for p in parameters:
+        mine = p.asnumpy()
+        value = np.array(mine, order="C")
+        comm.broadcast(value, 0)
+        if not np.array_equal(value, mine):
+            p.set_data(Tensor(value))
 
 
 def _identity(grads):

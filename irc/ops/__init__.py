@@ -22,13 +22,13 @@ from .functional import (  # noqa: F401
     transpose, tril, triu, unbind, uniform, unsqueeze, unstack, var, where, zeros, zeros_like,
 )
 from .operations import (  # noqa: F401
-    Abs, AdaptiveAvgPool2D, Add, AddN, Argmax, ArgMaxWithValue, ArgMinWithValue, Assign, AvgPool,
-    BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, CumSum, Div, Elu, Equal, Erf,
-    Exp, ExpandDims, Expm1, Eye, Fill, Flatten, Floor, FloorDiv, FloorMod, Gather, GatherV2, GeLU,
-    Greater, GreaterEqual, HSigmoid, HSwish, Identity, IsFinite, IsNan, L2Normalize, Less,
+    Abs, AdaptiveAvgPool2D, Add, AddN, AllReduce, Argmax, ArgMaxWithValue, ArgMinWithValue, Assign,
+    AvgPool, BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, CumSum, Div, Elu, Equal,
+    Erf, Exp, ExpandDims, Expm1, Eye, Fill, Flatten, Floor, FloorDiv, FloorMod, Gather, GatherV2,
+    GeLU, Greater, GreaterEqual, HSigmoid, HSwish, Identity, IsFinite, IsNan, L2Normalize, Less,
     LessEqual, Log, Log1p, LogicalAnd, LogicalNot, LogicalOr, LogSoftmax, MatMul, Maximum, MaxPool,
     Minimum, MirrorPad, Mul, Neg, NotEqual, OneHot, Ones, OnesLike, Pad, Pow, Primitive,
-    PrimitiveWithInfer, RealDiv, Reciprocal, ReduceAll, ReduceAny, ReduceMax, ReduceMean,
+    PrimitiveWithInfer, RealDiv, Reciprocal, ReduceOp, ReduceAll, ReduceAny, ReduceMax, ReduceMean,
     ReduceMin, ReduceSum, ReLU, ReLU6, Reshape, ResizeBilinearV2, ResizeNearestNeighbor, Round,
     Rsqrt, Select, Shape, Sigmoid, SigmoidCrossEntropyWithLogits, Sign, Sin, Softmax, Softplus,
     SparseSoftmaxCrossEntropyWithLogits, Split, Sqrt, Square, Squeeze, Stack, StopGradient,

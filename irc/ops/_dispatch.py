@@ -4,7 +4,8 @@
 in.  While a network is being traced (``irc.frontend.network`` installs its
 tracer here) it adds a node to the device graph and returns symbolic
 tensors; otherwise it checks the operand types with the op's inference and
-runs the op's numpy rule, returning Tensors.  Both paths read the same op
+runs the op's numpy rule, returning Tensors (a collective runs on the
+engine that launched the ranks).  Both paths read the same op
 declaration (``irc/dialects/nn.py``), so eager and compiled results agree.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from ..diagnostics import UserRuntimeError, UserTypeError, user_error_like, user_frame
 from ..dialects import load_all
 from ..ir.registry import get as get_op
+from ..ir.traits import Collective
 from ..ir.types import TensorType
 
 load_all()   # every op function applies a registered op
@@ -133,4 +135,7 @@ def _eager(op: str, inputs: list, attrs: dict) -> list:
         opdef.infer(attrs, [TensorType.of(a) for a in arrays])
     except (TypeError, ValueError) as e:
         raise user_error_like(e, str(e), where=user_frame()) from None
+    if opdef.has_trait(Collective):       # between the ranks: the engine that launched them
+        from irc.backends.staged import run_collective
+        return [Tensor(run_collective(op, arrays[0], attrs))]
     return [Tensor(r) for r in opdef.host_batch_fn(arrays, attrs, None)]

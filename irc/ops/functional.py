@@ -449,6 +449,12 @@ def tile(input, dims):  # noqa: A002 -- MindSpore's argument name
     return x
 
 
+def all_reduce(x, op: str, group_size: int):
+    """``x`` reduced (sum, max, min) over the ``group_size`` ranks: what
+    ``ops.AllReduce`` computes."""
+    return _one("parallel.all_reduce", [_as_tensor(x)], {"op": op, "group": group_size})
+
+
 def cast(x, dtype):
     x = _as_tensor(x)
     to = mstype.to_ir(dtype)

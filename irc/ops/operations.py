@@ -477,4 +477,34 @@ class CumSum(Primitive):
         return F.cumsum(x, axis, exclusive=self.exclusive, reverse=self.reverse)
 
 
+class ReduceOp:
+    """``ops.ReduceOp``: the reductions an ``AllReduce`` makes over the ranks."""
+    SUM = "sum"
+    MAX = "max"
+    MIN = "min"
+    PROD = "prod"
+
+
+class AllReduce(Primitive):
+    """``ops.AllReduce(op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP)``:
+    ``x`` reduced over the ranks, every rank getting the result (at once
+    when called eagerly; a ``parallel.all_reduce`` node in a traced step,
+    which the runtime runs between the step's pieces)."""
+
+    def __init__(self, op=ReduceOp.SUM, group=None):
+        super().__init__()
+        if op not in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN):
+            if op == ReduceOp.PROD:
+                raise UnsupportedError("AllReduce(ReduceOp.PROD) is not supported by irc",
+                                       where=user_frame(), hint="use SUM, MAX or MIN")
+            raise UserValueError(f"AllReduce: op must be a ReduceOp (SUM, MAX, MIN, PROD), got "
+                                 f"{op!r}", where=user_frame())
+        self.op, self.group = op, group
+        self.add_prim_attr("op", op)
+
+    def __call__(self, x):
+        from ..communication import world_group_size
+        return F.all_reduce(x, self.op, world_group_size(self.group, "AllReduce"))
+
+
 __getattr__ = missing_names(__name__)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import time
 from typing import Any, Callable, Optional
 
@@ -132,7 +133,13 @@ class CompiledFunction:
         self.name = name
         self.out_structure, self.guards, self.rates = \
             traced.out_structure, traced.guards, traced.rates
-        self.program = program_for(module, STEP)
+        from ..capture import current
+        compiling = current() is not None and not current().executes
+        self.program = program_for(module, STEP, alone=compiling)
+        if compiling and getattr(self.program, "alone", False):
+            print(f"irc: note: {name} communicates between ranks; irc compile runs it as this "
+                  f"rank alone (its collectives pass values through): irc run --world-size N "
+                  f"runs the ranks together", file=sys.stderr)
         self.parameters: dict[str, Parameter] = dict(module.objects.get(PARAMETERS, {}))
         # the traced weights: the parameters' values now, and the large
         # constants the function read (kept as parameters, not inline)
