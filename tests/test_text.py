@@ -140,6 +140,17 @@ def test_a_word_outside_the_vocabulary_is_located(tmp_path):
     assert e.value.where == where and "'q' is not in the vocabulary" in e.value.message
 
 
+def test_the_sequence_labeling_tutorial_runs_as_under_mindspore(capsys):
+    """LSTM+CRF: a bidirectional LSTM over padded sentences given their
+    seq_length, 40 steps of SGD; the losses, the Viterbi scores, the tags it
+    learned (B I O ...) and every parameter as MindSpore 2.10's."""
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "mindspore_style", "sequence_labeling_tutorial.py"), mode=RUN,
+               argv=[])
+    assert_prints_as(capsys.readouterr().out.strip().splitlines(),
+                     os.path.join(HERE, "mindspore_style", "sequence_labeling_tutorial.mindspore.txt"))
+
+
 def test_the_sentiment_tutorial_runs_as_under_mindspore(capsys):
     """Same batches (shuffled source, randomized split of a pipeline), same
     initial weights, same losses and accuracies, same prediction."""

@@ -78,28 +78,36 @@ class _RNNBase(Cell):
         self.b_ih_list, self.b_hh_list = tuple(made["bias_ih"]), tuple(made["bias_hh"])
 
     def construct(self, x, hx=None, seq_length=None):
-        if seq_length is not None:
-            raise UnsupportedError(f"{type(self).__name__}: seq_length is not supported by irc",
-                                   where=user_frame(),
-                                   hint="pad the sequences to one length and leave seq_length out")
         if self.batch_first:
             x = ops.transpose(x, (1, 0, 2))
         directions = 2 if self.bidirectional else 1
         if hx is None:
             zeros = ops.zeros((self.num_layers * directions, x.shape[1], self.hidden_size), x.dtype)
             hx = (zeros, zeros) if self.is_lstm else zeros
+        lengths = None if seq_length is None else \
+            _SequenceLengths(seq_length, x, type(self).__name__)
         h_n, c_n = [], []
         for layer in range(self.num_layers):
             outputs = []
             for d in range(directions):
                 k = layer * directions + d
-                seq = ops.flip(x, (0,)) if d else x
-                y, c = self._sweep(k, seq, hx[0][k] if self.is_lstm else hx[k],
-                                   hx[1][k] if self.is_lstm else None)
-                h_n.append(y[-1])
+                h0 = hx[0][k] if self.is_lstm else hx[k]
+                c0 = hx[1][k] if self.is_lstm else None
+                if lengths is None:
+                    seq = ops.flip(x, (0,)) if d else x
+                    y, c = self._sweep(k, seq, h0, c0)
+                    h_n.append(y[-1])
+                    if c is not None:
+                        c_n.append(c[-1])
+                    outputs.append(ops.flip(y, (0,)) if d else y)
+                    continue
+                seq = lengths.reverse(x) if d else x
+                y, c = self._sweep(k, seq, h0, c0)
+                h_n.append(lengths.last(y, h0))
                 if c is not None:
-                    c_n.append(c[-1])
-                outputs.append(ops.flip(y, (0,)) if d else y)
+                    c_n.append(lengths.last(c, c0))
+                y = lengths.mask(y)
+                outputs.append(lengths.reverse(y) if d else y)
             x = outputs[0] if directions == 1 else ops.concat(outputs, 2)
             if self.dropout and layer < self.num_layers - 1:
                 x = self.dropout_op(x)
@@ -129,6 +137,56 @@ class _RNNBase(Cell):
     def extend_repr(self) -> str:
         return (f"{self.input_size}, {self.hidden_size}, num_layers={self.num_layers}, "
                 f"batch_first={self.batch_first}, bidirectional={self.bidirectional}")
+
+
+class _SequenceLengths:
+    """``seq_length`` of a padded, time-major batch [T, B, ...], as MindSpore
+    reads it: the outputs past a sequence's length are zeros, its last state
+    is the one at its length (the initial state for length 0), and the
+    reverse direction reads each sequence backwards from its own end (the
+    padding stays where it is: ``ReverseSequence``).
+
+    A recurrence is causal, so the steps before a sequence's end do not see
+    its padding: the whole batch runs as one sweep, then masks, picks and
+    per-sequence reversals select what MindSpore's step-by-step ``Select``
+    computes (products with 0/1 matrices: exact)."""
+
+    def __init__(self, seq_length, x, layer: str):
+        from ..ir.types import is_integer
+        if not _dispatch.is_tensor(seq_length):
+            raise UserTypeError(f"{layer}: seq_length must be a Tensor, got "
+                                f"{type(seq_length).__name__}", where=user_frame())
+        t = _dispatch.type_of(seq_length)
+        if not is_integer(t.dtype) or t.rank != 1:
+            raise UserTypeError(f"{layer}: seq_length must be a 1-D int32 or int64 Tensor, got "
+                                f"{t}", where=user_frame())
+        steps, batch = x.shape[0], x.shape[1]
+        if isinstance(batch, int) and isinstance(t.shape[0], int) and t.shape[0] != batch:
+            raise UserValueError(f"{layer}: batch size of x and seq_length must be equal, got "
+                                 f"{batch} of x and {t.shape[0]} of seq_length",
+                                 where=user_frame())
+        lengths = ops.unsqueeze(ops.cast(seq_length, mstype.int32), 0)          # [1, B]
+        t_steps = ops.unsqueeze(ops.arange(0, steps, 1, dtype=mstype.int32), 1)  # [T, 1]
+        valid = ops.cast(ops.less(t_steps, lengths), mstype.int32)             # [T, B]
+        dtype = x.dtype
+        self.keep = ops.unsqueeze(ops.cast(valid, dtype), 2)                   # [T, B, 1]
+        # the step each step reads backwards: lengths - 1 - t inside, t in the padding
+        source = valid * (lengths - 1 - t_steps) + (1 - valid) * t_steps
+        self.permutation = ops.transpose(ops.one_hot(source, steps), (1, 0, 2))   # [B, T, S]
+        last = ops.maximum(lengths - 1, 0)                                     # [1, B]
+        self.at_last = ops.unsqueeze(ops.cast(ops.equal(t_steps, last), dtype), 2)
+        self.started = ops.unsqueeze(ops.cast(ops.less(0, lengths[0]), dtype), 1)   # [B, 1]
+
+    def mask(self, y):
+        return y * self.keep
+
+    def last(self, y, initial):
+        picked = ops.sum(y * self.at_last, 0)
+        return picked * self.started + initial * (1 - self.started)
+
+    def reverse(self, x):
+        by_sequence = ops.transpose(x, (1, 0, 2))
+        return ops.transpose(ops.bmm(self.permutation, by_sequence), (1, 0, 2))
 
 
 class LSTM(_RNNBase):
