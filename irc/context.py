@@ -1,9 +1,15 @@
-"""``mindspore.context``: set_context / get_context and the execution modes."""
+"""``mindspore.context``: set_context / get_context and the execution modes;
+MindSpore's context module also holds the parallel settings
+(``from mindspore import context; context.set_auto_parallel_context(...)``),
+which live in :mod:`irc.parallel`."""
 from __future__ import annotations
 
 from .backends.settings import settings
 from .capture import current, register_process_state
 from .diagnostics import UserValueError, missing_names, user_frame
+from .parallel import (  # noqa: F401 - MindSpore's names in its context module
+    ParallelMode, get_auto_parallel_context, reset_auto_parallel_context, set_auto_parallel_context,
+)
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1

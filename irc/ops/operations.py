@@ -83,6 +83,8 @@ Shape = _named(_elementwise(F.shape, "the static shape tuple"), "Shape")
 Cast = _named(_elementwise(F.cast, "cast(x, dtype)"), "Cast")
 BiasAdd = _named(_elementwise(F.bias_add, "x + bias per channel"), "BiasAdd")
 Assign = _named(_elementwise(F.assign, "variable <- value"), "Assign")
+Depend = _named(_elementwise(F.depend, "value, once expr has run"), "Depend")
+DType = _named(_elementwise(lambda x: x.dtype, "the dtype of x"), "DType")
 
 
 class GeLU(Primitive):

@@ -259,7 +259,10 @@ class _Differentiated:
         tracer = _dispatch.tracer()
         if not isinstance(tracer, FunctionTracer):
             raise UserError("gradients can be taken inside a jitted function or eagerly, not "
-                            "inside a network's construct traced by Model", where=user_frame())
+                            "inside a network's construct traced by Model", where=user_frame(),
+                            hint="Model trains a network with its loss_fn and optimizer, or an "
+                                 "nn.TrainOneStepCell; call a step Cell of your own from a loop "
+                                 "(for data, label in dataset: step(data, label))")
         sens = None
         if self.sens_param:
             *args, sens = args
