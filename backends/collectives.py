@@ -78,6 +78,11 @@ class Communicator(ABC):
     def broadcast(self, buffer: np.ndarray, root: int = 0) -> np.ndarray:
         """``root``'s buffer on every rank, in place; returns it."""
 
+    def from_root(self, array: np.ndarray, root: int = 0) -> np.ndarray:
+        """``root``'s value of ``array`` on every rank, in a new buffer (the
+        ranks start from one model)."""
+        return self.broadcast(np.array(array, order="C"), root)
+
     @abstractmethod
     def barrier(self) -> None:
         """Returns when every rank has reached it."""

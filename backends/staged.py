@@ -289,9 +289,7 @@ class StagedProgram:
         if self.comm.size == 1:
             return
         for name in sorted(state.values):
-            buf = np.array(state.values[name].numpy(), order="C")
-            self.comm.broadcast(buf, root=0)
-            state.values[name] = self.upload(buf)
+            state.values[name] = self.upload(self.comm.from_root(state.values[name].numpy()))
 
     def run(self, feeds: dict, state) -> dict:
         """One step: ``feeds`` by input name, parameters from ``state`` (their

@@ -151,6 +151,18 @@ def test_the_sequence_labeling_tutorial_runs_as_under_mindspore(capsys):
                      os.path.join(HERE, "mindspore_style", "sequence_labeling_tutorial.mindspore.txt"))
 
 
+def test_a_padded_sequence_model_trains_through_model_as_under_mindspore(capsys):
+    """A 2-layer bidirectional LSTM given seq_length, trained by Model.train
+    (its batch symbolic in the step: the Scan bodies must declare their
+    ranks for onnxruntime), a custom loss cell, Adam: MindSpore's losses
+    and weights."""
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "mindspore_style", "sequence_model_train.py"), mode=RUN, argv=[])
+    out = [line for line in capsys.readouterr().out.strip().splitlines()
+           if not line.startswith("irc:")]
+    assert_prints_as(out, os.path.join(HERE, "mindspore_style", "sequence_model_train.mindspore.txt"))
+
+
 def test_the_sentiment_tutorial_runs_as_under_mindspore(capsys):
     """Same batches (shuffled source, randomized split of a pipeline), same
     initial weights, same losses and accuracies, same prediction."""

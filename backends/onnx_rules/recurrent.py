@@ -25,6 +25,12 @@ from irc.ir.types import to_numpy_dtype
 from .table import lowering
 
 
+# Every value a body reads or makes is one step of the batch: [batch, features].
+# Declared, so onnxruntime knows each output's rank even where the outer
+# shapes are symbolic (a Model.train step's batch N), which a Scan requires.
+_STEP = [None, None]
+
+
 class _ScanBody:
     """A Scan body under construction: its inputs (carried states, then one
     step of each scanned sequence), nodes and outputs (the next states, then
@@ -48,7 +54,7 @@ class _ScanBody:
 
     def input(self, hint: str) -> str:
         name = self.prefix + hint
-        self.inputs.append(helper.make_tensor_value_info(name, self.elem, None))
+        self.inputs.append(helper.make_tensor_value_info(name, self.elem, _STEP))
         self._named.add(name)
         return name
 
@@ -67,7 +73,7 @@ class _ScanBody:
             self.nodes.append(helper.make_node("Identity", [value], [name], name=self.emit.node_name("Identity")))
             value = name
         self._named.add(value)
-        self.outputs.append(helper.make_tensor_value_info(value, self.elem, None))
+        self.outputs.append(helper.make_tensor_value_info(value, self.elem, _STEP))
 
     def one_minus(self, v: str) -> str:
         return self.op("Sub", [self.one, v])

@@ -84,7 +84,7 @@ class _RNNBase(Cell):
         if hx is None:
             zeros = ops.zeros((self.num_layers * directions, x.shape[1], self.hidden_size), x.dtype)
             hx = (zeros, zeros) if self.is_lstm else zeros
-        lengths = None if seq_length is None else \
+        lengths = _WholeSequences() if seq_length is None else \
             _SequenceLengths(seq_length, x, type(self).__name__)
         h_n, c_n = [], []
         for layer in range(self.num_layers):
@@ -93,16 +93,7 @@ class _RNNBase(Cell):
                 k = layer * directions + d
                 h0 = hx[0][k] if self.is_lstm else hx[k]
                 c0 = hx[1][k] if self.is_lstm else None
-                if lengths is None:
-                    seq = ops.flip(x, (0,)) if d else x
-                    y, c = self._sweep(k, seq, h0, c0)
-                    h_n.append(y[-1])
-                    if c is not None:
-                        c_n.append(c[-1])
-                    outputs.append(ops.flip(y, (0,)) if d else y)
-                    continue
-                seq = lengths.reverse(x) if d else x
-                y, c = self._sweep(k, seq, h0, c0)
+                y, c = self._sweep(k, lengths.reverse(x) if d else x, h0, c0)
                 h_n.append(lengths.last(y, h0))
                 if c is not None:
                     c_n.append(lengths.last(c, c0))
@@ -139,7 +130,20 @@ class _RNNBase(Cell):
                 f"batch_first={self.batch_first}, bidirectional={self.bidirectional}")
 
 
-class _SequenceLengths:
+class _WholeSequences:
+    """No ``seq_length``: every sequence runs the whole time axis."""
+
+    def mask(self, y):
+        return y
+
+    def last(self, y, initial):
+        return y[-1]
+
+    def reverse(self, x):
+        return ops.flip(x, (0,))
+
+
+class _SequenceLengths(_WholeSequences):
     """``seq_length`` of a padded, time-major batch [T, B, ...], as MindSpore
     reads it: the outputs past a sequence's length are zeros, its last state
     is the one at its length (the initial state for length 0), and the

@@ -21,9 +21,6 @@ from .cell import Cell
 __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "ForwardValueAndGrad",
            "DistributedGradReducer", "unwrap_train_cell"]
 
-# the parallel modes whose ranks train one model on their shards of the data
-_DATA_PARALLEL_MODES = ("data_parallel", "hybrid_parallel")
-
 
 def _cell(what: str, value) -> Cell:
     if not isinstance(value, Cell):
@@ -77,8 +74,9 @@ class TrainOneStepCell(Cell):
         self.sens = float(sens)
         self.return_grad = bool(return_grad)
         self.grad_reducer = _identity
-        from .. import parallel
-        if parallel.get_auto_parallel_context("parallel_mode") in _DATA_PARALLEL_MODES:
+        from ..parallel import ParallelMode, get_auto_parallel_context
+        if get_auto_parallel_context("parallel_mode") in (ParallelMode.DATA_PARALLEL,
+                                                          ParallelMode.HYBRID_PARALLEL):
             self.grad_reducer = DistributedGradReducer(self.weights)   # as MindSpore's
         from ..train.functional import GradOperation
         self.grad = GradOperation(get_by_list=True, sens_param=True)
@@ -182,8 +180,7 @@ def _start_from_rank0(parameters) -> None:
     from ..common.tensor import Tensor
     for p in parameters:
         mine = p.asnumpy()
-        value = np.array(mine, order="C")
-        comm.broadcast(value, 0)
+        value = comm.from_root(mine)
         if not np.array_equal(value, mine):
             p.set_data(Tensor(value))
 

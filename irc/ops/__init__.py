@@ -23,16 +23,17 @@ from .functional import (  # noqa: F401
 )
 from .operations import (  # noqa: F401
     Abs, AdaptiveAvgPool2D, Add, AddN, AllReduce, Argmax, ArgMaxWithValue, ArgMinWithValue, Assign,
-    AvgPool, BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, CumSum, Depend, Div, DType, Elu, Equal,
-    Erf, Exp, ExpandDims, Expm1, Eye, Fill, Flatten, Floor, FloorDiv, FloorMod, Gather, GatherV2,
-    GeLU, Greater, GreaterEqual, HSigmoid, HSwish, Identity, IsFinite, IsNan, L2Normalize, Less,
-    LessEqual, Log, Log1p, LogicalAnd, LogicalNot, LogicalOr, LogSoftmax, MatMul, Maximum, MaxPool,
-    Minimum, MirrorPad, Mul, Neg, NotEqual, OneHot, Ones, OnesLike, Pad, Pow, Primitive,
-    PrimitiveWithInfer, RealDiv, Reciprocal, ReduceOp, ReduceAll, ReduceAny, ReduceMax, ReduceMean,
-    ReduceMin, ReduceSum, ReLU, ReLU6, Reshape, ResizeBilinearV2, ResizeNearestNeighbor, Round,
-    Rsqrt, Select, Shape, Sigmoid, SigmoidCrossEntropyWithLogits, Sign, Sin, Softmax, Softplus,
-    SparseSoftmaxCrossEntropyWithLogits, Split, Sqrt, Square, Squeeze, Stack, StopGradient,
-    StridedSlice, Sub, Tan, Tanh, Tile, Transpose, Unstack, Zeros, ZerosLike,
+    AvgPool, BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, CumSum, Depend, Div,
+    DType, Elu, Equal, Erf, Exp, ExpandDims, Expm1, Eye, Fill, Flatten, Floor, FloorDiv, FloorMod,
+    Gather, GatherV2, GeLU, Greater, GreaterEqual, HSigmoid, HSwish, Identity, IsFinite, IsNan,
+    L2Normalize, Less, LessEqual, Log, Log1p, LogicalAnd, LogicalNot, LogicalOr, LogSoftmax,
+    MatMul, Maximum, MaxPool, Minimum, MirrorPad, Mul, Neg, NotEqual, OneHot, Ones, OnesLike, Pad,
+    Pow, Primitive, PrimitiveWithInfer, RealDiv, Reciprocal, ReduceOp, ReduceAll, ReduceAny,
+    ReduceMax, ReduceMean, ReduceMin, ReduceSum, ReLU, ReLU6, Reshape, ResizeBilinearV2,
+    ResizeNearestNeighbor, Round, Rsqrt, Select, Shape, Sigmoid, SigmoidCrossEntropyWithLogits,
+    Sign, Sin, Softmax, Softplus, SparseSoftmaxCrossEntropyWithLogits, Split, Sqrt, Square,
+    Squeeze, Stack, StopGradient, StridedSlice, Sub, Tan, Tanh, Tile, Transpose, Unstack, Zeros,
+    ZerosLike,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

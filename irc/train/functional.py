@@ -133,10 +133,11 @@ class CompiledFunction:
         self.name = name
         self.out_structure, self.guards, self.rates = \
             traced.out_structure, traced.guards, traced.rates
+        from irc.backends.staged import communicates
         from ..capture import current
         compiling = current() is not None and not current().executes
         self.program = program_for(module, STEP, alone=compiling)
-        if compiling and getattr(self.program, "alone", False):
+        if compiling and communicates(module.graph(STEP)):
             print(f"irc: note: {name} communicates between ranks; irc compile runs it as this "
                   f"rank alone (its collectives pass values through): irc run --world-size N "
                   f"runs the ranks together", file=sys.stderr)
