@@ -51,7 +51,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Callable, Optional, TypeVar
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Optional, TypeVar
 
 import numpy as np
 
@@ -133,6 +134,8 @@ class OpDef:
     max_operands: Optional[int] = field(init=False, repr=False)   # None: variadic
     _traits_by_type: dict = field(init=False, repr=False)
     _operands_type: type = field(init=False, repr=False)
+    _signature: Mapping[str, Any] = field(init=False, repr=False)
+    _defaults: Mapping[str, Any] = field(init=False, repr=False)
 
     def __post_init__(self):
         _check_names(self.name, "operand", self.operands)
@@ -143,6 +146,10 @@ class OpDef:
         self._traits_by_type = {cls: t for t in reversed(self.traits) for cls in type(t).__mro__
                                 if issubclass(cls, OpTrait)}
         self._operands_type = _operands_class(self.name, self.operands)
+        # Read for every node printed or normalised: made once, read-only.
+        signature = {**self.attrs, **MAP_ATTRS} if self.kind == MAP else dict(self.attrs)
+        self._signature = MappingProxyType(signature)
+        self._defaults = MappingProxyType({k: v for k, v in signature.items() if v is not REQUIRED})
 
     # -- decorators attaching implementations ---------------------------------
     # Implementations receive their operands as :class:`Operands`: a tuple
@@ -246,11 +253,15 @@ class OpDef:
 
     # -- attributes -------------------------------------------------------------------
     @property
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> Mapping[str, Any]:
         """All attributes the op accepts, with defaults (REQUIRED if none)."""
-        if self.kind == MAP:
-            return {**self.attrs, **MAP_ATTRS}
-        return self.attrs
+        return self._signature
+
+    @property
+    def defaults(self) -> Mapping[str, Any]:
+        """The attributes that have a default, with it (the printer leaves
+        out an attribute equal to its default)."""
+        return self._defaults
 
     def takes_draws_operand(self, num_operands: int) -> bool:
         """On the device a random op takes its draws as one extra operand."""

@@ -43,6 +43,16 @@ quote = json.encoder.encode_basestring_ascii
 
 
 def format_attr(v: Any) -> str:
+    # the common exact types first, by type (a tenth of printing a module)
+    kind = type(v)
+    if kind is float:
+        return repr(v)      # 'nan', 'inf' and '-inf' included
+    if kind is int:
+        return str(v)
+    if kind is str:
+        return quote(v)
+    if kind is list:
+        return "[" + ", ".join(map(format_attr, v)) + "]"
     if v is None:
         return "none"
     if v is True:
@@ -52,19 +62,15 @@ def format_attr(v: Any) -> str:
     if isinstance(v, GraphRef):
         return str(v)
     if hasattr(v, "item") and not isinstance(v, (list, tuple, dict, str)):
-        v = v.item()  # numpy scalar
+        return format_attr(v.item())  # numpy scalar
     if isinstance(v, int):
-        return str(v)
+        return str(int(v))
     if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
+        return repr(float(v))
     if isinstance(v, str):
         return quote(v)
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(format_attr(x) for x in v) + "]"
+        return "[" + ", ".join(map(format_attr, v)) + "]"
     if isinstance(v, dict):
         return format_attrs(v)
     raise TypeError(f"attribute value {v!r} of type {type(v).__name__} cannot be printed")
@@ -85,13 +91,14 @@ def printed_attrs(node: Node) -> dict:
     """The node's attributes less those equal to the op's default (the parser
     fills defaults back in, so the round trip is exact)."""
     opdef = lookup(node.op)
-    sig = opdef.signature if opdef else {}
+    if opdef is None:
+        return node.attrs
+    defaults, missing = opdef.defaults, _MISSING
     return {k: v for k, v in node.attrs.items()
-            if k not in sig or sig[k] is REQUIRED or not _same(sig[k], v)}
+            if (d := defaults.get(k, missing)) is missing or type(d) is not type(v) or d != v}
 
 
-def _same(default, value) -> bool:
-    return type(default) is type(value) and default == value
+_MISSING = object()
 
 
 def format_node(graph, node: Node) -> str:
@@ -521,34 +528,42 @@ def _parse_printed_node(file: str, lineno: int, raw: str, graph, values: dict[st
     if m is None:
         return False
     try:
-        fields = _printed_fields(file, lineno, m, graph, values, types)
+        node, operands = _printed_node(file, lineno, m, graph, values, types)
     except (_NotPrinted, ParseError, KeyError):
         return False
-    op, operands, attrs, in_types, out_types, results, meta = fields
-    _add_parsed_node(graph, values, file, lineno, m.start("op") + 1, op, operands, attrs,
-                     in_types, out_types, results, **meta)
+    graph.insert(node, operands)
+    for i, name in enumerate(node.results):
+        values[name] = Value(node.name, i)
     return True
 
 
-def _printed_fields(file, lineno, m, graph, values, types):
-    """What graph.add needs, checked as the token parser checks it
-    (_NotPrinted, ParseError or KeyError where it would refuse)."""
-    opdef = lookup(m["op"])
-    results = _names(m["results"])
-    operands = [values[name] for name in _names(m["operands"])]
-    in_types = _printed_types(m["ins"], types)
-    out_types = [_printed_type(m["out"], types)] if m["out"] else _printed_types(m["outs"], types)
+def _printed_node(file, lineno, m, graph, values, types) -> tuple[Node, list[Value]]:
+    """The node of a printed line and its operands, checked as the token
+    parser and graph.add check them (_NotPrinted, ParseError or KeyError
+    where they would refuse)."""
+    (results, op, operands, attrs, ins, outs, out,
+     placement, col, scope, prov, loc_file, loc_line) = m.groups()
+    opdef = lookup(op)
+    results = _names(results)
+    operands = [values[name] for name in _names(operands)]
+    in_types = _printed_types(ins, types)
+    out_types = [_printed_type(out, types)] if out else _printed_types(outs, types)
     if (opdef is None or len(out_types) != len(results) or len(in_types) != len(operands)
-            or len(set(results)) != len(results)
-            or any(r in values or r in graph._value_names for r in results)
-            or (results and results[0] in graph)):
+            or not results or results[0] in graph.nx._node
+            or (len(results) > 1 and len(set(results)) != len(results))):
         raise _NotPrinted
-    attrs = _printed_attrs(file, lineno, opdef, m["attrs"], types)
-    meta = {"placement": m["placement"] or graph.placement,
-            "column": _printed_string(m["col"], types), "scope": _printed_string(m["scope"], types),
-            "prov": _printed_string(m["prov"], types).split(",") if m["prov"] else [],
-            "loc": Loc(m["file"], int(m["line"])) if m["file"] else None}
-    return m["op"], operands, attrs, in_types, out_types, results, meta
+    value_names = graph._value_names
+    for r in results:
+        if r in values or r in value_names:
+            raise _NotPrinted
+    node = Node(name=results[0], op=op, attrs=_printed_attrs(file, lineno, opdef, attrs, types),
+                results=results, out_types=out_types, in_types=in_types,
+                placement=placement or graph.placement,
+                column=_printed_string(col, types), loc=Loc(loc_file, int(loc_line)) if loc_file else None,
+                scope=_printed_string(scope, types),
+                prov=_printed_string(prov, types).split(",") if prov else [],
+                defined_at=Loc(file, lineno))
+    return node, operands
 
 
 def _printed_attrs(file: str, lineno: int, opdef, text: str | None, known: dict) -> dict:
