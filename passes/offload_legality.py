@@ -79,7 +79,8 @@ class _Decider:
         for n in graph.nodes():
             if lookup(n.op).kind == MAP:
                 cols = self.map_inputs.setdefault(self.map_key(n), set())
-                cols.update(self.columns.get(v) for v in graph.operands(n))
+                for v in graph.operands(n):
+                    cols.add(self.columns.get(v))
 
     def _pipeline_refusal(self) -> Node | None:
         """The concat or zip that rules offload out, if any."""
@@ -142,9 +143,10 @@ class _Decider:
                                      hint="batch the dataset: offloaded image operators run on batches")
             return "the pipeline has no batch: offloaded operators run on batches"
         dims = in_type.shape[1:] if in_type.shape[:1] == (BATCH,) else in_type.shape
-        if any(not isinstance(d, int) for d in dims):
-            return f"its input's shape {in_type} is not known at batch time"
-        if len(g.users(value)) > 1:
+        for d in dims:
+            if not isinstance(d, int):
+                return f"its input's shape {in_type} is not known at batch time"
+        if g.num_uses(value) > 1:
             return "its result is used by more than one operator"
         return None
 

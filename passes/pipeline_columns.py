@@ -15,6 +15,9 @@ def value_columns(graph: Graph) -> dict[Value, str]:
     cols: dict[Value, str] = {}
     for node in graph.topo_order():
         kind = lookup(node.op).kind
+        if kind == MAP and node.column is not None and len(node.results) == 1:
+            cols[node.out(0)] = node.column     # most nodes: no operands to read
+            continue
         operands = graph.operands(node)
         for i, value in enumerate(node.outs):
             cols[value] = _column_of(graph, node, kind, operands, i, cols)

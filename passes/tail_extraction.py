@@ -56,17 +56,15 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
     columns = returned_columns(host)
     tails = [column_tail(host, v) for _, v in columns]
     moved = {n.name for tail in tails for n in tail}
-    stray = [n for n in host.nodes() if n.placement == DEVICE and lookup(n.op).kind == MAP
-             and n.name not in moved]
+    stray = [n for n in host.nodes() if n.placement == DEVICE and n.name not in moved
+             and lookup(n.op).kind == MAP]
     if stray:
         n = stray[0]
         raise ValueError(f"%{n.name} ({n.op}) is placed @device but is not at the end of its "
                          f"column's pipeline; run offload-legality first")
-    snapshots = {n.name: n for tail in tails for n in tail}
-    operand_types = {}
-    # Bypass and delete the tails: whatever outside a tail consumed a tail
-    # op's result now takes the value that entered the tail there (one
-    # rewiring per outside use, not one per op: tails can be long).
+    # Bypass the tails: whatever outside a tail consumed a tail op's result
+    # now takes the value that entered the tail there (one rewiring per
+    # outside use, not one per op: tails can be long).
     entry: dict[str, Value] = {}
     for tail in tails:
         for node in tail:
@@ -77,14 +75,15 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
             for user, index in host.users(node.out(0)):
                 if user.name not in moved:
                     host.set_operand(user, index, entry[node.name])
+    # The tail ops themselves move: out of the host, last first (each is
+    # then unused), into the device graph below.
     for tail in tails:
         for node in reversed(tail):
             host.remove(node)
     for node in host.topo_order():
         if lookup(node.op).kind in (PIPELINE, MAP) or node.op == "return":
             host.refresh_types(node)
-    ret = host.find("return")[0]
-    operand_types = ret.in_types
+    operand_types = host.find("return")[0].in_types
 
     device = module.add_graph(sibling_graph(host.name, "offload"), DEVICE)
     next_index = len(columns)          # draws inputs come after the data inputs
@@ -93,8 +92,7 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
         value = device.add("input", [], {"index": i}, out_types=[operand_types[i]],
                            names=[column], column=column,
                            prov=["tail-extraction:created"]).out(0)
-        for old in tail:
-            node = snapshots[old.name]
+        for node in tail:
             operands = [value]
             opdef = get_op(node.op)
             n_draws = opdef.num_draws(node.attrs)
@@ -109,12 +107,15 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
                                    prov=["tail-extraction:created"])
                 next_index += 1
                 operands.append(draws.out(0))
-            out_types = opdef.infer_types(node.attrs, [device.type_of(v) for v in operands])
-            new = device.add(node.op, operands, node.attrs, out_types=out_types,
-                             names=[node.name], column=column, loc=node.loc, scope=node.scope,
-                             prov=[*node.prov, f"tail-extraction:moved from @{host.name}"],
-                             exact_names=True, attrs_normalized=True)
-            value = new.out(0)
+            if node.name in device:
+                raise ValueError(f"value %{node.name} is defined twice in @{device.name}")
+            # The node itself moves: it now acts on the batches its operands carry.
+            node.in_types = [device.type_of(v) for v in operands]
+            node.out_types = opdef.infer_types(node.attrs, node.in_types)
+            node.column = column
+            node.prov.append(f"tail-extraction:moved from @{host.name}")
+            device.insert(node, operands)
+            value = node.out(0)
         results.append(value)
     device.add("return", results, {"names": [c for c, _ in columns]})
 

@@ -175,6 +175,11 @@ def gc_paused():
 _IMMUTABLE_ATTRS = frozenset((str, int, float, bool, type(None), GraphRef))
 
 
+def is_plain_attr(value) -> bool:
+    """An attribute value nodes may share (immutable): not a list or dict."""
+    return type(value) in _IMMUTABLE_ATTRS
+
+
 def copy_attr(value, memo: Optional[dict] = None):
     """A deep copy of an attribute value; plain values are shared (a
     generic deepcopy of every attribute dominated module copies), and a
@@ -194,6 +199,7 @@ def copy_attr(value, memo: Optional[dict] = None):
 
 _NAME_SUFFIX = re.compile(r"^(.*?)(?:\.(\d+))?$")
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
+_NAME_SAFE = re.compile(r"[A-Za-z0-9_.]+")
 
 
 class Graph:
@@ -216,12 +222,14 @@ class Graph:
     # -- construction ---------------------------------------------------------
     def unique_name(self, hint: str) -> str:
         """``hint`` if unused, else ``hint.1``, ``hint.2`` ..."""
+        if hint not in self._value_names and hint not in self.nx._node and _NAME_SAFE.fullmatch(hint):
+            return hint
         hint = _NAME_UNSAFE.sub("_", hint) or "v"
-        if hint not in self._value_names and hint not in self.nx:
+        if hint not in self._value_names and hint not in self.nx._node:
             return hint
         base = _NAME_SUFFIX.match(hint).group(1) or "v"
         i = self._taken_below.get(base, 1)
-        while f"{base}.{i}" in self._value_names or f"{base}.{i}" in self.nx:
+        while f"{base}.{i}" in self._value_names or f"{base}.{i}" in self.nx._node:
             i += 1
         self._taken_below[base] = i
         return f"{base}.{i}"
@@ -245,11 +253,12 @@ class Graph:
         inferred when not given."""
         opdef = get(op)
         inputs = list(inputs)
-        for v in inputs:
-            if v.node not in self.nx._node:
-                raise KeyError(f"operand refers to unknown node {v.node!r}")
+        nodes = self.nx._node
+        try:
+            in_types = [nodes[v.node]["node"].out_types[v.index] for v in inputs]
+        except KeyError as e:
+            raise KeyError(f"operand refers to unknown node {e.args[0]!r}") from None
         attrs = attrs if attrs_normalized else opdef.normalize_attrs(attrs or {})
-        in_types = [self.type_of(v) for v in inputs]
         if out_types is None:
             if opdef.infer is None:
                 raise ValueError(f"{op}: result types must be given (op has no inference)")
@@ -266,7 +275,7 @@ class Graph:
             self._value_names.add(name)
             results.append(name)
         node_name = results[0] if results else self.unique_name(op.rsplit(".", 1)[-1].lower())
-        if node_name in self.nx:
+        if node_name in nodes:
             raise ValueError(f"node {node_name} is defined twice")
         node = Node(name=node_name, op=op, attrs=attrs, results=results,
                     out_types=list(out_types), in_types=in_types,
@@ -281,17 +290,18 @@ class Graph:
         graph): the parser's fast path builds nodes itself.  networkx's
         add_node/add_edge on its plain dicts (half of adding a node)."""
         name, succ, pred = node.name, self.nx._succ, self.nx._pred
-        succ[name], pred[name] = {}, {}
+        succ[name] = {}
+        pred[name] = mine = {}
         self.nx._node[name] = {"node": node, "order": next(self._order)}
         self._value_names.update(node.results)
-        mine = pred[name]
         for i, v in enumerate(operands):
             keydict = mine.get(v.node)
             if keydict is None:     # networkx shares one keydict between _succ and _pred
                 keydict = mine[v.node] = succ[v.node][name] = {}
             keydict[i] = {"out": v.index}
         node.graph = self
-        self._edited()
+        self._topo = None           # _edited(), inline: once per node built
+        self.version += 1
 
     def _connect(self, value: Value, consumer: str, index: int) -> None:
         if value.node not in self.nx:
@@ -342,14 +352,30 @@ class Graph:
             values = self._operand_cache[name] = [Value(src, out, self) for _, src, out in edges]
         return list(values)
 
+    def operand_names(self, node: Node | str) -> list[str]:
+        """The operands' value names (``x`` of ``%x``), in order: the printer's view."""
+        name = node if isinstance(node, str) else node.name
+        values = self._operand_cache.get(name)
+        if values is None:
+            values = self.operands(name)
+        nodes = self.nx._node
+        return [nodes[v.node]["node"].results[v.index] for v in values]
+
     def users(self, value: Value) -> list[tuple[Node, int]]:
         """(consumer, operand index) for each use of ``value``, in order."""
-        attrs = self.nx._node
+        attrs, index = self.nx._node, value.index
         uses = [(attrs[dst]["order"], key, dst)
                 for dst, keydict in self.nx._succ[value.node].items()
-                for key, data in keydict.items() if data["out"] == value.index]
-        uses.sort()
+                for key, data in keydict.items() if data["out"] == index]
+        if len(uses) > 1:
+            uses.sort()
         return [(attrs[dst]["node"], key) for _, key, dst in uses]
+
+    def num_uses(self, value: Value) -> int:
+        """How many operands use ``value`` (``len(users(value))`` without building it)."""
+        index = value.index
+        return sum(data["out"] == index for keydict in self.nx._succ[value.node].values()
+                   for data in keydict.values())
 
     def find(self, op: str) -> list[Node]:
         return [n for n in self.nodes() if n.op == op]
@@ -383,7 +409,7 @@ class Graph:
 
     def is_used(self, node: Node | str) -> bool:
         """Whether any result of ``node`` has a use."""
-        return bool(self.nx.out_degree(node if isinstance(node, str) else node.name))
+        return bool(self.nx._succ[node if isinstance(node, str) else node.name])
 
     def ancestors(self, node: Node | str) -> set[str]:
         """Names of the nodes ``node`` depends on, transitively."""
@@ -455,15 +481,19 @@ class Graph:
         """Remove a node that has no remaining users."""
         name = node if isinstance(node, str) else node.name
         n = self.node(name)
-        if self.nx.out_degree(name):
-            users = sorted({d for _, d in self.nx.out_edges(name)})
-            raise ValueError(f"cannot remove {name}: still used by {', '.join(users)}")
+        succ, pred = self.nx._succ, self.nx._pred
+        if succ[name]:
+            raise ValueError(f"cannot remove {name}: still used by {', '.join(sorted(succ[name]))}")
         for r in n.results:
             self._value_names.discard(r)
             self._name_freed(r)
         if name not in n.results:
             self._name_freed(name)
-        self.nx.remove_node(name)
+        # networkx's remove_node on its dicts (the node has no users: only
+        # its producers' entries point at it)
+        for producer in pred[name]:
+            del succ[producer][name]
+        del succ[name], pred[name], self.nx._node[name]
         n.graph = None
         self._edited(name)
 

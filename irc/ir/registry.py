@@ -136,6 +136,7 @@ class OpDef:
     _operands_type: type = field(init=False, repr=False)
     _signature: Mapping[str, Any] = field(init=False, repr=False)
     _defaults: Mapping[str, Any] = field(init=False, repr=False)
+    _required: tuple[str, ...] = field(init=False, repr=False)
 
     def __post_init__(self):
         _check_names(self.name, "operand", self.operands)
@@ -150,6 +151,7 @@ class OpDef:
         signature = {**self.attrs, **MAP_ATTRS} if self.kind == MAP else dict(self.attrs)
         self._signature = MappingProxyType(signature)
         self._defaults = MappingProxyType({k: v for k, v in signature.items() if v is not REQUIRED})
+        self._required = tuple(k for k, v in signature.items() if v is REQUIRED)
 
     # -- decorators attaching implementations ---------------------------------
     # Implementations receive their operands as :class:`Operands`: a tuple
@@ -276,20 +278,16 @@ class OpDef:
 
     def normalize_attrs(self, attrs: dict) -> dict:
         """Attributes with defaults filled in; raises on unknown or missing ones."""
-        sig = self.signature
-        unknown = sorted(set(attrs) - set(sig))
+        sig = self._signature
+        unknown = attrs.keys() - sig.keys()
         if unknown and not self.has_trait(OpenAttrs):
-            raise KeyError(f"{self.name} has no attribute {', '.join(unknown)} "
+            raise KeyError(f"{self.name} has no attribute {', '.join(sorted(unknown))} "
                            f"(it takes: {', '.join(sig) or 'none'})")
-        out = {}
-        for key, default in sig.items():
-            if key in attrs:
-                out[key] = attrs[key]
-            elif default is REQUIRED:
+        out = {key: attrs[key] if key in attrs else default for key, default in sig.items()}
+        for key in self._required:
+            if out[key] is REQUIRED:
                 raise KeyError(f"{self.name} needs attribute {key!r}")
-            else:
-                out[key] = default
-        for key in unknown:
+        for key in sorted(unknown):
             out[key] = attrs[key]
         return out
 

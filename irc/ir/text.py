@@ -29,7 +29,7 @@ import re
 from typing import Any
 
 from ..diagnostics import UserError, file_error, shorten
-from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value, copy_attr, gc_paused
+from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value, copy_attr, gc_paused, is_plain_attr
 from .registry import REQUIRED, lookup
 from .types import TensorType, is_dtype
 
@@ -42,17 +42,34 @@ from .types import TensorType, is_dtype
 quote = json.encoder.encode_basestring_ascii
 
 
+# Float attributes repeat (means, epsilons, scales) and repr is the
+# costliest step of printing them: their text is memoised.  Zeros (0.0 and
+# -0.0 are equal keys) and NaN (not equal to itself) are never stored.
+_FLOAT_TEXT: dict[float, str] = {}
+
+
+def _float_text(x: float) -> str:
+    text = _FLOAT_TEXT.get(x)
+    if text is None:
+        text = repr(x)      # 'nan', 'inf' and '-inf' included
+        if x != 0.0 and x == x:
+            if len(_FLOAT_TEXT) >= 4096:
+                _FLOAT_TEXT.clear()
+            _FLOAT_TEXT[x] = text
+    return text
+
+
 def format_attr(v: Any) -> str:
     # the common exact types first, by type (a tenth of printing a module)
     kind = type(v)
     if kind is float:
-        return repr(v)      # 'nan', 'inf' and '-inf' included
+        return _float_text(v)
     if kind is int:
         return str(v)
     if kind is str:
         return quote(v)
     if kind is list:
-        return "[" + ", ".join(map(format_attr, v)) + "]"
+        return _format_list(v)
     if v is None:
         return "none"
     if v is True:
@@ -66,7 +83,7 @@ def format_attr(v: Any) -> str:
     if isinstance(v, int):
         return str(int(v))
     if isinstance(v, float):
-        return repr(float(v))
+        return _float_text(float(v))
     if isinstance(v, str):
         return quote(v)
     if isinstance(v, (list, tuple)):
@@ -76,15 +93,22 @@ def format_attr(v: Any) -> str:
     raise TypeError(f"attribute value {v!r} of type {type(v).__name__} cannot be printed")
 
 
+def _format_list(v: list) -> str:
+    # a list of numbers of one exact type (sizes, means) is written by repr
+    # alone: a third of the time of a call per entry
+    if v:
+        first = type(v[0])
+        if first is float or first is int:
+            for x in v:
+                if type(x) is not first:
+                    break
+            else:
+                return "[" + ", ".join(map(_float_text if first is float else repr, v)) + "]"
+    return "[" + ", ".join(map(format_attr, v)) + "]"
+
+
 def format_attrs(attrs: dict) -> str:
-    return "{" + ", ".join(f"{k} = {format_attr(attrs[k])}" for k in sorted(attrs)) + "}"
-
-
-def format_types(types: list[TensorType], *, bare_single: bool) -> str:
-    # str(t) is kept on each type (TensorType.__str__): no cache of its own here
-    if bare_single and len(types) == 1:
-        return str(types[0])
-    return "(" + ", ".join(map(str, types)) + ")"
+    return "{" + ", ".join([f"{k} = {format_attr(attrs[k])}" for k in sorted(attrs)]) + "}"
 
 
 def printed_attrs(node: Node) -> dict:
@@ -102,27 +126,27 @@ _MISSING = object()
 
 
 def format_node(graph, node: Node) -> str:
-    operands = ", ".join("%" + graph.value_name(v) for v in graph.operands(node))
-    parts = []
-    if node.results:
-        parts.append(", ".join("%" + r for r in node.results) + " = ")
-    parts.append(f"{node.op}({operands})")
+    results = node.results
+    head = ("%" + ", %".join(results) + " = ") if results else ""
+    names = graph.operand_names(node)
+    operands = ("%" + ", %".join(names)) if names else ""
     attrs = printed_attrs(node)
-    if attrs:
-        parts.append(" " + format_attrs(attrs))
-    parts.append(f" : {format_types(node.in_types, bare_single=False)} -> "
-                 f"{format_types(node.out_types, bare_single=True)}")
+    attrs = " " + format_attrs(attrs) if attrs else ""
+    ins = ", ".join(map(str, node.in_types))
+    outs = node.out_types
+    outs = str(outs[0]) if len(outs) == 1 else "(" + ", ".join(map(str, outs)) + ")"
+    line = f"{head}{node.op}({operands}){attrs} : ({ins}) -> {outs}"
     if node.placement != graph.placement:
-        parts.append(f" @{node.placement}")
+        line += f" @{node.placement}"
     if node.column is not None:
-        parts.append(f" col {quote(node.column)}")
+        line += f" col {quote(node.column)}"
     if node.scope is not None:
-        parts.append(f" scope {quote(node.scope)}")
+        line += f" scope {quote(node.scope)}"
     if node.prov:
-        parts.append(f" prov {quote(','.join(node.prov))}")
+        line += f" prov {quote(','.join(node.prov))}"
     if node.loc is not None:
-        parts.append(f"  # {node.loc}")
-    return "".join(parts)
+        line += f"  # {node.loc.file}:{node.loc.line}"
+    return line
 
 
 HEADER = "# irc: "    # the first line of every module irc prints: its version (meta "irc")
@@ -544,10 +568,9 @@ def _printed_node(file, lineno, m, graph, values, types) -> tuple[Node, list[Val
     (results, op, operands, attrs, ins, outs, out,
      placement, col, scope, prov, loc_file, loc_line) = m.groups()
     opdef = lookup(op)
-    results = _names(results)
-    operands = [values[name] for name in _names(operands)]
-    in_types = _printed_types(ins, types)
-    out_types = [_printed_type(out, types)] if out else _printed_types(outs, types)
+    results = results[1:].split(", %") if results else []
+    operands = [values[name] for name in operands[1:].split(", %")] if operands else []
+    in_types, out_types = _printed_signature(ins, outs, out, types)
     if (opdef is None or len(out_types) != len(results) or len(in_types) != len(operands)
             or not results or results[0] in graph.nx._node
             or (len(results) > 1 and len(set(results)) != len(results))):
@@ -569,26 +592,38 @@ def _printed_node(file, lineno, m, graph, values, types) -> tuple[Node, list[Val
 def _printed_attrs(file: str, lineno: int, opdef, text: str | None, known: dict) -> dict:
     """The attributes ``{...}`` (None: none written), normalised for the op;
     a text seen before on the same op (ops repeat their attributes) is
-    parsed and normalised once and copied."""
+    parsed and normalised once, then copied: the dict, and the values that
+    are not plain (lists, dicts)."""
     key = ("attrs", opdef.name, text)
-    parsed = known.get(key)
-    if parsed is None:
+    seen = known.get(key)
+    if seen is None:
         parsed = {}
         if text is not None:
             ln = _Line(file, lineno, text, known)
             parsed = _parse_attrs(ln)
             if not ln.at_end() or ln.comment is not None:
                 raise _NotPrinted
-        parsed = known[key] = opdef.normalize_attrs(parsed)
-    return copy_attr(parsed)
+        parsed = opdef.normalize_attrs(parsed)
+        seen = known[key] = (parsed, [k for k, v in parsed.items() if not is_plain_attr(v)])
+    parsed, nested = seen
+    attrs = parsed.copy()
+    for k in nested:
+        attrs[k] = copy_attr(parsed[k])
+    return attrs
 
 
-def _names(text: str | None) -> list[str]:
-    return [v[1:] for v in text.split(", ")] if text else []
-
-
-def _printed_types(text: str, types: dict[str, TensorType]) -> list[TensorType]:
-    return [_printed_type(t, types) for t in text.split(", ")] if text else []
+def _printed_signature(ins: str, outs: str | None, out: str | None,
+                       types: dict) -> tuple[list[TensorType], list[TensorType]]:
+    """The operand and result types of ``(ins) -> outs``; nodes repeat
+    their signatures, each is read once (fresh lists for each node)."""
+    key = ("signature", ins, outs, out)
+    known = types.get(key)
+    if known is None:
+        known = types[key] = (
+            [_printed_type(t, types) for t in ins.split(", ")] if ins else [],
+            [_printed_type(out, types)] if out
+            else [_printed_type(t, types) for t in outs.split(", ")] if outs else [])
+    return list(known[0]), list(known[1])
 
 
 def _printed_type(text: str, types: dict[str, TensorType]) -> TensorType:

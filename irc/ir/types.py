@@ -80,7 +80,8 @@ class TensorType:
     def __post_init__(self):
         if self.dtype not in _DTYPES:
             raise ValueError(f"unknown dtype {self.dtype!r}")
-        object.__setattr__(self, "shape", tuple(self.shape))
+        if type(self.shape) is not tuple:
+            object.__setattr__(self, "shape", tuple(self.shape))
 
     @property
     def rank(self) -> int:
