@@ -24,13 +24,12 @@ attributes sorted by key, placement only where it differs from the graph's.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from ..diagnostics import UserError, file_error, shorten
 from .graph import DEVICE, HOST, GraphRef, Loc, Module, Node, Value, copy_attr, gc_paused, is_plain_attr
-from .registry import REQUIRED, lookup
+from .registry import lookup
 from .types import TensorType, is_dtype
 
 # ----------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """A user's padded-sequence classifier in MindSpore's Model style: tokens,
 lengths and labels from a GeneratorDataset, a bidirectional 2-layer LSTM given
 seq_length, a custom loss cell, Model(loss_net, optimizer=...), LossMonitor."""
-import sys
 import numpy as np
 import mindspore as ms
 import mindspore.dataset as ds
