@@ -1,7 +1,7 @@
 """The offload passes are linear in pipeline size.
 
 Target (issue 16; was 1 s in issue 4): 10,000 maps legalise and extract in
-under 0.5 s.  Prints a
+under 0.5 s (best of 3 runs, each on a fresh module).  Prints a
 table for growing pipelines (a map per operator on one column, a second
 column with a TypeCast, then shuffle and batch); the baseline column is the
 verifier's walk over the same module, a lower bound for any pass that looks
@@ -40,15 +40,20 @@ def main() -> None:
     print(f"{'maps':>7} {'legality s':>11} {'extraction s':>13} {'total s':>9} {'moved':>6} "
           f"{'verify s (baseline)':>20}  target")
     for n in (1_000, 5_000, 10_000, 20_000):
-        m = build(n)
-        t0 = time.perf_counter()
-        verify(m)
-        t_verify = time.perf_counter() - t0
-        ctx = passes.PassContext()
-        pm = passes.PassManager(["offload-legality", "tail-extraction"], ctx, verify_each=False)
-        pm.run(m)
-        t_legal, t_extract = (r.seconds for r in pm.records)
-        moved = len(m.graph("offload")) if "offload" in m.graphs else 0
+        # best of 3, as benchmarks/ir_text.py: each run on a fresh module
+        t_legal = t_extract = t_verify = float("inf")
+        for _ in range(3):
+            m = build(n)
+            t0 = time.perf_counter()
+            verify(m)
+            t_verify = min(t_verify, time.perf_counter() - t0)
+            ctx = passes.PassContext()
+            pm = passes.PassManager(["offload-legality", "tail-extraction"], ctx, verify_each=False)
+            pm.run(m)
+            t_legal = min(t_legal, pm.records[0].seconds)
+            t_extract = min(t_extract, pm.records[1].seconds)
+            moved = len(m.graph("offload")) if "offload" in m.graphs else 0
+            del m, pm
         total = t_legal + t_extract
         target = ("< 0.5 s: " + ("met" if total < 0.5 else "MISSED")) if n == 10_000 else ""
         print(f"{n:>7} {t_legal:>11.3f} {t_extract:>13.3f} {total:>9.3f} {moved:>6} "

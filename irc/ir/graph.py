@@ -373,9 +373,12 @@ class Graph:
 
     def num_uses(self, value: Value) -> int:
         """How many operands use ``value`` (``len(users(value))`` without building it)."""
-        index = value.index
-        return sum(data["out"] == index for keydict in self.nx._succ[value.node].values()
-                   for data in keydict.values())
+        index, count = value.index, 0
+        for keydict in self.nx._succ[value.node].values():
+            for data in keydict.values():
+                if data["out"] == index:
+                    count += 1
+        return count
 
     def find(self, op: str) -> list[Node]:
         return [n for n in self.nodes() if n.op == op]

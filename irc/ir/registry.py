@@ -135,6 +135,7 @@ class OpDef:
     _traits_by_type: dict = field(init=False, repr=False)
     _operands_type: type = field(init=False, repr=False)
     _signature: Mapping[str, Any] = field(init=False, repr=False)
+    _signature_dict: dict[str, Any] = field(init=False, repr=False)
     _defaults: Mapping[str, Any] = field(init=False, repr=False)
     _required: tuple[str, ...] = field(init=False, repr=False)
 
@@ -149,6 +150,7 @@ class OpDef:
         self._operands_type = _operands_class(self.name, self.operands)
         # Read for every node printed or normalised: made once, read-only.
         signature = {**self.attrs, **MAP_ATTRS} if self.kind == MAP else dict(self.attrs)
+        self._signature_dict = signature
         self._signature = MappingProxyType(signature)
         self._defaults = MappingProxyType({k: v for k, v in signature.items() if v is not REQUIRED})
         self._required = tuple(k for k, v in signature.items() if v is REQUIRED)
@@ -278,17 +280,20 @@ class OpDef:
 
     def normalize_attrs(self, attrs: dict) -> dict:
         """Attributes with defaults filled in; raises on unknown or missing ones."""
-        sig = self._signature
-        unknown = attrs.keys() - sig.keys()
-        if unknown and not self.has_trait(OpenAttrs):
-            raise KeyError(f"{self.name} has no attribute {', '.join(sorted(unknown))} "
-                           f"(it takes: {', '.join(sig) or 'none'})")
-        out = {key: attrs[key] if key in attrs else default for key, default in sig.items()}
+        sig = self._signature_dict
+        out = sig.copy()        # in the signature's order, then what attrs gives
+        if attrs.keys() <= sig.keys():
+            out.update(attrs)
+        else:
+            unknown = sorted(attrs.keys() - sig.keys())
+            if not self.has_trait(OpenAttrs):
+                raise KeyError(f"{self.name} has no attribute {', '.join(unknown)} "
+                               f"(it takes: {', '.join(sig) or 'none'})")
+            out.update((key, attrs[key]) for key in sig if key in attrs)
+            out.update((key, attrs[key]) for key in unknown)
         for key in self._required:
             if out[key] is REQUIRED:
                 raise KeyError(f"{self.name} needs attribute {key!r}")
-        for key in sorted(unknown):
-            out[key] = attrs[key]
         return out
 
 
