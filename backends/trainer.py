@@ -309,6 +309,22 @@ class DeviceState:
     def numpy(self) -> dict[str, np.ndarray]:
         return {name: v.numpy() for name, v in self.values.items()}
 
+    def home(self, name: str) -> "StateValue":
+        """Where ``name``'s newest value is, read back when asked (a
+        Parameter's ``moved_to``): the entry at the time of reading."""
+        return StateValue(self, name)
+
+
+class StateValue:
+    """One entry of a :class:`DeviceState`, read back to numpy on demand."""
+    __slots__ = ("state", "name")
+
+    def __init__(self, state: DeviceState, name: str):
+        self.state, self.name = state, name
+
+    def fetch(self) -> np.ndarray:
+        return self.state.values[self.name].numpy()
+
 
 # =============================================================================
 # the host side: batches, draws, queues

@@ -198,9 +198,24 @@ class Optimizer(Cell):
             states[id(param)] = [
                 Parameter(np.full(() if prefix in SCALAR_STATE else param.shape,
                                   STATE_FILL[init], dtype=np.float32),
-                          name=f"{prefix}.{param.name}", requires_grad=False)
+                          name=f"{prefix}.{self._name_when_made(param)}", requires_grad=False)
                 for prefix, init in OPTIMIZER_STATE[self.kind]]
         return states[id(param)]
+
+    def _name_when_made(self, param: Parameter) -> str:
+        """The parameter's name when the optimizer was made: MindSpore
+        names its state then (a network wrapped later renames only its own)."""
+        for p, name in zip(self.param_list, self._param_keys):
+            if p is param:
+                return name
+        return param.name
+
+    def state_parameters(self) -> list[Parameter]:
+        """The state made so far (moments, Adam's powers), as Parameters:
+        named, as MindSpore's, after the parameter's name when the
+        optimizer was made (``moment1.fc1.weight`` under ``net.fc1.weight``)."""
+        states = [p for ps in self.__dict__.get("_irc_states", {}).values() for p in ps]
+        return states + list(self.__dict__.get("_irc_powers", ()))
 
     def _powers(self) -> list:
         """Adam's bias-correction powers, advanced once per step."""

@@ -192,7 +192,10 @@ def _identity(grads):
 def unwrap_train_cell(network):
     """``Model(TrainOneStepCell(WithLossCell(net, loss_fn), opt))`` trains as
     ``Model(net, loss_fn, opt)``: (network whose output is the loss,
-    optimizer), or None when ``network`` is not a TrainOneStepCell."""
-    if not isinstance(network, TrainOneStepCell):
+    optimizer), or None when ``network`` is not a TrainOneStepCell, or is
+    one whose own ``construct`` (clipping, loss scaling ...) is the step:
+    that one runs as written (``irc.train.step_cell``)."""
+    if not isinstance(network, TrainOneStepCell) or \
+            type(network).construct is not TrainOneStepCell.construct:
         return None
     return network.network, network.optimizer

@@ -10,7 +10,7 @@ from .functional import (  # noqa: F401
     avg_pool2d, batch_norm, bias_add, binary_cross_entropy, binary_cross_entropy_with_logits, bmm,
     broadcast_to, cast, cat, ceil, chunk, clamp, clip, clip_by_global_norm, concat, conv2d,
     conv_transpose2d, cos, cosine_similarity, cross_entropy, cumsum, dense, depend, div, dot,
-    dropout, elu, equal, erf, exp, expand_dims, expm1, eye, fill, flatten, flip, floor, floor_div,
+    dropout, dtype, elu, equal, erf, exp, expand_dims, expm1, eye, fill, flatten, flip, floor, floor_div,
     floor_mod, gather, gelu, greater, greater_equal, hardsigmoid, hardswish, hardtanh, identity,
     interpolate, isfinite, isnan, kl_div, l1_loss, leaky_relu, less, less_equal, log, log1p,
     log_softmax, logical_and, logical_not, logical_or, logsigmoid, logsumexp, masked_fill, matmul,

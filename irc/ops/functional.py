@@ -255,6 +255,11 @@ def rank(x) -> int:
     return len(shape(x))
 
 
+def dtype(x):
+    """``ops.dtype(x)``: the tensor's dtype (``mindspore.float32`` ...)."""
+    return x.dtype
+
+
 def _shape_arg(s) -> list:
     if isinstance(s, (int, np.integer, SymDim)):
         return [s]

@@ -112,18 +112,6 @@ def _record_in_capture(module, earlier_compiles: int) -> None:
         cap.functions.append((module.name, module.copy()))
 
 
-class _DeviceValue:
-    """Where a parameter's newest value is: one entry of a program's device
-    state (read back to numpy on demand)."""
-    __slots__ = ("state", "name")
-
-    def __init__(self, state, name: str):
-        self.state, self.name = state, name
-
-    def fetch(self) -> np.ndarray:
-        return self.state.values[self.name].numpy()
-
-
 class CompiledFunction:
     """One trace of a jitted function, lowered to one onnxruntime session;
     its parameters and optimizer state live on the device between calls."""
@@ -146,7 +134,7 @@ class CompiledFunction:
         # constants the function read (kept as parameters, not inline)
         self.state = DeviceState(self.program, module.weights)
         self.loaded = {n: p._version for n, p in self.parameters.items()}
-        self.homes = {n: _DeviceValue(self.state, n) for n in self.parameters}
+        self.homes = {n: self.state.home(n) for n in self.parameters}
         self.outputs = [f"{OUTPUT}{i}" for i in range(traced.n_outputs)]
         self.updated = [n for n in self.program.updates.values() if n in self.parameters]
 

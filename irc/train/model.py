@@ -66,6 +66,10 @@ class Model:
             # Model(TrainOneStepCell(WithLossCell(net, loss_fn), opt)): the step as a Cell
             network, optimizer = unwrapped
         self.network = self._network = network
+        # Model(step_cell): no loss and no optimizer, the network is the
+        # training step (a TrainOneStepCell subclass, the model zoo's
+        # TrainingWrapper): training calls it per batch (irc.train.step_cell)
+        self._step_cell = loss_fn is None and optimizer is None
         self._loss_scale_manager = kwargs.get("loss_scale_manager")
         self._loss_fn = loss_fn
         self._optimizer = optimizer
@@ -99,6 +103,10 @@ class Model:
             "sink_size": sink_size, "initial_epoch": initial_epoch, "steps_per_epoch": steps,
             "steps_per_sink": steps if sink else 1,
             "unroll": int(options.get("unroll") or DEFAULT_UNROLL)}, source)
+        if self._step_cell:
+            from . import step_cell
+            step_cell.train_step_cell(self, job)
+            return None
         cap = current()
         if cap is not None:
             cap.jobs.append(job)

@@ -59,9 +59,9 @@ _running: Optional["_Training"] = None
 
 
 def parameters_up_to_date() -> None:
-    """Write the running training's current weights into its Parameters."""
-    if _running is not None:
-        _running.write_back()
+    """Make the running training's Parameters read its current weights."""
+    if _running is not None and _running.hooks is not None:
+        _running.hooks.parameters_follow_device()
 
 
 class _TrainState:
@@ -87,6 +87,7 @@ class _Training:
         self.model, self.job = model, job
         self.kw = job.kwargs
         self.global_step = model._global_step
+        self.hooks: Optional[_Hooks] = None
         self.consumed = 0       # batches of the stream trained on, those a resume skipped included
 
     @property
@@ -121,7 +122,7 @@ class _Training:
         if self._resume(run, plan, checkpoints) == "complete":
             self.write_back()
             return
-        hooks = _Hooks(self, run, plan, options)
+        hooks = self.hooks = _Hooks(self, run, plan, options)
         self.compile_s = time.perf_counter() - t0
         global _running
         outer, _running = _running, self
@@ -322,6 +323,14 @@ class _Hooks:
             train_state=_TrainState(run, training), resume_metadata=training.resume_metadata,
             source=self.source, finished=False, job_first_step=training.first_step)
         self.manager = CallbackManager(training.kw["callbacks"], "train", self.cb)
+        # The user's Parameters, by state name: while callbacks run they read
+        # the device's current values (on demand), and a value a callback
+        # sets (set_data, load_param_into_net) is what training goes on from.
+        from ..frontend.network import PARAMETERS
+        self.parameters = {name: p for name, p in
+                           training.module.objects.get(PARAMETERS, {}).items()
+                           if name in run.state.values}
+        self.seen_versions: dict[str, int] = {}
         total = (plan.epochs - plan.first_epoch) * plan.steps_per_epoch
         cap = current()
         # on by default under `irc run`; a plain `python script.py` prints only its own output
@@ -333,16 +342,16 @@ class _Hooks:
 
     def begin(self, global_step: int) -> None:
         self.cb.cur_step_num = global_step
-        self.manager("begin")
+        self._callbacks("begin")
 
     def epoch_begin(self, epoch: int) -> None:
         self.cb.cur_epoch_num = epoch
         self.training.model._current_epoch_num = epoch
-        self.manager("epoch_begin")
+        self._callbacks("epoch_begin")
 
     def step_begin(self, epoch: int, step_after: int) -> None:
         self.cb.cur_step_num = step_after
-        self.manager("step_begin")
+        self._callbacks("step_begin")
 
     def step_end(self, epoch: int, global_step: int, losses, sink, seconds: float) -> None:
         self.training.global_step = global_step
@@ -353,7 +362,7 @@ class _Hooks:
         self.done_steps += len(losses)
         self.images += sink.images
         self.progress.clear()
-        self.manager("step_end")
+        self._callbacks("step_end")
         self.stop_requested = self.manager.stop_requested
         elapsed = time.perf_counter() - self.t0
         self.progress.update(self.done_steps, epoch, self.plan.epochs, self.last_loss,
@@ -361,14 +370,39 @@ class _Hooks:
 
     def epoch_end(self, epoch: int, global_step: int) -> None:
         self.progress.clear()
-        self.manager("epoch_end")
+        self._callbacks("epoch_end")
         self.stop_requested = self.stop_requested or self.manager.stop_requested
 
     def end(self, global_step: int, finished: bool) -> None:
         self.cb.finished = finished
         self.progress.clear()
-        self.manager("end")
+        self._callbacks("end")
         self.progress.close()
+
+    def _callbacks(self, hook: str) -> None:
+        self.parameters_follow_device()
+        try:
+            self.manager(hook)
+        finally:
+            self._upload_parameter_edits()
+
+    def parameters_follow_device(self) -> None:
+        """Each Parameter reads its newest value from the run's device state
+        when Python looks at it (MindSpore's callbacks see the weights as
+        trained so far: a callback saving or averaging them)."""
+        state = self.run.state
+        for name, p in self.parameters.items():
+            p.moved_to(state.home(name))
+            self.seen_versions[name] = p._version
+
+    def _upload_parameter_edits(self) -> None:
+        """Values a callback gave Parameters go to the device: training goes on from them."""
+        edited = {name: p.asnumpy() for name, p in self.parameters.items()
+                  if p._version != self.seen_versions.get(name)}
+        if edited:
+            self.run.state.load(edited)
+            for name in edited:
+                self.seen_versions[name] = self.parameters[name]._version
 
     def last_checkpoint(self) -> Optional[str]:
         paths = [cb.latest for cb in self.checkpoints if cb.latest]
