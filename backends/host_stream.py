@@ -25,7 +25,8 @@ from typing import Optional
 import numpy as np
 
 from irc.dialects import stdrandom
-from irc.dialects.dataset import INFINITE, sample_indices, stack_rows, to_user
+from irc.dialects.dataset import (INFINITE, batch_map_columns, call_per_batch_map,
+                                  sample_indices, stack_rows, to_user)
 from irc.dialects.samplers import Pass
 from irc.diagnostics import UserError
 
@@ -534,6 +535,53 @@ class BatchExec(PassExec):
         keys = batches[0][1].keys()
         extra = {k: [b[1].get(k) for b in batches] for k in keys}
         return Chunk(cols, len(batches), extra)
+
+
+class BatchMapExec(BatchExec):
+    """``batch(per_batch_map=fn)``: ``batch_size`` rows, the input columns'
+    rows handed to ``fn`` as lists (with a BatchInfo: batch and epoch from
+    0), its results and the other columns stacked, in the op's result order."""
+
+    def __init__(self, node, child, fn, operand_columns: list[str], where: Optional[str]):
+        super().__init__(node, child, where)
+        self.fn = fn
+        ins, outs = node.attrs["input_columns"], node.attrs["output_columns"]
+        self.inputs = [operand_columns.index(c) for c in ins]
+        self.n_outputs = len(outs)
+        # each result: ("out", j) of fn's results, or ("in", k) an operand column stacked
+        slots = {c: ("in", k) for k, c in enumerate(operand_columns) if c not in ins}
+        slots.update({c: ("out", j) for j, c in enumerate(outs)})
+        self.layout = [slots[c] for c in batch_map_columns(operand_columns, ins, outs)]
+
+    def iterate(self, run):
+        bs = int(self.node.attrs["batch_size"])
+        drop = bool(self.node.attrs["drop_remainder"])
+        rows: list[list] = []
+        extra: dict[str, list] = {}
+        batch_num = 0
+        for chunk in self.child.iterate(run):
+            cols = chunk.data()
+            if not rows:
+                rows = [[] for _ in cols]
+            for i in range(chunk.n):
+                for col, kept in zip(cols, rows):
+                    kept.append(col_row(col, i))
+                for k in chunk.extra:
+                    extra.setdefault(k, []).append(col_row(_extra_or_fill(chunk, k), i))
+                if len(rows[0]) == bs:
+                    yield run.tag(self.name, self.as_chunk([self.batch(rows, extra, batch_num, run)]))
+                    batch_num += 1
+                    rows, extra = [[] for _ in cols], {}
+        if rows and rows[0] and not drop:
+            yield run.tag(self.name, self.as_chunk([self.batch(rows, extra, batch_num, run)]))
+
+    def batch(self, rows: list[list], extra: dict, batch_num: int, run):
+        lists = [[to_user(r) for r in rows[k]] for k in self.inputs]
+        results = call_per_batch_map(self.fn, lists, batch_num, run.epoch, self.n_outputs,
+                                     self.where)
+        data = [results[i] if kind == "out" else self.stack(j, rows[i])
+                for j, (kind, i) in enumerate(self.layout)]
+        return data, {k: _batch_extra(k, v) for k, v in extra.items()}
 
 
 def _shape(v) -> tuple:

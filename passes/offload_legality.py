@@ -42,7 +42,7 @@ from irc.ir.types import BATCH
 
 from .manager import register
 from .options import CompileOptions
-from .pipeline_columns import OPAQUE, returned_columns, skip_pipeline_ops, value_columns
+from .pipeline_columns import JOINS, returned_columns, skip_pipeline_ops, value_columns
 
 
 # MindSpore's offloaded image operators check that their input is an NHWC
@@ -85,7 +85,7 @@ class _Decider:
     def _pipeline_refusal(self) -> Node | None:
         """The concat or zip that rules offload out, if any."""
         for node in self.graph.topo_order():
-            if node.op in OPAQUE:
+            if node.op in JOINS:
                 return node
         return None
 
@@ -200,6 +200,8 @@ class _Decider:
             if n.name in seen:
                 continue
             seen.add(n.name)
+            if n.op == "dataset.batch_map":
+                return "its rows go through batch(per_batch_map=...), a Python function on the host"
             if lookup(n.op).kind == MAP and not self.decisions.get(n.name, (False,))[0]:
                 return f"a later map on its column ({short(n.op)}, {line_of(n)}) is not offloaded"
             frontier += [u for v in n.outs for u, _ in g.users(v)]

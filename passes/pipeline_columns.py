@@ -7,6 +7,7 @@ to result i (``rename`` renames, ``project`` keeps its operands' columns).
 """
 from __future__ import annotations
 
+from irc.dialects.dataset import batch_map_columns
 from irc.ir.graph import Graph, Node, Value
 from irc.ir.registry import MAP, PIPELINE, SOURCE, lookup
 
@@ -36,6 +37,10 @@ def _column_of(graph, node: Node, kind: str, operands, i: int, cols) -> str:
             return outs[i]
         return node.results[i]
     if kind == PIPELINE:
+        if node.op == "dataset.batch_map":
+            names = [cols.get(v, graph.value_name(v)) for v in operands]
+            return batch_map_columns(names, node.attrs["input_columns"],
+                                     node.attrs["output_columns"])[i]
         if node.op == "dataset.rename":
             src = cols.get(operands[i]) if i < len(operands) else None
             mapping = dict(zip(node.attrs.get("input_columns") or [],
@@ -62,13 +67,17 @@ def returned_columns(graph: Graph, cols: dict[Value, str] | None = None) -> list
             for i, v in enumerate(operands)]
 
 
-OPAQUE = ("dataset.concat", "dataset.zip")
+# ops joining datasets (offload refuses them, as MindSpore's does)
+JOINS = ("dataset.concat", "dataset.zip")
+# ops whose result i is not operand i's rows: walks back through the pipeline stop there
+OPAQUE = JOINS + ("dataset.batch_map",)
 
 
 def skip_pipeline_ops(graph: Graph, value: Value) -> Value:
     """Walk a column back through the row-preserving pipeline ops (shuffle,
     batch, repeat, project ...) to the value a map op or source produced.
-    concat and zip mix streams and stop the walk."""
+    concat and zip mix streams, a per_batch_map rewrites its batches: the
+    walk stops there."""
     while True:
         node = graph.node(value.node)
         if lookup(node.op).kind != PIPELINE or node.op in OPAQUE:

@@ -10,8 +10,9 @@ pipeline IR and runs it on the host engine.  Transforms live in
 in :mod:`irc.dataset.config`.
 """
 from . import config, samplers, text, transforms, vision  # noqa: F401
+from ..dialects.dataset import BatchInfo  # noqa: F401  (a per_batch_map's argument)
 from .engine_api import (  # noqa: F401
-    BatchDataset, Cifar10Dataset, ConcatDataset, Dataset, DictIterator, GeneratorDataset,
+    BatchDataset, BatchMapDataset, Cifar10Dataset, ConcatDataset, Dataset, DictIterator, GeneratorDataset,
     ImageFolder, ImageFolderDataset, MapDataset, MappableDataset, MnistDataset, NumpySlicesDataset,
     ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
     TupleIterator, ZipDataset, zip,

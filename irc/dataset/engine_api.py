@@ -241,15 +241,26 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, per_batch_map=None,
               input_columns=None, output_columns=None, column_order=None, pad_info=None,
               python_multiprocessing=False, max_rowsize=16):
-        for name, value in (("per_batch_map", per_batch_map), ("input_columns", input_columns),
-                            ("output_columns", output_columns), ("column_order", column_order),
-                            ("pad_info", pad_info)):
+        for name, value in (("column_order", column_order), ("pad_info", pad_info)):
             _unsupported(f"batch({name}=...)", value)
+        if callable(batch_size) and not isinstance(batch_size, (int, np.integer)):
+            _unsupported("batch(batch_size=a function)", batch_size)
         _int("batch: num_parallel_workers", num_parallel_workers, 1, allow_none=True)
         if not isinstance(drop_remainder, (bool, np.bool_)):
             raise _bad(TypeError, f"batch: drop_remainder must be a bool, got {drop_remainder!r}")
-        return BatchDataset(self, {"batch_size": _int("batch: batch_size", batch_size, 1),
-                                   "drop_remainder": bool(drop_remainder)})
+        params = {"batch_size": _int("batch: batch_size", batch_size, 1),
+                  "drop_remainder": bool(drop_remainder)}
+        if per_batch_map is None:
+            if input_columns is not None or output_columns is not None:
+                raise _bad(ValueError, "batch: input_columns and output_columns need a "
+                                       "per_batch_map")
+            return BatchDataset(self, params)
+        if not callable(per_batch_map):
+            raise _bad(TypeError, f"batch: per_batch_map must be a function, got {per_batch_map!r}")
+        return BatchMapDataset(self, {
+            **params, "per_batch_map": per_batch_map,
+            "input_columns": _names("batch: input_columns", input_columns),
+            "output_columns": _names("batch: output_columns", output_columns)})
 
     def apply(self, apply_func):
         """``apply_func(self)``: a function of the pipeline that returns a pipeline."""
@@ -421,6 +432,15 @@ class Dataset:
         with _engine_errors():
             return self._engine().first_row()
 
+    def first_rows(self, count: int) -> list[dict]:
+        """Up to ``count`` rows from the start of one epoch."""
+        with _engine_errors():
+            rows = self._engine().rows(1)
+            try:
+                return list(itertools.islice(rows, count))
+            finally:
+                rows.close()
+
     # -- queries ------------------------------------------------------------------------
     def get_col_names(self) -> list[str]:
         from ..frontend.pipeline import column_names
@@ -513,6 +533,11 @@ class _UnaryDataset(Dataset):
 
 class BatchDataset(_UnaryDataset):
     op = "dataset.batch"
+
+
+class BatchMapDataset(_UnaryDataset):
+    """``batch(per_batch_map=fn)``: the function sees each batch's rows."""
+    op = "dataset.batch_map"
 
 
 class ShuffleDataset(_UnaryDataset):

@@ -662,6 +662,76 @@ BATCH = define("dataset.batch", kind=PIPELINE, family=FAMILY,
                infer=lambda attrs, ins: [t.batched("N") for t in ins], traits=(RowCount(_batch_count),),
                doc="stack batch_size rows per column (rows must agree in shape); the last, "
                    "smaller batch is dropped when drop_remainder")
+def batch_map_columns(names: list[str], input_columns: Optional[list[str]],
+                      output_columns: Optional[list[str]]) -> list[str]:
+    """The columns after ``batch(per_batch_map=...)`` of columns ``names``:
+    unchanged when the function's outputs keep the input columns' names,
+    else its outputs first, then the columns it did not take (MindSpore 2.10)."""
+    ins = list(input_columns or names)
+    outs = list(output_columns or ins)
+    if outs == ins:
+        return list(names)
+    return outs + [n for n in names if n not in ins]
+
+
+class BatchInfo:
+    """The last argument MindSpore gives a ``per_batch_map``: which batch of
+    which epoch it is (both from 0)."""
+
+    def __init__(self, batch_num: int, epoch_num: int):
+        self._batch_num, self._epoch_num = int(batch_num), int(epoch_num)
+
+    def get_batch_num(self) -> int:
+        return self._batch_num
+
+    def get_epoch_num(self) -> int:
+        return self._epoch_num
+
+
+def callable_name(fn) -> str:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    return str(name)
+
+
+def call_per_batch_map(fn, lists: list[list], batch_num: int, epoch_num: int, count: int,
+                       where) -> list[np.ndarray]:
+    """``fn(*lists, BatchInfo)`` as MindSpore calls a per_batch_map, each of
+    its ``count`` results (a list of rows, or an array of them) stacked."""
+    try:
+        out = fn(*lists, BatchInfo(batch_num, epoch_num))
+    except UserError:
+        raise
+    except Exception as e:
+        raise UserRuntimeError(f"batch: per_batch_map {callable_name(fn)} raised "
+                               f"{type(e).__name__}: {e}", where=where) from None
+    out = list(out) if isinstance(out, (tuple, list)) else [out]
+    if len(out) != count:
+        raise UserRuntimeError(f"batch: per_batch_map {callable_name(fn)} returned {len(out)} "
+                               f"columns, expected {count} (output_columns)", where=where,
+                               hint="return a tuple with one list of rows per output column")
+    columns = []
+    for j, rows in enumerate(out):
+        rows = [np.asarray(r) for r in rows]
+        shapes = {r.shape for r in rows}
+        if len(shapes) > 1:
+            raise UserRuntimeError(f"batch: per_batch_map {callable_name(fn)}'s result {j} has "
+                                   f"rows of different shapes: {sorted(shapes)}", where=where,
+                                   hint="rows of one batch are stacked: give them one shape")
+        columns.append(np.stack(rows) if rows else np.zeros((0,), np.float32))
+    return columns
+
+
+
+BATCH_MAP = define("dataset.batch_map", kind=PIPELINE, family=FAMILY,
+                   operands=("*columns",), results=("*columns",),
+                   attrs={"batch_size": REQUIRED, "drop_remainder": False, "fn": REQUIRED,
+                          "name": "", "input_columns": REQUIRED, "output_columns": REQUIRED,
+                          "out_types": REQUIRED},
+                   infer=lambda attrs, ins: [parse_type(t) for t in attrs["out_types"]],
+                   traits=(RowCount(_batch_count), HoldsObjects(("fn",))),
+                   doc="batch(per_batch_map=fn): batch_size rows, then fn(*lists, BatchInfo) on "
+                       "the lists of input_columns' rows gives output_columns' rows, and every "
+                       "column is stacked; results in batch_map_columns' order")
 REPEAT = define("dataset.repeat", kind=PIPELINE, family=FAMILY,
                 operands=("*columns",), results=("*columns",),
                 attrs={"count": INFINITE}, infer=_same_types, traits=(RowCount(_repeat_count),),

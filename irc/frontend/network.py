@@ -535,7 +535,7 @@ def network_of(model) -> Any:
 def column_source(host: Graph, value: Value) -> Optional[Loc]:
     """The line that last changed a column: its last map op, else its source."""
     node = host.node(value.node)
-    while get_op(node.op).kind == PIPELINE:
+    while get_op(node.op).kind == PIPELINE and node.op != "dataset.batch_map":
         operands = host.operands(node)
         if value.index >= len(operands):
             break
@@ -551,7 +551,7 @@ def fixed_batch(host: Graph, value: Value) -> Optional[int]:
     with drop_remainder), else None."""
     node = host.node(value.node)
     while get_op(node.op).kind == PIPELINE:
-        if node.op == "dataset.batch":
+        if node.op in ("dataset.batch", "dataset.batch_map"):
             return int(node.attrs["batch_size"]) if node.attrs.get("drop_remainder") else None
         operands = host.operands(node)
         if value.index >= len(operands):

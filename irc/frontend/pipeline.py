@@ -23,6 +23,7 @@ from typing import Optional
 import numpy as np
 
 from ..diagnostics import UserError, UserRuntimeError, UserValueError
+from ..dialects.dataset import callable_name
 from ..ir.graph import HOST, Graph, Loc, Module, Value
 from ..ir.registry import SOURCE, get
 from ..ir.types import TensorType
@@ -101,6 +102,8 @@ def column_names(ds) -> list[str]:
         return list(ds.params["columns"])
     if op == "dataset.rename":
         return _renamed(ds, children[0])
+    if op == "dataset.batch_map":
+        return _batch_map_columns(ds, children[0])
     if op == "dataset.concat":
         _check_concat(ds, children)
         return children[0]
@@ -124,6 +127,16 @@ def _renamed(ds, names: list[str]) -> list[str]:
     mapping = dict(zip(ins, outs))
     new = [mapping.get(n, n) for n in names]
     _check_unique("rename", new, ds.source)
+    return new
+
+
+def _batch_map_columns(ds, names: list[str]) -> list[str]:
+    from ..dialects.dataset import batch_map_columns
+    p = ds.params
+    if p["input_columns"]:
+        check_columns("batch input_columns", list(p["input_columns"]), names, ds.source)
+    new = batch_map_columns(names, p["input_columns"], p["output_columns"])
+    _check_unique("batch", new, ds.source)
     return new
 
 
@@ -223,6 +236,8 @@ class _Lowering:
             all_names = column_names(ds)
             values = [v for c in children for _, v in c]
             return self.add(ds, op, values, {"columns": all_names}, all_names)
+        if op == "dataset.batch_map":
+            return self.batch_map(ds, cols)
         if op == "dataset.filter":
             ins = list(p["input_columns"]) if p["input_columns"] else None
             if ins:
@@ -231,6 +246,27 @@ class _Lowering:
             self.module.objects[key] = p["predicate"]
             return self.add(ds, op, [v for _, v in cols], {"predicate": key, "input_columns": ins}, names)
         return self.add(ds, op, [v for _, v in cols], dict(p), names)
+
+    def batch_map(self, ds, cols: list[tuple[str, Value]]) -> list[tuple[str, Value]]:
+        """``batch(per_batch_map=fn)``: the function's result types from the
+        first batch it is given (as a map's Python function's, from its first row)."""
+        p, names = ds.params, [n for n, _ in cols]
+        new = _batch_map_columns(ds, names)
+        ins = list(p["input_columns"] or names)
+        outs = list(p["output_columns"] or ins)
+        env = dict(cols)
+        batched = {n: self.graph.type_of(v).batched("N") for n, v in cols}
+        in_types = [self.graph.type_of(env[n]) for n in ins]
+        probed = probe_batch_map(ds, ins, outs, in_types)
+        out_types = dict(zip(outs, probed if probed is not None else
+                             [batched[ins[min(j, len(ins) - 1)]] for j in range(len(outs))]))
+        key = self.object_key("batch_map")
+        self.module.objects[key] = p["per_batch_map"]
+        attrs = {"batch_size": p["batch_size"], "drop_remainder": p["drop_remainder"], "fn": key,
+                 "name": callable_name(p["per_batch_map"]), "input_columns": ins,
+                 "output_columns": outs,
+                 "out_types": [str(out_types.get(n) or batched[n]) for n in new]}
+        return self.add(ds, ds.op, [v for _, v in cols], attrs, new)
 
     def add(self, ds, op: str, values: list[Value], attrs: dict, names: list[str]):
         try:
@@ -321,7 +357,7 @@ class _Lowering:
             count = len(outs) if outs is not None else len(values)
             types = [in_types[min(j, len(in_types) - 1)] for j in range(count)]
         names = self._result_names(len(types), current, outs, current[0] if current else "column")
-        attrs = {"fn": key, "name": _callable_name(fn), "input_columns": list(current),
+        attrs = {"fn": key, "name": callable_name(fn), "input_columns": list(current),
                  "output_columns": names, "out_types": [str(t) for t in types], **map_attrs}
         node = self.graph.add("dataset.PyFunc", values, attrs, names=names,
                               column=names[0] if len(names) == 1 else None, loc=_loc(ds))
@@ -330,11 +366,6 @@ class _Lowering:
 
 def _is_tensor_op(op) -> bool:
     return isinstance(getattr(op, "op_name", None), str) and isinstance(getattr(op, "attrs", None), dict)
-
-
-def _callable_name(fn) -> str:
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
-    return str(name)
 
 
 # =============================================================================
@@ -396,6 +427,37 @@ def _probe(ds, index: int, in_types: list[TensorType]) -> Optional[list[TensorTy
     return types
 
 
+def probe_batch_map(ds, ins: list[str], outs: list[str],
+                    in_types: list[TensorType]) -> Optional[list[TensorType]]:
+    """The batched types of ``per_batch_map``'s results (``outs``) on the
+    first batch; None when the child has no rows.  Static as the first
+    batch gives them when the input columns' types are static, else of
+    data-dependent size (``?``), as a map's Python function's."""
+    from ..dialects.dataset import call_per_batch_map, to_user
+    cache = ds.__dict__.setdefault("_probed", {})
+    if "batch" not in cache:
+        with _random_state_kept():
+            rows = ds.children[0].first_rows(int(ds.params["batch_size"]))
+            cache["batch"] = None
+            if rows:
+                lists = [[to_user(r[n]) for r in rows] for n in ins]
+                results = call_per_batch_map(ds.params["per_batch_map"], lists, 0, 0,
+                                             len(outs), ds.source)
+                static = all(t.is_static and t.dtype != "bytes" for t in in_types)
+                types = []
+                for column in results:
+                    t = type_of_batch(column)
+                    types.append(t if static else t.with_shape(["N", *["?"] * (t.rank - 1)]))
+                cache["batch"] = types
+    return cache["batch"]
+
+
+def type_of_batch(column: np.ndarray) -> TensorType:
+    from ..dialects.dataset import type_of_value
+    t = type_of_value(column[0]) if len(column) else type_of_value(column)
+    return t.batched("N")
+
+
 def _located(ds, op, fn, *args):
     """Run one operation of map ``ds`` on the probe row; errors at the map's line."""
     from ..dialects.dataset import PyFuncError
@@ -404,7 +466,7 @@ def _located(ds, op, fn, *args):
     except (PyFuncError, UserError) as e:
         raise UserRuntimeError(e.message, where=ds.source, hint=e.hint) from None
     except Exception as e:
-        what = op.op_name if _is_tensor_op(op) else f"the Python function {_callable_name(op)}"
+        what = op.op_name if _is_tensor_op(op) else f"the Python function {callable_name(op)}"
         raise UserRuntimeError(f"map: {what} raised {type(e).__name__} on the first row: {e}",
                                where=ds.source) from None
 
@@ -426,6 +488,6 @@ def _call_python(fn, args: list) -> list:
     except UserError:
         raise
     except Exception as e:
-        raise PyFuncError(f"the Python function {_callable_name(fn)} raised {type(e).__name__} "
+        raise PyFuncError(f"the Python function {callable_name(fn)} raised {type(e).__name__} "
                           f"on the first row: {e}") from e
     return list(out) if isinstance(out, tuple) else [out]

@@ -1,0 +1,58 @@
+"""``batch(per_batch_map=...)``: MindSpore 2.10's semantics (column order,
+BatchInfo, stacking, drop_remainder), training over it, and located errors.
+
+``tests/mindspore_style/per_batch_map.py`` ran unchanged under MindSpore
+2.10 (CPU) to make ``per_batch_map.mindspore.txt``.
+"""
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from irc.capture import RUN, run_script
+from irc.diagnostics import UserError
+from printout import assert_prints_as
+
+HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
+
+
+def test_per_batch_map_pipelines_and_training_as_under_mindspore(capsys):
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "per_batch_map.py"), mode=RUN, argv=[])
+    out = [line for line in capsys.readouterr().out.strip().splitlines()
+           if not line.startswith("irc:")]
+    assert_prints_as(out, os.path.join(HERE, "per_batch_map.mindspore.txt"))
+
+
+def _iterate(tmp_path, body: str) -> None:
+    script = tmp_path / "pipeline.py"
+    script.write_text(textwrap.dedent('''\
+        import numpy as np
+        import mindspore.dataset as ds
+
+        def rows():
+            for i in range(5):
+                yield np.full((i + 1,), i, np.float32), np.int32(i)
+
+        data = ds.GeneratorDataset(rows, ["a", "b"], shuffle=False)
+    ''') + textwrap.dedent(body) + "for _ in data.create_tuple_iterator():\n    pass\n")
+    run_script(str(script), mode=RUN, argv=[])
+
+
+@pytest.mark.parametrize("body, message", [
+    ('data = data.batch(2, per_batch_map=lambda a, info: (a, a), input_columns=["a"])\n',
+     "returned 2 columns, expected 1"),
+    ('data = data.batch(2, per_batch_map=lambda a, info: (a,), input_columns=["a"])\n',
+     "rows of different shapes"),
+    ('data = data.batch(2, per_batch_map=lambda a, info: (a,), input_columns=["z"])\n',
+     "batch input_columns"),
+    ('data = data.batch(2, per_batch_map=lambda a, info: 1 / 0, input_columns=["a"])\n',
+     "raised ZeroDivisionError"),
+    ('data = data.batch(2, input_columns=["a"])\n', "need a per_batch_map"),
+])
+def test_a_broken_per_batch_map_is_a_located_error(tmp_path, body, message):
+    with pytest.raises(UserError, match=message) as e:
+        _iterate(tmp_path, body)
+    assert "pipeline.py:9" in str(e.value.where)
