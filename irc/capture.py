@@ -92,6 +92,7 @@ _RENAMES = {
     # the model zoo imports these from where MindSpore defines them
     "mindspore.nn.wrap.grad_reducer": "irc.nn.wrap",
     "mindspore.nn.wrap.cell_wrapper": "irc.nn.wrap",
+    "mindspore.nn.wrap.loss_scale": "irc.nn.loss_scale",
     "mindspore.ops.operations.comm_ops": "irc.ops.operations",
 }
 

@@ -332,6 +332,10 @@ def _cumsum_onnx(emit, inputs, attrs, draws):
 
 @lowering(WHERE)
 def _where_onnx(emit, inputs, attrs, draws):
+    if emit.in_types and emit.in_types[1].dtype == "bool":
+        # onnxruntime's CPU Where has no bool kernel: (c and x) or (not c and y)
+        c, x, y = inputs
+        return [emit.op("Or", [emit.op("And", [c, x]), emit.op("And", [emit.op("Not", [c]), y])])]
     return [emit.op("Where", list(inputs))]
 
 

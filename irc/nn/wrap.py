@@ -71,7 +71,7 @@ class TrainOneStepCell(Cell):
                                 f"{type(optimizer).__name__}", where=user_frame())
         self.optimizer = optimizer
         self.weights = optimizer.parameters
-        self.sens = float(sens)
+        self.sens = None if sens is None else float(sens)
         self.return_grad = bool(return_grad)
         self.grad_reducer = _identity
         from ..parallel import ParallelMode, get_auto_parallel_context

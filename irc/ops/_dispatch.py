@@ -104,9 +104,33 @@ def apply_random(op: str, inputs: list, attrs: dict, draws_shape) -> list:
     return _eager(op, [*inputs, Tensor(u)], dict(attrs))
 
 
+# Conditions the assignments made inside ``assignments_only_if`` blocks hold under.
+_GUARDS: list = []
+
+
+@contextmanager
+def assignments_only_if(condition):
+    """Parameter assignments inside take effect only when ``condition`` (a
+    bool scalar Tensor) holds: MindSpore's ``if not overflow:
+    optimizer(grads)`` in a loss-scale step, traced as a select of the new
+    and the current value (a traced step has no Python branch on a tensor)."""
+    _GUARDS.append(condition)
+    try:
+        yield
+    finally:
+        _GUARDS.pop()
+
+
 def assign(param, value) -> None:
     """``param <- value``: eager, at once; traced, as a graph output the runner
     writes back after each step (BatchNorm's running statistics)."""
+    for condition in _GUARDS:
+        if _TRACER is None and not bool(np.asarray(condition)):
+            return
+    if _GUARDS and _TRACER is not None:
+        from .functional import where
+        for condition in _GUARDS:
+            value = where(condition, value, param)
     if _TRACER is not None:
         _TRACER.assign(param, value)
         return

@@ -18,6 +18,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..diagnostics import UserError, UserTypeError, UserValueError, user_frame
 
 __all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
@@ -311,7 +312,14 @@ class LossMonitor(Callback):
         step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
         if self._per_print_times and cb.cur_step_num - self._last_print_time >= self._per_print_times:
             self._last_print_time = cb.cur_step_num
-            print(loss_line(cb.cur_epoch_num, step_in_epoch, loss), flush=True)
+            outputs = cb.net_outputs
+            if isinstance(outputs, (tuple, list)) and isinstance(outputs[0], Tensor):
+                # MindSpore prints a step's tuple output's first Tensor as it is
+                # (a loss-scale step's (loss, overflow, scale): "loss is 0.6931472")
+                print("epoch: %s step: %s, loss is %s"  # noqa: UP031
+                      % (cb.cur_epoch_num, step_in_epoch, outputs[0]), flush=True)
+            else:
+                print(loss_line(cb.cur_epoch_num, step_in_epoch, loss), flush=True)
 
 
 class TimeMonitor(Callback):

@@ -65,9 +65,12 @@ class FixedLossScaleManager(LossScaleManager):
         """The scale is fixed: nothing to update."""
 
     def get_update_cell(self):
-        # MindSpore's FixedLossScaleUpdateCell checks overflow inside the
-        # step; irc compiles only drop_overflow_update=False (no cell)
-        return None
+        """For nn.TrainOneStepWithLossScaleCell: a cell keeping the scale
+        (an overflowed step's update dropped), or None without dropping."""
+        if not self._drop_overflow_update:
+            return None
+        from ..nn.loss_scale import FixedLossScaleUpdateCell
+        return FixedLossScaleUpdateCell(self._loss_scale)
 
 
 class DynamicLossScaleManager(LossScaleManager):
@@ -110,4 +113,6 @@ class DynamicLossScaleManager(LossScaleManager):
         self.cur_iter += 1
 
     def get_update_cell(self):
-        return None
+        """For nn.TrainOneStepWithLossScaleCell: the same schedule, as a cell."""
+        from ..nn.loss_scale import DynamicLossScaleUpdateCell
+        return DynamicLossScaleUpdateCell(self.loss_scale, self.scale_factor, self.scale_window)

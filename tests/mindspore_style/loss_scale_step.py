@@ -1,0 +1,52 @@
+"""nn.TrainOneStepWithLossScaleCell as MindSpore's mixed-precision docs use
+it: a dynamic loss scale so large that early steps overflow (their updates
+are skipped and the scale halves), then grows back every scale_window steps;
+called in a loop and given to Model."""
+import numpy as np
+import mindspore as ms
+import mindspore.dataset as ds
+import mindspore.nn as nn
+from mindspore import Tensor
+from mindspore.train.callback import LossMonitor
+
+ms.set_seed(0)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(8, 16)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(16, 3)
+
+    def construct(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def gen():
+    rng = np.random.default_rng(1)
+    for _ in range(64):
+        x = (rng.standard_normal(8) * 30).astype(np.float32)
+        yield x, np.int32(int(x.sum() > 0) + int(x[0] > 15))
+
+
+net = Net()
+loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+manager = nn.DynamicLossScaleUpdateCell(loss_scale_value=2.0 ** 126, scale_factor=2, scale_window=3)
+step = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, loss), opt, scale_sense=manager)
+data = ds.GeneratorDataset(gen, ["x", "y"], shuffle=False).batch(8)
+for i, (x, y) in enumerate(data.create_tuple_iterator()):
+    value, overflow, scale = step(x, y)
+    print(f"step {i}: loss {float(value.asnumpy()):.6f} overflow {bool(overflow.asnumpy())} "
+          f"scale {float(scale.asnumpy()):.6g}")
+print("sum |w|", round(sum(float(np.abs(p.asnumpy()).sum()) for p in net.trainable_params()), 5))
+
+net2 = Net()
+opt2 = nn.Adam(net2.trainable_params(), 0.01)
+update = ms.amp.FixedLossScaleManager(2.0 ** 127, drop_overflow_update=True).get_update_cell()
+step2 = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net2, loss), opt2, scale_sense=update)
+model = ms.Model(step2)
+data = ds.GeneratorDataset(gen, ["x", "y"], shuffle=False).batch(8)
+model.train(2, data, callbacks=[LossMonitor(4)])
+print("sum |w|", round(sum(float(np.abs(p.asnumpy()).sum()) for p in net2.trainable_params()), 5))

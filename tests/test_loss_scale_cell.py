@@ -1,0 +1,40 @@
+"""``nn.TrainOneStepWithLossScaleCell`` with ``DynamicLossScaleUpdateCell``
+and a manager's ``get_update_cell()``: overflowed steps skip their update
+and the scale follows MindSpore's schedule.
+
+MindSpore 2.10 cannot run the class on the CPU (its overflow check has no
+CPU kernel), so ``loss_scale_step.mindspore.txt`` comes from
+``loss_scale_step_mindspore_cpu.py``: the same script with only that check
+written with IsFinite.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from irc.capture import RUN, run_script
+from printout import assert_prints_as
+
+HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
+
+
+def test_loss_scaled_steps_skip_overflowed_updates_as_mindspore(capsys):
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "loss_scale_step.py"), mode=RUN, argv=[])
+    out = [line for line in capsys.readouterr().out.strip().splitlines()
+           if not line.startswith("irc:")]
+    assert_prints_as(out, os.path.join(HERE, "loss_scale_step.mindspore.txt"))
+
+
+def test_assignments_only_if_drops_an_eager_assignment_when_the_condition_is_false():
+    from irc import ops
+    from irc.common.tensor import Parameter, Tensor
+    from irc.ops import _dispatch
+    p = Parameter(Tensor(np.float32([1.0, 2.0])), name="p")
+    with _dispatch.assignments_only_if(Tensor(np.bool_(False))):
+        ops.assign(p, Tensor(np.float32([5.0, 5.0])))
+    assert p.asnumpy().tolist() == [1.0, 2.0]
+    with _dispatch.assignments_only_if(Tensor(np.bool_(True))):
+        ops.assign(p, Tensor(np.float32([5.0, 5.0])))
+    assert p.asnumpy().tolist() == [5.0, 5.0]
