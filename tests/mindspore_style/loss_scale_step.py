@@ -6,7 +6,6 @@ import numpy as np
 import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.nn as nn
-from mindspore import Tensor
 from mindspore.train.callback import LossMonitor
 
 ms.set_seed(0)
