@@ -3,9 +3,8 @@ and a manager's ``get_update_cell()``: overflowed steps skip their update
 and the scale follows MindSpore's schedule.
 
 MindSpore 2.10 cannot run the class on the CPU (its overflow check has no
-CPU kernel), so ``loss_scale_step.mindspore.txt`` comes from
-``loss_scale_step_mindspore_cpu.py``: the same script with only that check
-written with IsFinite.
+CPU kernel), so ``make_loss_scale_references.py`` runs the scripts under
+MindSpore with only that check written with IsFinite.
 """
 from __future__ import annotations
 
@@ -38,3 +37,14 @@ def test_assignments_only_if_drops_an_eager_assignment_when_the_condition_is_fal
     with _dispatch.assignments_only_if(Tensor(np.bool_(True))):
         ops.assign(p, Tensor(np.float32([5.0, 5.0])))
     assert p.asnumpy().tolist() == [5.0, 5.0]
+
+
+def test_the_model_zoo_loss_scale_step_branching_on_overflow_trains_as_mindspore(capsys):
+    """BERT's step: C.HyperMap over a C.MultitypeFuncGraph, and `if overflow:
+    succ = False else: succ = self.optimizer(grads)` in a traced construct
+    (both ways traced, their updates selected by the flag)."""
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "bert_step.py"), mode=RUN, argv=[])
+    out = [line for line in capsys.readouterr().out.strip().splitlines()
+           if not line.startswith("irc:")]
+    assert_prints_as(out, os.path.join(HERE, "bert_step.mindspore.txt"))

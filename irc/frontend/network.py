@@ -109,10 +109,7 @@ class SymbolicTensor(Tensor):
         return getattr(ops, name)(*inputs)
 
     def __bool__(self):
-        raise _needs_value("a tensor's value in Python control flow (if / while / and / or)",
-                           hint="the traced graph has no Python branches: branch on attributes "
-                                "(self.training, a flag set in __init__), or compute both sides "
-                                "and select with ops")
+        return self._tracer.branch(self)
 
     def __len__(self):
         d = self.type.shape[0] if self.type.rank else None
@@ -308,6 +305,13 @@ class Tracer:
     def _here(self) -> tuple[Optional[Loc], str]:
         where = user_frame()
         return _parse_loc(where), self.scope()
+
+    def branch(self, condition: "SymbolicTensor") -> bool:
+        """``if tensor:`` in the traced code (a function tracer follows both ways)."""
+        raise _needs_value("a tensor's value in Python control flow (if / while / and / or)",
+                           hint="the traced graph has no Python branches: branch on attributes "
+                                "(self.training, a flag set in __init__), or compute both sides "
+                                "and select with ops")
 
     # -- ops --------------------------------------------------------------------------
     def apply(self, op: str, inputs: list, attrs: dict) -> list[SymbolicTensor]:

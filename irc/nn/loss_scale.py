@@ -74,6 +74,17 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
 
     def __init__(self, network, optimizer, scale_sense):
         super().__init__(network, optimizer, sens=None)
+        # MindSpore's attributes, which the model zoo's subclasses use
+        self.hyper_map = ops.HyperMap()
+        self.base = Tensor(np.float32(1.0))
+        self.base0 = Tensor(np.int32(0))
+        self.reduce_sum = ops.ReduceSum(keep_dims=False)
+        self.reduce_all = ops.ReduceAll(keep_dims=False)
+        self.less_equal = ops.LessEqual()
+        self.equal = ops.Equal()
+        self.logic_not = ops.LogicalNot()
+        self.is_distributed = self.reducer_flag
+        self.gpu_target = False
         self.loss_scaling_manager = None
         if isinstance(scale_sense, Cell):
             self.loss_scaling_manager = scale_sense

@@ -71,15 +71,24 @@ class TrainOneStepCell(Cell):
                                 f"{type(optimizer).__name__}", where=user_frame())
         self.optimizer = optimizer
         self.weights = optimizer.parameters
-        self.sens = None if sens is None else float(sens)
+        if sens == 0:
+            raise UserValueError("The input argument of 'sens' can not be 0.", where=user_frame())
+        # MindSpore's attributes, which the model zoo's subclasses read
+        self.sense_flag = sens is not None
+        self.sens = 1.0 if sens is None else float(sens)
         self.return_grad = bool(return_grad)
         self.grad_reducer = _identity
         from ..parallel import ParallelMode, get_auto_parallel_context
-        if get_auto_parallel_context("parallel_mode") in (ParallelMode.DATA_PARALLEL,
-                                                          ParallelMode.HYBRID_PARALLEL):
-            self.grad_reducer = DistributedGradReducer(self.weights)   # as MindSpore's
+        self.parallel_mode = get_auto_parallel_context("parallel_mode")
+        self.reducer_flag = self.parallel_mode in (ParallelMode.DATA_PARALLEL,
+                                                   ParallelMode.HYBRID_PARALLEL)
+        if self.reducer_flag:
+            self.mean = bool(get_auto_parallel_context("gradients_mean"))
+            self.grad_reducer = DistributedGradReducer(self.weights, self.mean)   # as MindSpore's
+            self.degree = self.grad_reducer.degree
         from ..train.functional import GradOperation
         self.grad = GradOperation(get_by_list=True, sens_param=True)
+        self.grad_no_sens = GradOperation(get_by_list=True)
         self.network.set_grad()
 
     def __call__(self, *inputs):

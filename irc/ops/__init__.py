@@ -15,7 +15,7 @@ from .functional import (  # noqa: F401
     interpolate, isfinite, isnan, kl_div, l1_loss, leaky_relu, less, less_equal, log, log1p,
     log_softmax, logical_and, logical_not, logical_or, logsigmoid, logsumexp, masked_fill, matmul,
     max, max_pool2d, maximum, mean, min, minimum, mish, mse_loss, mul, neg, nll_loss, norm, normal,
-    not_equal, one_hot, ones, ones_like, outer, pad, permute, pow, prelu, rand, randn, rank,
+    not_equal, one_hot, ones, ones_like, outer, pad, partial, permute, pow, prelu, rand, randn, rank,
     reciprocal, reduce_mean, reduce_sum, relu, relu6, reshape, round, rsqrt, select, shape,
     sigmoid, sign, silu, sin, smooth_l1_loss, softmax, softplus, split, sqrt, square, squeeze,
     stack, standard_normal, std, stop_gradient, strided_slice, sub, sum, tan, tanh, tile,
@@ -55,3 +55,6 @@ def composite_getattr(module: str):
 
 
 __getattr__ = composite_getattr(__name__)
+
+# MindSpore's overloading and mapping (also in mindspore.ops.composite)
+from .composite import HyperMap, Map, MultitypeFuncGraph  # noqa: E402,F401

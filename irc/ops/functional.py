@@ -1637,6 +1637,12 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     return clipped if isinstance(x, (tuple, list)) else clipped[0]
 
 
+def partial(func, *args):
+    """``ops.partial(func, *args)`` (``F.partial``): ``func`` with its first arguments bound."""
+    import functools
+    return functools.partial(func, *args)
+
+
 def depend(value, expr):
     """``ops.depend(value, expr)``: ``value``, once ``expr`` has run.  A traced
     step is a pure function whose updates are results, so the order holds by

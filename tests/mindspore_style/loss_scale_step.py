@@ -6,20 +6,10 @@ import numpy as np
 import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.nn as nn
+from small_net import Net
 from mindspore.train.callback import LossMonitor
 
 ms.set_seed(0)
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(8, 16)
-        self.relu = nn.ReLU()
-        self.fc2 = nn.Dense(16, 3)
-
-    def construct(self, x):
-        return self.fc2(self.relu(self.fc1(x)))
 
 
 def gen():

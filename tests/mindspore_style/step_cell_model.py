@@ -12,21 +12,11 @@ import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.nn as nn
 import mindspore.ops as ops
+from small_net import Net
 from mindspore.train.callback import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint
 
 np.random.seed(0)
 ms.set_seed(0)
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(8, 16)
-        self.relu = nn.ReLU()
-        self.fc2 = nn.Dense(16, 3)
-
-    def construct(self, x):
-        return self.fc2(self.relu(self.fc1(x)))
 
 
 class NetWithLoss(nn.Cell):
