@@ -537,21 +537,9 @@ class BatchExec(PassExec):
         return Chunk(cols, len(batches), extra)
 
 
-class BatchMapExec(BatchExec):
-    """``batch(per_batch_map=fn)``: ``batch_size`` rows, the input columns'
-    rows handed to ``fn`` as lists (with a BatchInfo: batch and epoch from
-    0), its results and the other columns stacked, in the op's result order."""
-
-    def __init__(self, node, child, fn, operand_columns: list[str], where: Optional[str]):
-        super().__init__(node, child, where)
-        self.fn = fn
-        ins, outs = node.attrs["input_columns"], node.attrs["output_columns"]
-        self.inputs = [operand_columns.index(c) for c in ins]
-        self.n_outputs = len(outs)
-        # each result: ("out", j) of fn's results, or ("in", k) an operand column stacked
-        slots = {c: ("in", k) for k, c in enumerate(operand_columns) if c not in ins}
-        slots.update({c: ("out", j) for j, c in enumerate(outs)})
-        self.layout = [slots[c] for c in batch_map_columns(operand_columns, ins, outs)]
+class _RowsBatchExec(BatchExec):
+    """A batch made from its rows one by one (a per_batch_map, padding):
+    ``batch_size`` rows per column as lists, then :meth:`make`."""
 
     def iterate(self, run):
         bs = int(self.node.attrs["batch_size"])
@@ -569,19 +557,69 @@ class BatchMapExec(BatchExec):
                 for k in chunk.extra:
                     extra.setdefault(k, []).append(col_row(_extra_or_fill(chunk, k), i))
                 if len(rows[0]) == bs:
-                    yield run.tag(self.name, self.as_chunk([self.batch(rows, extra, batch_num, run)]))
+                    data = self.make(rows, batch_num, run)
+                    yield run.tag(self.name, self.as_chunk([(data, self.extras(extra))]))
                     batch_num += 1
                     rows, extra = [[] for _ in cols], {}
         if rows and rows[0] and not drop:
-            yield run.tag(self.name, self.as_chunk([self.batch(rows, extra, batch_num, run)]))
+            data = self.make(rows, batch_num, run)
+            yield run.tag(self.name, self.as_chunk([(data, self.extras(extra))]))
 
-    def batch(self, rows: list[list], extra: dict, batch_num: int, run):
+    @staticmethod
+    def extras(extra: dict) -> dict:
+        return {k: _batch_extra(k, v) for k, v in extra.items()}
+
+    def make(self, rows: list[list], batch_num: int, run) -> list:
+        raise NotImplementedError
+
+
+class BatchMapExec(_RowsBatchExec):
+    """``batch(per_batch_map=fn)``: ``batch_size`` rows, the input columns'
+    rows handed to ``fn`` as lists (with a BatchInfo: batch and epoch from
+    0), its results and the other columns stacked, in the op's result order."""
+
+    def __init__(self, node, child, fn, operand_columns: list[str], where: Optional[str]):
+        super().__init__(node, child, where)
+        self.fn = fn
+        ins, outs = node.attrs["input_columns"], node.attrs["output_columns"]
+        self.inputs = [operand_columns.index(c) for c in ins]
+        self.n_outputs = len(outs)
+        # each result: ("out", j) of fn's results, or ("in", k) an operand column stacked
+        slots = {c: ("in", k) for k, c in enumerate(operand_columns) if c not in ins}
+        slots.update({c: ("out", j) for j, c in enumerate(outs)})
+        self.layout = [slots[c] for c in batch_map_columns(operand_columns, ins, outs)]
+
+    def make(self, rows: list[list], batch_num: int, run) -> list:
         lists = [[to_user(r) for r in rows[k]] for k in self.inputs]
         results = call_per_batch_map(self.fn, lists, batch_num, run.epoch, self.n_outputs,
                                      self.where)
-        data = [results[i] if kind == "out" else self.stack(j, rows[i])
+        return [results[i] if kind == "out" else self.stack(j, rows[i])
                 for j, (kind, i) in enumerate(self.layout)]
-        return data, {k: _batch_extra(k, v) for k, v in extra.items()}
+
+
+class PaddedBatchExec(_RowsBatchExec):
+    """``padded_batch``: each padded column's rows filled (or cut) to one
+    shape, its None dimensions the batch's longest; the rest stacked."""
+
+    def make(self, rows: list[list], batch_num: int, run) -> list:
+        return [self.stack(j, col) if pad is None else self.padded(j, col, pad)
+                for j, (col, pad) in enumerate(zip(rows, self.node.attrs["pad"]))]
+
+    def padded(self, j: int, rows: list, pad: dict) -> np.ndarray:
+        arrays = [np.asarray(to_user(r)) for r in rows]
+        rank = arrays[0].ndim
+        shape = pad["shape"] if pad["shape"] is not None else [None] * rank
+        if any(a.ndim != rank for a in arrays) or len(shape) != rank:
+            raise UserError(f"padded_batch: column {self.columns[j]!r} has rows of "
+                            f"{sorted({a.ndim for a in arrays})} dimensions, its pad shape "
+                            f"{len(shape)}", where=self.where)
+        target = [max(a.shape[d] for a in arrays) if s is None else int(s)
+                  for d, s in enumerate(shape)]
+        out = np.full((len(arrays), *target), pad["value"], dtype=arrays[0].dtype)
+        for i, a in enumerate(arrays):
+            cut = a[tuple(slice(0, t) for t in target)]
+            out[(i, *(slice(0, n) for n in cut.shape))] = cut
+        return out
 
 
 def _shape(v) -> tuple:

@@ -83,6 +83,7 @@ def _batch_fixer(graph: Graph) -> Node | None:
 def pipeline_batch_size(module: Module) -> int | None:
     """The ``batch_size`` of the pipeline's batch, if it has one."""
     for graph in module.graphs.values():
-        for node in graph.find("dataset.batch") + graph.find("dataset.batch_map"):
+        for node in (graph.find("dataset.batch") + graph.find("dataset.batch_map")
+                     + graph.find("dataset.padded_batch")):
             return int(node.attrs["batch_size"])
     return None

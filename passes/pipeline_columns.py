@@ -70,14 +70,14 @@ def returned_columns(graph: Graph, cols: dict[Value, str] | None = None) -> list
 # ops joining datasets (offload refuses them, as MindSpore's does)
 JOINS = ("dataset.concat", "dataset.zip")
 # ops whose result i is not operand i's rows: walks back through the pipeline stop there
-OPAQUE = JOINS + ("dataset.batch_map",)
+OPAQUE = JOINS + ("dataset.batch_map", "dataset.padded_batch")
 
 
 def skip_pipeline_ops(graph: Graph, value: Value) -> Value:
     """Walk a column back through the row-preserving pipeline ops (shuffle,
     batch, repeat, project ...) to the value a map op or source produced.
-    concat and zip mix streams, a per_batch_map rewrites its batches: the
-    walk stops there."""
+    concat and zip mix streams, a per_batch_map or padding rewrites the
+    rows: the walk stops there."""
     while True:
         node = graph.node(value.node)
         if lookup(node.op).kind != PIPELINE or node.op in OPAQUE:

@@ -1,8 +1,9 @@
-"""``batch(per_batch_map=...)``: MindSpore 2.10's semantics (column order,
-BatchInfo, stacking, drop_remainder), training over it, and located errors.
+"""``batch(per_batch_map=...)`` and ``padded_batch``: MindSpore 2.10's
+semantics (column order, BatchInfo, stacking, padding and cutting,
+drop_remainder), training over them, and located errors.
 
-``tests/mindspore_style/per_batch_map.py`` ran unchanged under MindSpore
-2.10 (CPU) to make ``per_batch_map.mindspore.txt``.
+``tests/mindspore_style/per_batch_map.py`` and ``padded_batch.py`` ran
+unchanged under MindSpore 2.10 (CPU) to make their ``.mindspore.txt``.
 """
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from printout import assert_prints_as
 HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
 
 
-def test_per_batch_map_pipelines_and_training_as_under_mindspore(capsys):
+@pytest.mark.parametrize("script", ["per_batch_map", "padded_batch"])
+def test_pipelines_and_training_as_under_mindspore(script, capsys):
     capsys.readouterr()
-    run_script(os.path.join(HERE, "per_batch_map.py"), mode=RUN, argv=[])
+    run_script(os.path.join(HERE, f"{script}.py"), mode=RUN, argv=[])
     out = [line for line in capsys.readouterr().out.strip().splitlines()
            if not line.startswith("irc:")]
-    assert_prints_as(out, os.path.join(HERE, "per_batch_map.mindspore.txt"))
+    assert_prints_as(out, os.path.join(HERE, f"{script}.mindspore.txt"))
 
 
 def _iterate(tmp_path, body: str) -> None:
@@ -51,6 +53,9 @@ def _iterate(tmp_path, body: str) -> None:
     ('data = data.batch(2, per_batch_map=lambda a, info: 1 / 0, input_columns=["a"])\n',
      "raised ZeroDivisionError"),
     ('data = data.batch(2, input_columns=["a"])\n', "need a per_batch_map"),
+    ('data = data.padded_batch(2, pad_info={"z": (None, 0)})\n', "padded_batch pad_info"),
+    ('data = data.padded_batch(2, pad_info={"a": ([2, 2], 0)})\n', "dimensions"),
+    ('data = data.padded_batch(2, pad_info={"a": ([0], 0)})\n', "positive ints"),
 ])
 def test_a_broken_per_batch_map_is_a_located_error(tmp_path, body, message):
     with pytest.raises(UserError, match=message) as e:

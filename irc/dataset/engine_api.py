@@ -182,7 +182,6 @@ _ROWS_AT_THE_SOURCE = "drop or split rows where they are made (a GeneratorDatase
 # MindSpore Dataset methods irc does not provide yet, and what to do instead.
 _NOT_YET = {
     "flat_map": _ROWS_AT_THE_SOURCE,
-    "padded_batch": "pad the rows to one shape in a map (or a GeneratorDataset), then batch",
     "bucket_batch_by_length": "pad the rows to one shape in a map, then batch",
     "save": "see README.md for the dataset features irc provides",
     "to_json": "irc compile writes the pipeline as IR text (00_capture.ir)",
@@ -261,6 +260,40 @@ class Dataset:
             **params, "per_batch_map": per_batch_map,
             "input_columns": _names("batch: input_columns", input_columns),
             "output_columns": _names("batch: output_columns", output_columns)})
+
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
+                     pad_info=None):
+        """Batch, padding (or cutting) each row of the ``pad_info`` columns to
+        ``{column: (shape, value)}``: a None shape or dimension pads to the
+        batch's longest row; other columns are stacked as ``batch`` does."""
+        _int("padded_batch: num_parallel_workers", num_parallel_workers, 1, allow_none=True)
+        if not isinstance(drop_remainder, (bool, np.bool_)):
+            raise _bad(TypeError, f"padded_batch: drop_remainder must be a bool, got "
+                                  f"{drop_remainder!r}")
+        params = {"batch_size": _int("padded_batch: batch_size", batch_size, 1),
+                  "drop_remainder": bool(drop_remainder)}
+        if not pad_info:
+            return BatchDataset(self, params)
+        if not isinstance(pad_info, dict):
+            raise _bad(TypeError, f"padded_batch: pad_info must be a dict, got {pad_info!r}")
+        pads = {}
+        for column, spec in pad_info.items():
+            if not isinstance(column, str) or not isinstance(spec, tuple) or len(spec) != 2:
+                raise _bad(TypeError, f"padded_batch: pad_info must map a column name to "
+                                      f"(shape, value), got {column!r}: {spec!r}")
+            shape, value = spec
+            if shape is not None and not (isinstance(shape, (list, tuple)) and all(
+                    d is None or (isinstance(d, int) and not isinstance(d, bool) and d > 0)
+                    for d in shape)):
+                raise _bad(TypeError, f"padded_batch: the pad shape of {column!r} must be None or "
+                                      f"a list of positive ints and None, got {shape!r}")
+            if value is not None and (isinstance(value, bool) or
+                                      not isinstance(value, (int, float, np.number))):
+                raise _bad(TypeError, f"padded_batch: the pad value of {column!r} must be a "
+                                      f"number, got {value!r}")
+            pads[column] = {"shape": None if shape is None else list(shape),
+                            "value": 0 if value is None else value}
+        return PaddedBatchDataset(self, {**params, "pad_info": pads})
 
     def apply(self, apply_func):
         """``apply_func(self)``: a function of the pipeline that returns a pipeline."""
@@ -533,6 +566,11 @@ class _UnaryDataset(Dataset):
 
 class BatchDataset(_UnaryDataset):
     op = "dataset.batch"
+
+
+class PaddedBatchDataset(_UnaryDataset):
+    """``padded_batch(pad_info=...)``: rows padded to one shape per batch."""
+    op = "dataset.padded_batch"
 
 
 class BatchMapDataset(_UnaryDataset):

@@ -732,6 +732,29 @@ BATCH_MAP = define("dataset.batch_map", kind=PIPELINE, family=FAMILY,
                    doc="batch(per_batch_map=fn): batch_size rows, then fn(*lists, BatchInfo) on "
                        "the lists of input_columns' rows gives output_columns' rows, and every "
                        "column is stacked; results in batch_map_columns' order")
+def _infer_padded_batch(attrs, ins):
+    out = []
+    for t, pad in zip(ins, attrs["pad"]):
+        if pad is None:
+            out.append(t.batched("N"))
+            continue
+        shape = pad["shape"]
+        if shape is None:
+            shape = [None] * t.rank
+        if len(shape) != t.rank:
+            raise TypeError(f"padded_batch: the pad shape {list(shape)} has {len(shape)} "
+                            f"dimensions, the column's rows {t.rank}")
+        out.append(TensorType(t.dtype, ("N", *[UNKNOWN if d is None else int(d) for d in shape])))
+    return out
+
+
+PADDED_BATCH = define("dataset.padded_batch", kind=PIPELINE, family=FAMILY,
+                      operands=("*columns",), results=("*columns",),
+                      attrs={"batch_size": REQUIRED, "drop_remainder": False, "pad": REQUIRED},
+                      infer=_infer_padded_batch, traits=(RowCount(_batch_count),),
+                      doc="batch with padding: pad[i] (none: stack as batch does) gives column i's "
+                          "shape (a none dimension: the batch's longest row) and fill value; a "
+                          "row longer than a fixed dimension is cut to it (MindSpore 2.10)")
 REPEAT = define("dataset.repeat", kind=PIPELINE, family=FAMILY,
                 operands=("*columns",), results=("*columns",),
                 attrs={"count": INFINITE}, infer=_same_types, traits=(RowCount(_repeat_count),),

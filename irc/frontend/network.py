@@ -539,7 +539,8 @@ def network_of(model) -> Any:
 def column_source(host: Graph, value: Value) -> Optional[Loc]:
     """The line that last changed a column: its last map op, else its source."""
     node = host.node(value.node)
-    while get_op(node.op).kind == PIPELINE and node.op != "dataset.batch_map":
+    while get_op(node.op).kind == PIPELINE and node.op not in ("dataset.batch_map",
+                                                               "dataset.padded_batch"):
         operands = host.operands(node)
         if value.index >= len(operands):
             break
@@ -555,7 +556,7 @@ def fixed_batch(host: Graph, value: Value) -> Optional[int]:
     with drop_remainder), else None."""
     node = host.node(value.node)
     while get_op(node.op).kind == PIPELINE:
-        if node.op in ("dataset.batch", "dataset.batch_map"):
+        if node.op in ("dataset.batch", "dataset.batch_map", "dataset.padded_batch"):
             return int(node.attrs["batch_size"]) if node.attrs.get("drop_remainder") else None
         operands = host.operands(node)
         if value.index >= len(operands):

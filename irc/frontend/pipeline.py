@@ -238,6 +238,11 @@ class _Lowering:
             return self.add(ds, op, values, {"columns": all_names}, all_names)
         if op == "dataset.batch_map":
             return self.batch_map(ds, cols)
+        if op == "dataset.padded_batch":
+            check_columns("padded_batch pad_info", list(p["pad_info"]), names, where)
+            pad = [p["pad_info"].get(n) for n in names]
+            return self.add(ds, op, [v for _, v in cols], {"batch_size": p["batch_size"],
+                            "drop_remainder": p["drop_remainder"], "pad": pad}, names)
         if op == "dataset.filter":
             ins = list(p["input_columns"]) if p["input_columns"] else None
             if ins:
