@@ -170,3 +170,15 @@ def test_the_sentiment_tutorial_runs_as_under_mindspore(capsys):
     run_script(os.path.join(HERE, "mindspore_style", "sentiment_tutorial.py"), mode=RUN, argv=[])
     assert_prints_as(capsys.readouterr().out.strip().splitlines(),
                      os.path.join(HERE, "mindspore_style", "sentiment_tutorial.mindspore.txt"))
+
+
+def test_nn_transformer_trains_as_under_mindspore(capsys):
+    """nn.Transformer with its encoder and decoder stacks, a causal tgt_mask
+    and a source key padding mask, trained by a jitted value_and_grad step:
+    MindSpore 2.10's initial weights (Xavier drawn again over every >1-D
+    weight), losses and trained weights."""
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "mindspore_style", "transformer_copy.py"), mode=RUN, argv=[])
+    out = [line for line in capsys.readouterr().out.strip().splitlines()
+           if not line.startswith("irc:")]
+    assert_prints_as(out, os.path.join(HERE, "mindspore_style", "transformer_copy.mindspore.txt"))

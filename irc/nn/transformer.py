@@ -1,5 +1,6 @@
-"""``nn.MultiheadAttention``, ``nn.TransformerEncoderLayer`` and
-``nn.TransformerEncoder`` as MindSpore 2.x writes them (PyTorch's layout:
+"""``nn.MultiheadAttention``, ``nn.TransformerEncoderLayer``/``Encoder``,
+``nn.TransformerDecoderLayer``/``Decoder`` and ``nn.Transformer`` as
+MindSpore 2.x writes them (PyTorch's layout:
 sequence-first unless ``batch_first``; ``in_proj_weight`` [3E, E]), built from
 ``irc.ops``: their gradients are those ops' own.  The sequence lengths must be
 known when the network is compiled; the batch may be the run-time one."""
@@ -95,6 +96,15 @@ class MultiheadAttention(Cell):
         return total
 
 
+def _activation(activation, who: str) -> Cell:
+    if activation in ("relu", ops.relu) or isinstance(activation, ReLU):
+        return ReLU()
+    if activation in ("gelu", ops.gelu) or isinstance(activation, GELU):
+        return GELU(approximate=False)
+    raise UserValueError(f"{who}: activation must be 'relu' or 'gelu', got {activation!r}",
+                         where=user_frame())
+
+
 class TransformerEncoderLayer(Cell):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=None):
@@ -107,13 +117,7 @@ class TransformerEncoderLayer(Cell):
         self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps)
         self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps)
         self.dropout1, self.dropout2 = Dropout(p=dropout), Dropout(p=dropout)
-        if activation in ("relu", ops.relu) or isinstance(activation, ReLU):
-            self.activation = ReLU()
-        elif activation in ("gelu", ops.gelu) or isinstance(activation, GELU):
-            self.activation = GELU(approximate=False)
-        else:
-            raise UserValueError(f"TransformerEncoderLayer: activation must be 'relu' or 'gelu', got "
-                                 f"{activation!r}", where=user_frame())
+        self.activation = _activation(activation, "TransformerEncoderLayer")
         # what TransformerEncoder builds its layers from, as MindSpore's
         self.init_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
                           norm_first)
@@ -150,3 +154,106 @@ class TransformerEncoder(Cell):
         for layer in self.layers:
             out = layer(out, src_mask=src_mask, src_key_padding_mask=src_key_padding_mask)
         return self.norm(out) if self.norm is not None else out
+
+
+class TransformerDecoderLayer(Cell):
+    """Self-attention over ``tgt``, attention over ``memory``, a feed-forward
+    block; each added back and normalised (before, with ``norm_first``)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                 batch_first=batch_first)
+        self.dense1 = _dense(d_model, dim_feedforward)
+        self.dropout = Dropout(p=dropout)
+        self.dense2 = _dense(dim_feedforward, d_model)
+        self.norm_first = bool(norm_first)
+        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps)
+        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps)
+        self.norm3 = LayerNorm((d_model,), epsilon=layer_norm_eps)
+        self.dropout1, self.dropout2, self.dropout3 = (Dropout(p=dropout) for _ in range(3))
+        self.activation = _activation(activation, "TransformerDecoderLayer")
+        self.init_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                          norm_first)
+
+    def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                  memory_key_padding_mask=None):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask)
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask))
+        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask))
+        return self.norm3(x + self._ff_block(x))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, memory, attn_mask, key_padding_mask):
+        x = self.multihead_attn(x, memory, memory, attn_mask=attn_mask,
+                                key_padding_mask=key_padding_mask, need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        return self.dropout3(self.dense2(self.dropout(self.activation(self.dense1(x)))))
+
+
+class TransformerDecoder(Cell):
+    """``num_layers`` copies of one new layer made like ``decoder_layer``."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        layer = TransformerDecoderLayer(*decoder_layer.init_args)
+        self.layers = CellList([copy.deepcopy(layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                  memory_key_padding_mask=None):
+        out = tgt
+        for layer in self.layers:
+            out = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask,
+                        memory_key_padding_mask=memory_key_padding_mask)
+        return self.norm(out) if self.norm is not None else out
+
+
+class Transformer(Cell):
+    """An encoder and a decoder (``custom_encoder``/``custom_decoder`` in
+    their place), every weight of more than one dimension then drawn again
+    Xavier-uniform, in the parameters' order (MindSpore's)."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation="relu", custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
+                 dtype=None):
+        super().__init__()
+        from ..common.initializer import initializer
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                      batch_first, norm_first)
+        for name, custom, layer, stack, depth in (
+                ("encoder", custom_encoder, TransformerEncoderLayer, TransformerEncoder,
+                 num_encoder_layers),
+                ("decoder", custom_decoder, TransformerDecoderLayer, TransformerDecoder,
+                 num_decoder_layers)):
+            setattr(self, name, custom if custom is not None else
+                    stack(layer(*layer_args), depth, LayerNorm((d_model,), epsilon=layer_norm_eps)))
+        for _, p in self.parameters_and_names():
+            if p.ndim > 1:
+                p.set_data(initializer("xavier_uniform", p.shape, p.dtype))
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def construct(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                  src_key_padding_mask=None, tgt_key_padding_mask=None,
+                  memory_key_padding_mask=None):
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise UserValueError("The number of features for 'src' and 'tgt' must be equal to "
+                                 "`d_model`.", where=user_frame())
+        memory = self.encoder(src, src_mask=src_mask, src_key_padding_mask=src_key_padding_mask)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask)
