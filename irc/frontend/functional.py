@@ -63,6 +63,7 @@ class FunctionTracer(Tracer):
         self.logs: list[list[tuple]] = []
         self.log: list[tuple] = []
         self.matching: list[list[tuple]] = []
+        self.arguments_made = False     # the function's own inputs come first, once
 
     def start_path(self, plan: list[bool]) -> None:
         """Trace the function again, taking ``plan``'s outcomes (then True)."""
@@ -106,8 +107,8 @@ class FunctionTracer(Tracer):
         return self._built(key, make).out(0)
 
     def add_input(self, name, t, **kwargs):
-        if not self.stack and not self.taken and not self.log and not self.logs:
-            return super().add_input(name, t, **kwargs)     # the function's arguments
+        if not self.arguments_made:
+            return super().add_input(name, t, **kwargs)
         node = self._built(("input", name, t),
                            lambda: self.graph.node(super(FunctionTracer, self)
                                                    .add_input(name, t, **kwargs)._value.node))
@@ -244,6 +245,7 @@ def trace_function(fn: Callable, name: str, structure, arrays: list,
               for i, a in enumerate(arrays)]
     for t in inputs:
         graph.node(t._value.node).attrs["role"] = DATA
+    tracer.arguments_made = True
     args, kwargs = rebuild(structure, inputs)
     paths: list[tuple] = []         # (conditions taken, result, assigned) of each way through
     pending: list[list[bool]] = [[]]
