@@ -72,6 +72,71 @@ def evaluate(model, job: Job, metrics: Optional[dict] = None) -> dict:
     return result
 
 
+def evaluate_network(model, job: Job, metrics: dict) -> dict:
+    """``Model(..., eval_network=net).eval``: ``net`` on each batch (compiled
+    once, in eval mode), its outputs to the metrics as MindSpore hands them:
+    all of them, or with ``eval_indexes`` the loss to ``Loss`` and the
+    prediction and label to the others.  Under ``irc compile`` one batch is
+    traced."""
+    from ..capture import current
+    from ..diagnostics import UserError
+    from ..nn.cell import Cell
+    from .capture_io import NotRun
+    from .functional import JitFunction
+    from .summary import summary_for
+    net = model._eval_network
+    jitted = net.__dict__.get("_irc_eval")
+    if jitted is None:
+        jitted = JitFunction(lambda *inputs: Cell.__call__(net, *inputs),
+                             f"{type(net).__name__}.construct")
+        net.__dict__["_irc_eval"] = jitted
+    modes = {id(c): c.training for _, c in net.cells_and_names()}
+    net.set_train(False)
+    cap = current()
+    try:
+        if cap is not None and not cap.executes:
+            batch = next(iter(job.dataset.create_tuple_iterator()), None)
+            if batch is not None:
+                jitted(*batch)
+            return {name: NotRun() for name in metrics}
+        for m in metrics.values():
+            m.clear()
+        cb = _Params(mode="eval", cur_step_num=0, net_outputs=None, network=net,
+                     valid_dataset=job.dataset, dataset_sink_mode=job.kwargs["dataset_sink_mode"])
+        manager = CallbackManager(job.kwargs["callbacks"], "eval", cb)
+        manager("begin")
+        manager("epoch_begin")
+        for batch in job.dataset.create_tuple_iterator():
+            cb.cur_step_num += 1
+            manager("step_begin")
+            outputs = jitted(*batch)
+            outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
+            if not isinstance(outputs, tuple) or (model._eval_indexes is not None
+                                                  and len(outputs) < 3):
+                raise UserError(f"Model.eval: eval_network returned {type(outputs).__name__}"
+                                + (f" of {len(outputs)}" if isinstance(outputs, tuple) else "")
+                                + "; with eval_indexes it must return (loss, prediction, label)",
+                                where=job.source)
+            for m in metrics.values():
+                if model._eval_indexes is None:
+                    m.update(*outputs)
+                elif type(m).__name__ == "Loss":
+                    m.update(outputs[model._eval_indexes[0]])
+                else:
+                    m.update(outputs[model._eval_indexes[1]], outputs[model._eval_indexes[2]])
+            cb.net_outputs = outputs
+            manager("step_end")
+        manager("epoch_end")
+        result = {name: m.eval() for name, m in metrics.items()}
+        cb.metrics = result
+        manager("end")
+    finally:
+        for _, c in net.cells_and_names():
+            object.__setattr__(c, "training", modes.get(id(c), c.training))
+    summary_for().add_evaluation(result)
+    return result
+
+
 def _label_column(module: Module, graph: str) -> Optional[str]:
     """The evaluation dataset's label column: the data input the network leaves unused."""
     g = module.graph(graph)

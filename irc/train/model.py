@@ -18,7 +18,7 @@ import numpy as np
 
 from ..capture import Job, current
 from ..common.tensor import Tensor
-from ..diagnostics import UnsupportedError, UserError, user_frame
+from ..diagnostics import UserError, user_frame
 from ..frontend.training import DEFAULT_UNROLL
 from . import evaluation, running
 from .callback import Callback, TimeMonitor, callback_list
@@ -55,9 +55,18 @@ class Model:
         if optimizer is not None and not isinstance(optimizer, Optimizer):
             raise UserError(f"Model: optimizer must be an irc/MindSpore optimizer (nn.Momentum, "
                             f"nn.SGD, nn.Adam), got {type(optimizer).__name__}", where=self.source)
-        if eval_network is not None:
-            raise UnsupportedError("Model(eval_network=...) is not supported by irc",
-                                   where=self.source, hint="evaluate with network and loss_fn")
+        if eval_network is not None and not isinstance(eval_network, Cell):
+            raise UserError(f"Model: eval_network must be an nn.Cell, got "
+                            f"{type(eval_network).__name__}", where=self.source)
+        if eval_indexes is not None and not (
+                isinstance(eval_indexes, list) and len(eval_indexes) == 3
+                and all(isinstance(i, int) and not isinstance(i, bool) for i in eval_indexes)):
+            raise UserError(f"Model: eval_indexes must be a list of 3 ints (the loss's, the "
+                            f"prediction's and the label's place in eval_network's outputs), got "
+                            f"{eval_indexes!r}", where=self.source)
+        # Model(..., eval_network=net): Model.eval runs it on each batch and
+        # hands its outputs to the metrics (irc.train.evaluation.evaluate_network)
+        self._eval_network, self._eval_indexes = eval_network, eval_indexes
         if amp_level not in ("O0", None):
             print(f"irc: amp_level={amp_level!r} is ignored: irc trains in float32",
                   file=sys.stderr)
@@ -74,7 +83,7 @@ class Model:
         self._loss_fn = loss_fn
         self._optimizer = optimizer
         self._metric_fns = get_metrics(metrics)
-        if self._metric_fns and loss_fn is None:
+        if self._metric_fns and loss_fn is None and eval_network is None:
             raise UserError("Model: metrics need a loss_fn (MindSpore builds the evaluation "
                             "network from the network and the loss)", where=self.source)
         self._opt_state: dict[str, np.ndarray] = {}
@@ -151,6 +160,8 @@ class Model:
         job = Job("eval", self, valid_dataset, {"callbacks": callbacks,
                                                 "dataset_sink_mode": bool(dataset_sink_mode)}, source)
         cap = current()
+        if self._eval_network is not None:
+            return evaluation.evaluate_network(self, job, metrics)
         if cap is not None:
             cap.jobs.append(job)
             if not cap.executes:
