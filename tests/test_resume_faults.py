@@ -51,7 +51,7 @@ def irc_run(folder: Path, **env) -> subprocess.CompletedProcess:
 def run_here(folder: Path, monkeypatch, **env):
     """The job in this process (as irc run runs it), in ``folder``."""
     monkeypatch.chdir(folder)
-    for name in ("CKPT", "SINK", "KILL_AT", "HIDDEN"):
+    for name in ("CKPT", "SINK", "KILL_AT", "HIDDEN", "STEP_CELL"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -140,6 +140,27 @@ def test_ctrl_c_resume_keeps_the_checkpoint_schedule_of_an_uninterrupted_run(tmp
     assert names == ["job-1_3.ckpt", "job-1_4.ckpt", "job-2_1.ckpt", "job-2_4.ckpt",
                      "job-3_2.ckpt", "job-3_5.ckpt"]
     assert_bitwise(weights_in(tmp_path), reference)
+
+
+def test_a_step_cell_stopped_twice_resumes_onto_its_uninterrupted_weights(tmp_path, monkeypatch,
+                                                                         capsys):
+    """Model(TrainOneStepCell subclass): Ctrl-C after step 4, SIGTERM after
+    step 9 (ModelCheckpoint's end hook saves where each stopped), then a run
+    that finishes: the uninterrupted run's weights, bit for bit."""
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    run_here(reference, monkeypatch, STEP_CELL="1", CKPT="6")
+    with pytest.raises(KeyboardInterrupt):
+        run_here(tmp_path, monkeypatch, STEP_CELL="1", CKPT="6", KILL_AT="4:SIGINT")
+    with pytest.raises(KeyboardInterrupt):
+        run_here(tmp_path, monkeypatch, STEP_CELL="1", CKPT="6", KILL_AT="9:SIGTERM")
+    run_here(tmp_path, monkeypatch, STEP_CELL="1", CKPT="6")
+    err = capsys.readouterr().err
+    assert "checkpoint: " + str(tmp_path / "job-1_4.ckpt") in err
+    assert "resuming from " + str(tmp_path / "job-1_4.ckpt") + " at step 4 of 15" in err
+    resumes = [line for line in err.splitlines() if line.startswith("irc: resuming from")]
+    assert len(resumes) == 2 and "job-2_4.ckpt at step 9 of 15" in resumes[1], resumes
+    assert_bitwise(weights_in(tmp_path), weights_in(reference))
 
 
 def test_a_checkpoint_of_a_changed_network_is_not_resumed_from(tmp_path, monkeypatch, capsys):

@@ -217,13 +217,26 @@ class Optimizer(Cell):
         states = [p for ps in self.__dict__.get("_irc_states", {}).values() for p in ps]
         return states + list(self.__dict__.get("_irc_powers", ()))
 
-    def _powers(self) -> list:
-        """Adam's bias-correction powers, advanced once per step."""
+    def make_state(self) -> list[Parameter]:
+        """Every state Parameter made now (a checkpoint of a step not yet
+        run names them all); the state_parameters."""
+        for param in self.param_list:
+            self.state_of(param)
+        if self.kind == "Adam":
+            self._power_parameters()
+        return self.state_parameters()
+
+    def _power_parameters(self) -> list[Parameter]:
         powers = self.__dict__.get("_irc_powers")
         if powers is None:
             powers = [Parameter(np.ones((), np.float32), name=n, requires_grad=False)
                       for n in ("beta1_power", "beta2_power")]
             object.__setattr__(self, "_irc_powers", powers)
+        return powers
+
+    def _powers(self) -> list:
+        """Adam's bias-correction powers, advanced once per step."""
+        powers = self._power_parameters()
         new = _dispatch.apply("train.AdamPowers", powers,
                               {"beta1": self.beta1, "beta2": self.beta2})
         for p, v in zip(powers, new):

@@ -129,7 +129,7 @@ class _Training:
         try:
             result = run.train(plan, hooks)
         except KeyboardInterrupt:
-            newest = self._newest_checkpoint(hooks)
+            newest = self._newest_checkpoint(hooks.checkpoints)
             summary_for().interrupted_at(self.global_step, newest)
             print(f"irc: training aborted at step {self.global_step}; no checkpoint written now ("
                   + (f"the newest is {newest})" if newest else "none was written)"),
@@ -144,7 +144,7 @@ class _Training:
                                    provider=result.provider,
                                    communication_s=getattr(run.program, "collective_s", 0.0))
         if result.interrupted:
-            path = self._checkpoint_now(run, hooks)
+            path = self._checkpoint_now(_TrainState(run, self), hooks.checkpoints)
             summary_for().interrupted_at(self.global_step, path)
             print(f"irc: training interrupted at {self._where(self.global_step)}; checkpoint: "
                   f"{path}; the same command resumes from it", file=sys.stderr, flush=True)
@@ -200,6 +200,18 @@ class _Training:
         warning, so every rank falls back alike; one of another job stops the
         search with a note.  Returns "complete" when the job had finished
         (its weights are loaded), "resumed" or "fresh"."""
+        status = self._continue_job(checkpoints, run.state.load)
+        if status != "resumed":
+            return status
+        plan.global_step = self.global_step
+        plan.skip = self.consumed
+        plan.first_epoch = self.global_step // plan.steps_per_epoch
+        plan.first_call = self.global_step % plan.steps_per_epoch if not plan.sink else 0
+        return "resumed"
+
+    def _continue_job(self, checkpoints: list, load) -> str:
+        """Find the newest usable checkpoint of this job (see _resume), give
+        its tensors to ``load`` and take its step and batches consumed."""
         # a callback that saved in this process holds this process's earlier training
         found = [self._newest_of_job(reversed(cb.files())) for cb in checkpoints
                  if cb.latest is None]
@@ -210,7 +222,7 @@ class _Training:
         if not found:
             return "fresh"
         path, tensors, meta = max(found, key=lambda f: int(f[2]["irc.global_step"]))
-        run.state.load(tensors)
+        load(tensors)
         self.global_step = int(meta["irc.global_step"])
         if self.global_step >= self.total_steps or meta.get("irc.finished"):
             print(f"irc: training already complete (step {self.global_step} of "
@@ -219,10 +231,6 @@ class _Training:
             self._remove_interrupt_checkpoint()
             return "complete"
         self.consumed = int(meta["irc.batches_consumed"])
-        plan.global_step = self.global_step
-        plan.skip = self.consumed
-        plan.first_epoch = self.global_step // plan.steps_per_epoch
-        plan.first_call = self.global_step % plan.steps_per_epoch if not plan.sink else 0
         print(f"irc: resuming from {path} at {self._where(self.global_step)}",
               file=sys.stderr, flush=True)
         return "resumed"
@@ -256,18 +264,18 @@ class _Training:
         return os.path.join(os.getcwd(),
                             f"{type(self.model.network).__name__}-interrupted-{key}.ckpt")
 
-    def _checkpoint_now(self, run, hooks) -> str:
+    def _checkpoint_now(self, state, checkpoints: list) -> str:
         """The checkpoint of the step training stopped at: the one a
         ModelCheckpoint wrote there (its end hook saves), else the
-        interruption's own."""
+        interruption's own, of ``state`` (what checkpoints save)."""
         from ..communication import writes_checkpoints
         from .serialization import save_checkpoint
-        written = hooks.last_checkpoint()
-        if written is not None and hooks.last_checkpoint_step() == self.global_step:
-            return written
+        written = [(cb.latest, cb.latest_step) for cb in checkpoints if cb.latest]
+        if written and written[-1][1] == self.global_step:
+            return written[-1][0]
         path = self._interrupt_path()
         if writes_checkpoints():
-            save_checkpoint(_TrainState(run, self), path, crc_check=True,
+            save_checkpoint(state, path, crc_check=True,
                             metadata={**self.resume_metadata(), "irc.finished": False})
         return path
 
@@ -280,8 +288,8 @@ class _Training:
             except FileNotFoundError:
                 pass
 
-    def _newest_checkpoint(self, hooks) -> str | None:
-        written = hooks.last_checkpoint()
+    def _newest_checkpoint(self, checkpoints: list) -> str | None:
+        written = ([cb.latest for cb in checkpoints if cb.latest] or [None])[-1]
         if written is None and os.path.isfile(self._interrupt_path()):
             written = self._interrupt_path()
         return written

@@ -10,11 +10,16 @@ path), so each batch calls the Cell, which compiles its ``construct`` once
 device between calls.  Callbacks see what MindSpore's see: the step's
 outputs as ``net_outputs``, the weights as trained so far, and
 ``ModelCheckpoint`` saves the network's parameters with the optimizer's
-state.  (An unmodified ``TrainOneStepCell`` takes the compiled path:
+state.  As the compiled path (it shares ``irc.train.running._Training``), a
+run stopped by a signal checkpoints where it stopped and the same command
+resumes from the newest checkpoint of the same job, skipping the batches
+already read.  (An unmodified ``TrainOneStepCell`` takes the compiled path:
 ``irc.nn.wrap.unwrap_train_cell``.)
 """
 from __future__ import annotations
 
+import json
+import signal
 import sys
 import time
 from typing import Optional
@@ -23,6 +28,7 @@ import numpy as np
 
 from ..capture import Job, current
 from .callback import CallbackManager, ModelCheckpoint, _Params, loss_value
+from .running import _digest, _Training, run_options
 
 __all__ = ["train_step_cell"]
 
@@ -73,11 +79,7 @@ def _batches(dataset):
 
 
 def train_step_cell(model, job: Job) -> None:
-    kw = job.kwargs
-    cell, callbacks = model.network, kw["callbacks"]
-    epochs, per_epoch, first_epoch = kw["epoch"], kw["steps_per_epoch"], kw["initial_epoch"]
-    per_call = kw["steps_per_sink"]           # steps between step_end callbacks
-    if not _optimizers(cell):
+    if not _optimizers(model.network):
         from ..diagnostics import UserError
         raise UserError("Model.train needs an optimizer: Model(network, loss_fn, optimizer)",
                         where=job.source,
@@ -87,72 +89,139 @@ def train_step_cell(model, job: Job) -> None:
     if cap is not None and not cap.executes:
         _trace_one_step(model, job)
         return
-    global_step = model._global_step or first_epoch * per_epoch
-    state = _StepCellState(cell, lambda: global_step)
-    cb = _Params(epoch_num=epochs, batch_num=per_epoch, cur_epoch_num=first_epoch,
-                 cur_step_num=global_step, net_outputs=None, train_network=cell, network=cell,
-                 optimizer=(_optimizers(cell) or [None])[0], loss_fn=None,
-                 train_dataset=job.dataset, dataset_sink_mode=kw["dataset_sink_mode"],
-                 mode="train", train_state=state, resume_metadata=dict, source=job.source,
-                 finished=False, job_first_step=global_step)
-    manager = CallbackManager(callbacks, "train", cb)
-    from .summary import Progress, summary_for
-    from .running import run_options
-    show = run_options().get("progress", cap is not None and cap.executes)
-    progress = Progress((epochs - first_epoch) * per_epoch, bool(show))
-    batches = _batches(job.dataset)
-    losses: list[float] = []
-    images, calls, started = 0, 0, time.perf_counter()
-    stopped = False
-    try:
-        manager("begin")
-        for epoch in range(first_epoch + 1, epochs + 1):
-            cb.cur_epoch_num = model._current_epoch_num = epoch
-            manager("epoch_begin")
-            done = 0
-            while done < per_epoch and not stopped:
-                cb.cur_step_num = global_step + 1
-                manager("step_begin")
-                for _ in range(min(per_call, per_epoch - done)):
-                    batch = next(batches, None)
-                    if batch is None:
-                        raise _dataset_ended(job, global_step)
-                    outputs = cell(*batch)
-                    global_step += 1
-                    done += 1
-                    calls += 1
-                    images += len(batch[0]) if batch and np.ndim(batch[0]) else 1
-                    losses.append(float(loss_value(outputs)))
-                cb.cur_step_num = global_step
-                cb.net_outputs = outputs
-                model._global_step = global_step
-                model._current_step_num = (global_step - 1) % per_epoch + 1
+    _StepCellTraining(model, job).run()
+
+
+class _StepCellTraining(_Training):
+    """One ``Model(step_cell).train`` call: as the compiled one (the job a
+    checkpoint belongs to, resuming from the newest of this job, a
+    checkpoint where a signal stopped it), with the step Cell called per batch."""
+
+    def __init__(self, model, job: Job):
+        super().__init__(model, job)
+        from ..dataset import config
+        self.cell = model.network
+        self.optimizers = _optimizers(self.cell)
+        for optimizer in self.optimizers:     # named in checkpoints from the first step on
+            optimizer.make_state()
+        self.state = _StepCellState(self.cell, lambda: self.global_step)
+        self.seed = config.get_seed()
+
+    def _fingerprint(self, run=None) -> dict:
+        state = sorted((name, list(p.shape), str(p.asnumpy().dtype))
+                       for name, p in self.state.parameters().items())
+        rates = b"".join(o.learning_rates(0, max(self.total_steps, 1)).tobytes()
+                         for o in self.optimizers)
+        return {"epochs": self.kw["epoch"], "steps_per_epoch": self.kw["steps_per_epoch"],
+                "sink": self.kw["dataset_sink_mode"], "seed": self.seed,
+                "network": type(self.cell).__name__, "first_step": self.first_step,
+                "state": _digest(json.dumps(state).encode()),
+                "optimizer": " ".join(type(o).__name__ for o in self.optimizers)
+                + f" {_digest(rates)}"}
+
+    def run(self) -> None:
+        from irc.backends.signals import Interrupted, SignalGuard
+        from .summary import Progress, summary_for
+        kw, model, cell = self.kw, self.model, self.cell
+        epochs, per_epoch = kw["epoch"], kw["steps_per_epoch"]
+        per_call = kw["steps_per_sink"]          # steps between step_end callbacks
+        if not self.global_step:    # initial_epoch: the epochs before count as trained
+            self.global_step = kw["initial_epoch"] * per_epoch
+        self.first_step = self.global_step
+        self.job_key = self._fingerprint()
+        checkpoints = [cb for cb in kw["callbacks"] if isinstance(cb, ModelCheckpoint)]
+        if self._continue_job(checkpoints, self.state.load) == "complete":
+            model._global_step = self.global_step
+            return
+        for optimizer in self.optimizers:       # schedules go on from the step reached
+            object.__setattr__(optimizer, "_irc_step", self.global_step)
+        first_epoch = self.global_step // per_epoch
+        cb = _Params(epoch_num=epochs, batch_num=per_epoch, cur_epoch_num=first_epoch,
+                     cur_step_num=self.global_step, net_outputs=None, train_network=cell,
+                     network=cell, optimizer=(self.optimizers or [None])[0], loss_fn=None,
+                     train_dataset=self.job.dataset, dataset_sink_mode=kw["dataset_sink_mode"],
+                     mode="train", train_state=self.state, resume_metadata=self.resume_metadata,
+                     source=self.job.source, finished=False, job_first_step=self.first_step)
+        manager = CallbackManager(kw["callbacks"], "train", cb)
+        cap = current()
+        show = run_options().get("progress", cap is not None and cap.executes)
+        progress = Progress((epochs - first_epoch) * per_epoch
+                            - self.global_step % per_epoch, bool(show))
+        batches = _batches(self.job.dataset)
+        for _ in range(self.consumed):          # where the checkpoint's run stopped reading
+            next(batches, None)
+        losses: list[float] = []
+        images, calls, started = 0, 0, time.perf_counter()
+        stopped = interrupted = False
+        guard = SignalGuard("after this step", lambda: None, sigterm=not _communicates())
+        try:
+            with guard:
+                manager("begin")
+                for epoch in range(first_epoch + 1, epochs + 1):
+                    cb.cur_epoch_num = model._current_epoch_num = epoch
+                    manager("epoch_begin")
+                    while self.global_step < epoch * per_epoch and not stopped:
+                        cb.cur_step_num = self.global_step + 1
+                        manager("step_begin")
+                        for _ in range(min(per_call, epoch * per_epoch - self.global_step)):
+                            batch = next(batches, None)
+                            if batch is None:
+                                raise _dataset_ended(self.job, self.global_step)
+                            outputs = cell(*batch)
+                            self.global_step += 1
+                            self.consumed += 1
+                            calls += 1
+                            images += len(batch[0]) if batch and np.ndim(batch[0]) else 1
+                            losses.append(float(loss_value(outputs)))
+                            if guard.stop.is_set():
+                                break
+                        cb.cur_step_num = model._global_step = self.global_step
+                        cb.net_outputs = outputs
+                        model._current_step_num = (self.global_step - 1) % per_epoch + 1
+                        progress.clear()
+                        manager("step_end")
+                        interrupted = guard.stop.is_set()
+                        stopped = interrupted or manager.stop_requested
+                        elapsed = time.perf_counter() - started
+                        progress.update(calls, epoch, epochs, losses[-1],
+                                        images / elapsed if elapsed > 0 else 0.0)
+                    progress.clear()
+                    if interrupted:
+                        break
+                    manager("epoch_end")
+                    stopped = stopped or manager.stop_requested
+                    if stopped:
+                        break
+                cb.finished = not interrupted
                 progress.clear()
-                manager("step_end")
-                stopped = manager.stop_requested
-                elapsed = time.perf_counter() - started
-                progress.update(global_step - first_epoch * per_epoch, epoch, epochs, losses[-1],
-                                images / elapsed if elapsed > 0 else 0.0)
+                manager("end")
+        except KeyboardInterrupt:       # a second signal: at once, no checkpoint
             progress.clear()
-            manager("epoch_end")
-            stopped = stopped or manager.stop_requested
-            if stopped:
-                break
-        cb.finished = True
-        progress.clear()
-        manager("end")
-    except KeyboardInterrupt:
-        progress.clear()
-        newest = [c.latest for c in callbacks if isinstance(c, ModelCheckpoint) and c.latest]
-        print(f"irc: training aborted at step {global_step}" +
-              (f"; the newest checkpoint is {newest[-1]}" if newest else ""),
-              file=sys.stderr, flush=True)
-        raise
-    finally:
-        progress.close()
-    summary_for().add_training(epochs=epochs - first_epoch, steps=calls, device_calls=calls,
-                               losses=losses, wall_s=time.perf_counter() - started,
-                               images=images, provider="")
+            newest = self._newest_checkpoint(checkpoints)
+            print(f"irc: training aborted at step {self.global_step}; no checkpoint written now ("
+                  + (f"the newest is {newest})" if newest else "none was written)"),
+                  file=sys.stderr, flush=True)
+            raise Interrupted(guard.signum or signal.SIGINT) from None
+        finally:
+            progress.close()
+            model._global_step = self.global_step
+        summary_for().add_training(epochs=epochs - first_epoch, steps=calls, device_calls=calls,
+                                   losses=losses, wall_s=time.perf_counter() - started,
+                                   images=images, provider="")
+        if interrupted:
+            path = self._checkpoint_now(self.state, checkpoints)
+            summary_for().interrupted_at(self.global_step, path)
+            print(f"irc: training interrupted at {self._where(self.global_step)}; checkpoint: "
+                  f"{path}; the same command resumes from it", file=sys.stderr, flush=True)
+            raise Interrupted(guard.signum)
+        self._remove_interrupt_checkpoint()
+
+
+def _communicates() -> bool:
+    """Whether this process is one of several ranks (the launcher ends them with SIGTERM)."""
+    from ..communication import launched_rank
+    launched = launched_rank()
+    return launched is not None and launched[1] > 1
 
 
 def _dataset_ended(job: Job, step: int):
