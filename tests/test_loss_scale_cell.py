@@ -48,3 +48,15 @@ def test_the_model_zoo_loss_scale_step_branching_on_overflow_trains_as_mindspore
     out = [line for line in capsys.readouterr().out.strip().splitlines()
            if not line.startswith("irc:")]
     assert_prints_as(out, os.path.join(HERE, "bert_step.mindspore.txt"))
+
+
+def test_a_tiny_gpt_in_the_model_zoos_style_trains_as_mindspore(capsys):
+    """Decoder-only language model: padded_batch of variable-length
+    sentences, a causal and a padding mask, norm_first blocks,
+    AdamWeightDecay, a loss-scale step branching on overflow, and
+    eval_network with a Loss metric."""
+    capsys.readouterr()
+    run_script(os.path.join(HERE, "tiny_gpt.py"), mode=RUN, argv=[])
+    out = [line for line in capsys.readouterr().out.strip().splitlines()
+           if not line.startswith("irc:")]
+    assert_prints_as(out, os.path.join(HERE, "tiny_gpt.mindspore.txt"), rel=1e-4)

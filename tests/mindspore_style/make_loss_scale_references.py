@@ -1,4 +1,4 @@
-"""Makes loss_scale_step.mindspore.txt and bert_step.mindspore.txt under
+"""Makes loss_scale_step, bert_step and tiny_gpt .mindspore.txt under
 MindSpore 2.10 (CPU).  MindSpore's TrainOneStepWithLossScaleCell cannot
 check for overflow on the CPU (FloatStatus and the NPU status registers have
 no CPU kernel), so here its get_overflow_status is IsFinite's, the check
@@ -24,7 +24,7 @@ def get_overflow_status(self, status, compute_output):
 nn.TrainOneStepWithLossScaleCell.get_overflow_status = get_overflow_status
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)   # the scripts import small_net
-for name in ("loss_scale_step", "bert_step"):
+for name in ("loss_scale_step", "bert_step", "tiny_gpt"):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         runpy.run_path(os.path.join(HERE, name + ".py"), run_name="__main__")
