@@ -200,11 +200,11 @@ def test_training_mode_batchnorm_and_dropout():
     assert not g.find("nn.Dropout") and g.find("return")[0].attrs["names"] == ["output"]
 
 
-class IfOnTensor(nn.Cell):
+class WhileOnTensor(nn.Cell):
     def construct(self, x):
-        if x.sum() > 0:
-            return x
-        return -x
+        while x.sum() > 0:      # an `if` on a tensor is traced both ways; a loop never ends
+            x = x - 1
+        return x
 
 
 class NumpyOnTensor(nn.Cell):
@@ -233,8 +233,8 @@ class WrongWidth(nn.Cell):
 
 
 @pytest.mark.parametrize("cls,text,message", [
-    (IfOnTensor, "if x.sum() > 0",
-     r"IfOnTensor.construct uses a tensor's value in Python control flow"),
+    (WhileOnTensor, "while x.sum() > 0",
+     r"WhileOnTensor.construct meets more than 8 `if`s \(or a `while`\) on tensor values"),
     (NumpyOnTensor, "np.tanh(x)", r"NumpyOnTensor.construct uses numpy.tanh on a tensor"),
     (UnknownOp, "ops.Erfinv()", r"not supported by irc yet: mindspore.ops.Erfinv"),
     (Crashes, 'table["missing"]', r"irc cannot trace Crashes.construct: KeyError"),

@@ -12,7 +12,7 @@ and runs it.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -22,17 +22,13 @@ from ..dialects.core import DATA, LEARNING_RATE, OUTPUT, PARAMETER, STATE, retur
 from ..ir.graph import Module
 from ..ir.types import TensorType
 from ..ops import _dispatch
-from .network import PARAMETERS, SymbolicTensor, Tracer, _parse_loc
+from .network import (PARAMETERS, SymbolicTensor, Tracer, _parse_loc, flatten, key_of,  # noqa: F401
+                      rebuild, trace_ways)
 
 __all__ = ["FunctionTracer", "TracedFunction", "trace_function", "flatten", "rebuild", "key_of",
            "STEP"]
 
 STEP = "step"
-
-# ``if tensor:`` in a traced function: at most this many per call, and this
-# many ways through them (each way traces the whole function once).
-MAX_BRANCHES = 8
-MAX_PATHS = 16
 
 
 # =============================================================================
@@ -52,67 +48,10 @@ class FunctionTracer(Tracer):
         # and > 0 while a gradient traces its function's forward again
         self.calls: dict[tuple, tuple[int, Any]] = {}
         self.replaying = 0
-        # ``if tensor:`` (a loss-scale step's ``if not overflow:``): the
-        # function is traced once per way through its branches.  ``plan``:
-        # the outcomes this run takes; ``taken``: (condition, outcome) met.
-        self.plan: list[bool] = []
-        self.taken: list[tuple[SymbolicTensor, bool]] = []
-        # What each run built, in order ((key, node name)): a later run
-        # reuses the nodes of an earlier one for as long as it builds the
-        # same (the code before the branch runs once in the graph).
-        self.logs: list[list[tuple]] = []
-        self.log: list[tuple] = []
-        self.matching: list[list[tuple]] = []
-        self.arguments_made = False     # the function's own inputs come first, once
 
     def start_path(self, plan: list[bool]) -> None:
-        """Trace the function again, taking ``plan``'s outcomes (then True)."""
-        if self.log:
-            self.logs.append(self.log)
-        self.plan, self.taken, self.log = list(plan), [], []
-        self.matching = list(self.logs)
-        self.assigned, self.assigns = {}, 0
-        self.calls, self.replaying, self.stack = {}, 0, []
-
-    def branch(self, condition: SymbolicTensor) -> bool:
-        if len(self.taken) >= MAX_BRANCHES:
-            raise UserError(f"the function meets more than {MAX_BRANCHES} `if`s (or a `while`) on "
-                            f"tensor values in one call: irc traces every way through them",
-                            where=user_frame(), hint="a `while` on a tensor cannot be compiled; "
-                                                     "loop a fixed number of times")
-        i = len(self.taken)
-        outcome = self.plan[i] if i < len(self.plan) else True
-        self.taken.append((condition, outcome))
-        return outcome
-
-    def _built(self, key: tuple, make):
-        """The node an earlier run built at this point with this key, else a new one."""
-        i = len(self.log)
-        self.matching = [log for log in self.matching if i < len(log) and log[i][0] == key]
-        node = self.graph.node(self.matching[0][i][1]) if self.matching else make()
-        self.log.append((key, node.name))
-        return node
-
-    def _add(self, op: str, values: list, attrs: dict, names=None):
-        return self._built(("op", op, tuple(values), attrs, names),
-                           lambda: super(FunctionTracer, self)._add(op, values, attrs, names))
-
-    def _constant(self, array: np.ndarray):
-        key = ("const", array.dtype.str, array.shape, array.tobytes())
-        made = []
-
-        def make():
-            made.append(super(FunctionTracer, self)._constant(array))
-            return self.graph.node(made[0].node)
-        return self._built(key, make).out(0)
-
-    def add_input(self, name, t, **kwargs):
-        if not self.arguments_made:
-            return super().add_input(name, t, **kwargs)
-        node = self._built(("input", name, t),
-                           lambda: self.graph.node(super(FunctionTracer, self)
-                                                   .add_input(name, t, **kwargs)._value.node))
-        return SymbolicTensor(self, node.out(0))
+        super().start_path(plan)
+        self.calls, self.replaying = {}, 0
 
     def call_cell(self, cell, args, kwargs):
         """``cell(*args)``.  A gradient's forward that repeats a call already
@@ -171,54 +110,6 @@ def _call_key(cell, args, kwargs) -> Optional[tuple]:
     return None if None in parts else (id(cell), bool(getattr(cell, "training", False)), *parts)
 
 
-def flatten(value, leaves: list) -> Any:
-    """The structure of ``value`` with each Tensor replaced by its index in
-    ``leaves``; other Python values are kept as they are (they are part of
-    the signature a trace is reused for)."""
-    if isinstance(value, (Tensor, np.ndarray)):
-        leaves.append(value)
-        return _Leaf(len(leaves) - 1)
-    if isinstance(value, (tuple, list)):
-        return type(value)(flatten(v, leaves) for v in value)
-    if isinstance(value, dict):
-        return {k: flatten(v, leaves) for k, v in value.items()}
-    return value
-
-
-class _Leaf:
-    __slots__ = ("index",)
-
-    def __init__(self, index: int):
-        self.index = index
-
-    def __eq__(self, other):
-        return isinstance(other, _Leaf) and other.index == self.index
-
-    def __hash__(self):
-        return hash(("leaf", self.index))
-
-
-def rebuild(structure, leaves: Sequence) -> Any:
-    if isinstance(structure, _Leaf):
-        return leaves[structure.index]
-    if isinstance(structure, (tuple, list)):
-        return type(structure)(rebuild(v, leaves) for v in structure)
-    if isinstance(structure, dict):
-        return {k: rebuild(v, leaves) for k, v in structure.items()}
-    return structure
-
-
-def key_of(structure) -> Any:
-    """A hashable form of an argument structure (objects by identity)."""
-    if isinstance(structure, (tuple, list)):
-        return (type(structure).__name__, tuple(key_of(v) for v in structure))
-    if isinstance(structure, dict):
-        return ("dict", tuple((k, key_of(v)) for k, v in sorted(structure.items())))
-    if isinstance(structure, (_Leaf, int, float, bool, str, bytes, type(None))):
-        return structure
-    return ("object", id(structure))
-
-
 # =============================================================================
 # one call, traced
 # =============================================================================
@@ -245,25 +136,10 @@ def trace_function(fn: Callable, name: str, structure, arrays: list,
               for i, a in enumerate(arrays)]
     for t in inputs:
         graph.node(t._value.node).attrs["role"] = DATA
-    tracer.arguments_made = True
     args, kwargs = rebuild(structure, inputs)
-    paths: list[tuple] = []         # (conditions taken, result, assigned) of each way through
-    pending: list[list[bool]] = [[]]
     try:
         with _dispatch.tracing(tracer):
-            while pending:
-                plan = pending.pop(0)
-                tracer.start_path(plan)
-                result = fn(*args, **kwargs)
-                outcomes = [o for _, o in tracer.taken]
-                pending += [outcomes[:j] + [not outcomes[j]] for j in range(len(plan), len(outcomes))]
-                paths.append((tracer.taken, result, dict(tracer.assigned)))
-                if len(paths) + len(pending) > MAX_PATHS:
-                    raise UserError(f"{name} has more than {MAX_PATHS} ways through its `if`s on "
-                                    f"tensor values: irc traces each", where=where,
-                                    hint="select with ops.select instead of branching")
-            tracer.matching = []
-            out = _merged(tracer, paths, name, where)
+            out = trace_ways(tracer, lambda: fn(*args, **kwargs), name, where)
     except UserError:
         raise
     except RecursionError as e:
@@ -276,62 +152,6 @@ def trace_function(fn: Callable, name: str, structure, arrays: list,
     module.meta = {"source": where or "", "stage": "capture"}
     guards = tuple((c, c.training) for c in tracer.cells.values())
     return TracedFunction(module, out_structure, len(leaves), tracer.rates, guards)
-
-
-def _merged(tracer: FunctionTracer, paths: list[tuple], name: str, where) -> Any:
-    """One result from the ways through a function's ``if tensor:``s: each
-    tensor result, and each parameter's new value, selected by the
-    conditions of the way that gave it (a parameter a way leaves alone keeps
-    its value there): MindSpore's graph-mode branches as dataflow."""
-    if len(paths) == 1:
-        tracer.assigned = paths[0][2]
-        return paths[0][1]
-    from .. import ops
-    structures, leaf_lists = [], []
-    for _, result, _ in paths:
-        leaves: list = []
-        structures.append(flatten(result, leaves))
-        leaf_lists.append(leaves)
-    if any(key_of(s) != key_of(structures[0]) for s in structures[1:]):
-        raise UserError(f"the branches of an `if` on a tensor in {name} return different things",
-                        where=where, hint="return the same tensors (and Python values) from "
-                                          "every branch")
-    conditions = [_way(taken) for taken, _, _ in paths[:-1]]
-
-    def select(values: list):
-        if all(tracer.value_of(v) == tracer.value_of(values[0]) for v in values[1:]):
-            return values[0]
-        chosen = values[-1]
-        for condition, value in zip(reversed(conditions), reversed(values[:-1])):
-            chosen = ops.select(condition, value, chosen)
-        return chosen
-
-    merged_leaves = [select([leaves[i] for leaves in leaf_lists])
-                     for i in range(len(leaf_lists[0]))]
-    assigned: dict = {}
-    for _, _, way in paths:
-        for key, (param_name, _) in way.items():
-            assigned.setdefault(key, param_name)
-    tracer.assigned = {}
-    for key, param_name in assigned.items():
-        current = tracer.param_values[key]
-        values = [SymbolicTensor(tracer, way[key][1] if key in way else current)
-                  for _, _, way in paths]
-        tracer.assigned[key] = (param_name, tracer.value_of(select(values)))
-    return rebuild(structures[0], merged_leaves)
-
-
-def _way(taken: list[tuple]) -> SymbolicTensor:
-    """Whether a call goes this way: every condition met as it was."""
-    from .. import ops
-    way = None
-    for condition, outcome in taken:
-        test = condition if str(condition.dtype) == "Bool" else ops.not_equal(condition, 0)
-        if test.ndim:
-            test = ops.reshape(test, ())
-        test = test if outcome else ops.logical_not(test)
-        way = test if way is None else ops.logical_and(way, test)
-    return way
 
 
 def _module_name(name: str) -> str:

@@ -211,6 +211,19 @@ class Tracer:
         self.inputs_desc = inputs_desc
         self._next_input = 0
         self._const_ids = 0
+        # ``if tensor:`` (a loss-scale step's ``if not overflow:``): the
+        # code is traced once per way through its branches.  ``plan``:
+        # the outcomes this run takes; ``taken``: (condition, outcome) met.
+        self.plan: list[bool] = []
+        self.taken: list[tuple] = []
+        # What each run built, in order ((key, node name)): a later run
+        # reuses the nodes of an earlier one for as long as it builds the
+        # same (the code before the branch runs once in the graph).
+        self.logs: list[list[tuple]] = []
+        self.log: list[tuple] = []
+        self.matching: list[list[tuple]] = []
+        self.arguments_made = False     # the function's own inputs come first, once
+
 
     # -- scopes -------------------------------------------------------------------
     def call_cell(self, cell, args, kwargs):
@@ -240,8 +253,8 @@ class Tracer:
         return op.rsplit(".", 1)[-1].lower()
 
     # -- inputs ---------------------------------------------------------------------
-    def add_input(self, name: str, t: TensorType, *, column: Optional[str] = None,
-                  loc: Optional[Loc] = None, source: str = "", draws_for=None) -> "SymbolicTensor":
+    def _new_input(self, name: str, t: TensorType, *, column: Optional[str] = None,
+                   loc: Optional[Loc] = None, source: str = "", draws_for=None) -> "SymbolicTensor":
         node = self.graph.add("input", [], {"index": self._next_input, "draws_for": draws_for},
                               out_types=[t], names=[name], column=column, loc=loc, scope="")
         self._next_input += 1
@@ -284,7 +297,7 @@ class Tracer:
         self.param_values[id(p)] = node.out(0)
         return node.out(0)
 
-    def _constant(self, array: np.ndarray) -> Value:
+    def _new_constant(self, array: np.ndarray) -> Value:
         dtype = from_numpy_dtype(array.dtype)
         if not is_dtype(dtype) or dtype == "bytes":
             raise UserError(f"{_construct_name()} uses a constant of dtype {array.dtype}",
@@ -306,19 +319,56 @@ class Tracer:
         where = user_frame()
         return _parse_loc(where), self.scope()
 
+    # -- ``if tensor:`` ------------------------------------------------------------------
+    def start_path(self, plan: list[bool]) -> None:
+        """Trace the function again, taking ``plan``'s outcomes (then True)."""
+        if self.log:
+            self.logs.append(self.log)
+        self.plan, self.taken, self.log = list(plan), [], []
+        self.matching = list(self.logs)
+        self.assigned, self.assigns, self.stack = {}, 0, []
+
     def branch(self, condition: "SymbolicTensor") -> bool:
-        """``if tensor:`` in the traced code (a function tracer follows both ways)."""
-        raise _needs_value("a tensor's value in Python control flow (if / while / and / or)",
-                           hint="the traced graph has no Python branches: branch on attributes "
-                                "(self.training, a flag set in __init__), or compute both sides "
-                                "and select with ops")
+        if len(self.taken) >= MAX_BRANCHES:
+            raise UserError(f"{_construct_name()} meets more than {MAX_BRANCHES} `if`s (or a "
+                            f"`while`) on tensor values in one call: irc traces every way through "
+                            f"them",
+                            where=user_frame(), hint="a `while` on a tensor cannot be compiled; "
+                                                     "loop a fixed number of times")
+        i = len(self.taken)
+        outcome = self.plan[i] if i < len(self.plan) else True
+        self.taken.append((condition, outcome))
+        return outcome
+
+    def _built(self, key: tuple, make):
+        """The node an earlier run built at this point with this key, else a new one."""
+        i = len(self.log)
+        self.matching = [log for log in self.matching if i < len(log) and log[i][0] == key]
+        node = self.graph.node(self.matching[0][i][1]) if self.matching else make()
+        self.log.append((key, node.name))
+        return node
+
+    def _add(self, op: str, values: list, attrs: dict, names=None):
+        return self._built(("op", op, tuple(values), attrs, names),
+                           lambda: self._new_node(op, values, attrs, names))
+
+    def _constant(self, array: np.ndarray):
+        key = ("const", array.dtype.str, array.shape, array.tobytes())
+        return self._built(key, lambda: self.graph.node(self._new_constant(array).node)).out(0)
+
+    def add_input(self, name: str, t: TensorType, **kwargs) -> "SymbolicTensor":
+        if not self.arguments_made:
+            return self._new_input(name, t, **kwargs)
+        node = self._built(("input", name, t),
+                           lambda: self.graph.node(self._new_input(name, t, **kwargs)._value.node))
+        return SymbolicTensor(self, node.out(0))
 
     # -- ops --------------------------------------------------------------------------
     def apply(self, op: str, inputs: list, attrs: dict) -> list[SymbolicTensor]:
         values = [self.value_of(x) for x in inputs]
         return [SymbolicTensor(self, v) for v in self._add(op, values, attrs).outs]
 
-    def _add(self, op: str, values: list[Value], attrs: dict, names=None):
+    def _new_node(self, op: str, values: list[Value], attrs: dict, names=None):
         opdef = get_op(op)
         attrs = opdef.normalize_attrs(attrs)
         in_types = [self.graph.type_of(v) for v in values]
@@ -412,6 +462,137 @@ def _mismatch_hint(fed_types: list[TensorType]) -> Optional[str]:
 # entry points
 # =============================================================================
 
+def flatten(value, leaves: list) -> Any:
+    """The structure of ``value`` with each Tensor replaced by its index in
+    ``leaves``; other Python values are kept as they are (they are part of
+    the signature a trace is reused for)."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        leaves.append(value)
+        return _Leaf(len(leaves) - 1)
+    if isinstance(value, (tuple, list)):
+        return type(value)(flatten(v, leaves) for v in value)
+    if isinstance(value, dict):
+        return {k: flatten(v, leaves) for k, v in value.items()}
+    return value
+
+
+class _Leaf:
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, _Leaf) and other.index == self.index
+
+    def __hash__(self):
+        return hash(("leaf", self.index))
+
+
+def rebuild(structure, leaves: Sequence) -> Any:
+    if isinstance(structure, _Leaf):
+        return leaves[structure.index]
+    if isinstance(structure, (tuple, list)):
+        return type(structure)(rebuild(v, leaves) for v in structure)
+    if isinstance(structure, dict):
+        return {k: rebuild(v, leaves) for k, v in structure.items()}
+    return structure
+
+
+def key_of(structure) -> Any:
+    """A hashable form of an argument structure (objects by identity)."""
+    if isinstance(structure, (tuple, list)):
+        return (type(structure).__name__, tuple(key_of(v) for v in structure))
+    if isinstance(structure, dict):
+        return ("dict", tuple((k, key_of(v)) for k, v in sorted(structure.items())))
+    if isinstance(structure, (_Leaf, int, float, bool, str, bytes, type(None))):
+        return structure
+    return ("object", id(structure))
+
+
+# ``if tensor:`` in traced code: at most this many per call, and this many
+# ways through them (each way traces the whole function or construct once).
+MAX_BRANCHES = 8
+MAX_PATHS = 16
+
+
+def trace_ways(tracer: Tracer, call, name: str, where) -> Any:
+    """``call()`` traced once per way through its ``if tensor:``s, the
+    ways' results and parameter updates merged (``_merged``)."""
+    paths: list[tuple] = []         # (conditions taken, result, assigned) of each way through
+    pending: list[list[bool]] = [[]]
+    tracer.arguments_made = True
+    while pending:
+        plan = pending.pop(0)
+        tracer.start_path(plan)
+        result = call()
+        outcomes = [o for _, o in tracer.taken]
+        pending += [outcomes[:j] + [not outcomes[j]] for j in range(len(plan), len(outcomes))]
+        paths.append((tracer.taken, result, dict(tracer.assigned)))
+        if len(paths) + len(pending) > MAX_PATHS:
+            raise UserError(f"{name} has more than {MAX_PATHS} ways through its `if`s on "
+                            f"tensor values: irc traces each", where=where,
+                            hint="select with ops.select instead of branching")
+    tracer.matching = []
+    return _merged(tracer, paths, name, where)
+
+
+def _merged(tracer: Tracer, paths: list[tuple], name: str, where) -> Any:
+    """One result from the ways through the traced code's ``if tensor:``s: each
+    tensor result, and each parameter's new value, selected by the
+    conditions of the way that gave it (a parameter a way leaves alone keeps
+    its value there): MindSpore's graph-mode branches as dataflow."""
+    if len(paths) == 1:
+        tracer.assigned = paths[0][2]
+        return paths[0][1]
+    from .. import ops
+    structures, leaf_lists = [], []
+    for _, result, _ in paths:
+        leaves: list = []
+        structures.append(flatten(result, leaves))
+        leaf_lists.append(leaves)
+    if any(key_of(s) != key_of(structures[0]) for s in structures[1:]):
+        raise UserError(f"the branches of an `if` on a tensor in {name} return different things",
+                        where=where, hint="return the same tensors (and Python values) from "
+                                          "every branch")
+    conditions = [_way(taken) for taken, _, _ in paths[:-1]]
+
+    def select(values: list):
+        if all(tracer.value_of(v) == tracer.value_of(values[0]) for v in values[1:]):
+            return values[0]
+        chosen = values[-1]
+        for condition, value in zip(reversed(conditions), reversed(values[:-1])):
+            chosen = ops.select(condition, value, chosen)
+        return chosen
+
+    merged_leaves = [select([leaves[i] for leaves in leaf_lists])
+                     for i in range(len(leaf_lists[0]))]
+    assigned: dict = {}
+    for _, _, way in paths:
+        for key, (param_name, _) in way.items():
+            assigned.setdefault(key, param_name)
+    tracer.assigned = {}
+    for key, param_name in assigned.items():
+        current = tracer.param_values[key]
+        values = [SymbolicTensor(tracer, way[key][1] if key in way else current)
+                  for _, _, way in paths]
+        tracer.assigned[key] = (param_name, tracer.value_of(select(values)))
+    return rebuild(structures[0], merged_leaves)
+
+
+def _way(taken: list[tuple]) -> SymbolicTensor:
+    """Whether a call goes this way: every condition met as it was."""
+    from .. import ops
+    way = None
+    for condition, outcome in taken:
+        test = condition if str(condition.dtype) == "Bool" else ops.not_equal(condition, 0)
+        if test.ndim:
+            test = ops.reshape(test, ())
+        test = test if outcome else ops.logical_not(test)
+        way = test if way is None else ops.logical_and(way, test)
+    return way
+
+
 def trace_cell(module: Module, cell, input_types: Sequence[TensorType], graph_name: str, *,
                input_names: Optional[Sequence[str]] = None, columns: Optional[Sequence[str]] = None,
                sources: Optional[Sequence[str]] = None, training: Optional[bool] = None,
@@ -457,7 +638,8 @@ def _run_traced(tracer: Tracer, cell, args: list, training: Optional[bool]) -> N
         cell.set_train(training)
     try:
         with _dispatch.tracing(tracer):
-            out = cell(*args)
+            out = trace_ways(tracer, lambda: cell(*args), f"{type(cell).__name__}.construct",
+                             _def_site(cell.construct))
         _add_return(tracer, out)
     except UserError:
         raise
