@@ -122,7 +122,7 @@ class _Decider:
                     "offload was not requested (map(..., offload=True) or "
                     "config.set_auto_offload(True))")
         operands = g.operands(node)
-        in_cols = self.map_inputs.get(self.map_key(node), set())
+        in_cols = self.map_inputs.get(self.map_key(node), ())
         if len(operands) != 1 or len(in_cols) > 1:
             return "the map acts on several input columns"
         if len(node.results) != 1:

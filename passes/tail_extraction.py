@@ -72,6 +72,8 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
             entry[node.name] = entry.get(src.node, src) if src.node in moved else src
     for tail in tails:
         for node in tail:
+            if host.user_names(node) <= moved:
+                continue        # used only inside the tails (most nodes of a long one)
             for user, index in host.users(node.out(0)):
                 if user.name not in moved:
                     host.set_operand(user, index, entry[node.name])
@@ -87,6 +89,9 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
 
     device = module.add_graph(sibling_graph(host.name, "offload"), DEVICE)
     next_index = len(columns)          # draws inputs come after the data inputs
+    # a draws input's attributes, normalised once (a long tail has thousands)
+    draws_attrs = get_op("input").normalize_attrs({"index": 0, "role": DRAWS, "draws_for": ""})
+    draws_types: dict = {}
     results = []
     for i, ((column, _), tail) in enumerate(zip(columns, tails)):
         value = device.add("input", [], {"index": i}, out_types=[operand_types[i]],
@@ -100,11 +105,14 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
                 _remark_left_out(ctx, node, column)
                 continue
             if n_draws:
-                draws = device.add("input", [], {"index": next_index, "role": DRAWS,
-                                                     "draws_for": node.name},
-                                   out_types=[TensorType("f32", (value_batch(device, value), n_draws))],
-                                   names=[f"{node.name}.draws"], column=column,
-                                   prov=["tail-extraction:created"])
+                shape = (value_batch(device, value), n_draws)
+                draws_type = draws_types.get(shape) or draws_types.setdefault(
+                    shape, TensorType("f32", shape))
+                draws = device.add("input", [], {**draws_attrs, "index": next_index,
+                                                 "draws_for": node.name},
+                                   out_types=[draws_type], names=[f"{node.name}.draws"],
+                                   column=column, prov=["tail-extraction:created"],
+                                   attrs_normalized=True)
                 next_index += 1
                 operands.append(draws.out(0))
             if node.name in device:

@@ -371,6 +371,10 @@ class Graph:
             uses.sort()
         return [(attrs[dst]["node"], key) for _, key, dst in uses]
 
+    def user_names(self, node: Node | str) -> set[str]:
+        """Names of the nodes using any result of ``node`` (no order: for membership tests)."""
+        return set(self.nx._succ[node if isinstance(node, str) else node.name])
+
     def num_uses(self, value: Value) -> int:
         """How many operands use ``value`` (``len(users(value))`` without building it)."""
         index, count = value.index, 0
