@@ -34,6 +34,8 @@ gets a remark with the rule that decided it.
 """
 from __future__ import annotations
 
+import functools
+
 from irc.diagnostics import UserRuntimeError, UserValueError
 from irc.ir.graph import DEVICE, HOST, Graph, Node, Value
 from irc.ir.registry import MAP, lookup
@@ -57,7 +59,9 @@ NEEDS_BATCH = {
 CONCAT_OR_ZIP = "Offload module currently does not support concatenated or zipped datasets."
 
 
+@functools.lru_cache(maxsize=None)
 def short(op: str) -> str:
+    """``vision.Rescale`` -> ``Rescale`` (asked for every map of a pipeline)."""
     return op.rsplit(".", 1)[-1]
 
 
@@ -233,9 +237,10 @@ def run(module, ctx) -> bool:
                 node.placement = placement
                 changed = True
             col = node.column or d.columns.get(node.out(0)) if node.results else node.column
-            message = (f"{short(node.op)} on column '{col}' offloaded" if offloaded else
-                       f"{short(node.op)} on column '{col}' kept on host: {reason}")
-            ctx.remark("passed" if offloaded else "missed", short(node.op), message,
+            op = short(node.op)
+            message = (f"{op} on column '{col}' offloaded" if offloaded else
+                       f"{op} on column '{col}' kept on host: {reason}")
+            ctx.remark("passed" if offloaded else "missed", op, message,
                        reason=reason or "a supported operator at the end of its column's pipeline",
                        column=col, source=str(node.loc) if node.loc else None)
         _remark_splits(graph, maps, ctx)
