@@ -66,12 +66,13 @@ def _run(tmp_path, body: str, mode=RUN):
     return run_script(str(script), mode=mode, argv=[])
 
 
-def test_a_step_cell_and_a_training_wrapper_train_as_under_mindspore(capsys):
+@pytest.mark.parametrize("script", ["step_cell_model", "step_cell_shuffled"])
+def test_step_cells_and_a_training_wrapper_train_as_under_mindspore(script, capsys):
     capsys.readouterr()
-    run_script(os.path.join(HERE, "step_cell_model.py"), mode=RUN, argv=[])
+    run_script(os.path.join(HERE, f"{script}.py"), mode=RUN, argv=[])
     out = [line for line in capsys.readouterr().out.strip().splitlines()
            if not line.startswith("irc:")]
-    assert_prints_as(out, os.path.join(HERE, "step_cell_model.mindspore.txt"))
+    assert_prints_as(out, os.path.join(HERE, f"{script}.mindspore.txt"))
 
 
 def test_in_sink_mode_callbacks_run_once_per_sink_and_the_weights_are_the_same(tmp_path, capsys):

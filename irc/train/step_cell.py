@@ -66,12 +66,14 @@ def _optimizers(cell) -> list:
 
 
 def _batches(dataset):
-    """The dataset's batches as Tensors, epoch after epoch (a sink_size
+    """The dataset's batches as Tensors, epoch after epoch from one iterator
+    (each epoch reshuffled, as Model.train's in MindSpore; a sink_size
     smaller than the dataset goes on where the last epoch stopped, as
     MindSpore's sinks do)."""
+    iterator = dataset.create_tuple_iterator(num_epochs=-1)
     while True:
         yielded = False
-        for batch in dataset.create_tuple_iterator():
+        for batch in iterator:
             yielded = True
             yield batch
         if not yielded:
