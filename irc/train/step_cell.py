@@ -71,13 +71,17 @@ def _batches(dataset):
     smaller than the dataset goes on where the last epoch stopped, as
     MindSpore's sinks do)."""
     iterator = dataset.create_tuple_iterator(num_epochs=-1)
-    while True:
-        yielded = False
-        for batch in iterator:
-            yielded = True
-            yield batch
-        if not yielded:
-            return
+    try:
+        while True:
+            yielded = False
+            for batch in iterator:
+                yielded = True
+                yield batch
+            if not yielded:
+                return
+    finally:
+        iterator.stop()         # its engine reads ahead: stopped with the training
+
 
 
 def train_step_cell(model, job: Job) -> None:
@@ -206,6 +210,7 @@ class _StepCellTraining(_Training):
             raise Interrupted(guard.signum or signal.SIGINT) from None
         finally:
             progress.close()
+            batches.close()
             model._global_step = self.global_step
         summary_for().add_training(epochs=epochs - first_epoch, steps=calls, device_calls=calls,
                                    losses=losses, wall_s=time.perf_counter() - started,
@@ -237,7 +242,9 @@ def _trace_one_step(model, job: Job) -> Optional[object]:
     """Under ``irc compile``: the step Cell's construct is traced and
     compiled on the dataset's first batch (one step runs), so the compile
     shows it beside the pipeline; ``irc run`` trains."""
-    batch = next(_batches(job.dataset), None)
+    batches = _batches(job.dataset)
+    batch = next(batches, None)
+    batches.close()
     if batch is None:
         return None
     print(f"irc: note: Model.train of a step Cell ({type(model.network).__name__}): irc compile "
