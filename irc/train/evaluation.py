@@ -95,7 +95,7 @@ def evaluate_network(model, job: Job, metrics: dict) -> dict:
     cap = current()
     try:
         if cap is not None and not cap.executes:
-            batch = next(iter(job.dataset.create_tuple_iterator()), None)
+            batch = next(iter(job.dataset.create_tuple_iterator(num_epochs=1)), None)
             if batch is not None:
                 jitted(*batch)
             return {name: NotRun() for name in metrics}
@@ -106,7 +106,7 @@ def evaluate_network(model, job: Job, metrics: dict) -> dict:
         manager = CallbackManager(job.kwargs["callbacks"], "eval", cb)
         manager("begin")
         manager("epoch_begin")
-        for batch in job.dataset.create_tuple_iterator():
+        for batch in job.dataset.create_tuple_iterator(num_epochs=1):
             cb.cur_step_num += 1
             manager("step_begin")
             outputs = jitted(*batch)
