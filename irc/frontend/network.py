@@ -26,6 +26,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ..common import dtype as mstype
 from ..common.tensor import Parameter, Tensor
 from ..diagnostics import UnsupportedError, UserError, display_path, user_error_like, user_frame
 from ..dialects.core import DRAWS, OUTPUT as OUTPUT_ROLE, STATE, return_attrs
@@ -69,7 +70,6 @@ class SymbolicTensor(Tensor):
 
     @property
     def dtype(self):
-        from ..common import dtype as mstype
         return mstype.from_ir(self.type.dtype)
 
     @property
@@ -585,7 +585,7 @@ def _way(taken: list[tuple]) -> SymbolicTensor:
     from .. import ops
     way = None
     for condition, outcome in taken:
-        test = condition if str(condition.dtype) == "Bool" else ops.not_equal(condition, 0)
+        test = condition if condition.dtype == mstype.bool_ else ops.not_equal(condition, 0)
         if test.ndim:
             test = ops.reshape(test, ())
         test = test if outcome else ops.logical_not(test)
