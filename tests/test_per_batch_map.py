@@ -53,6 +53,8 @@ def _iterate(tmp_path, body: str) -> None:
     ('data = data.batch(2, per_batch_map=lambda a, info: 1 / 0, input_columns=["a"])\n',
      "raised ZeroDivisionError"),
     ('data = data.batch(2, input_columns=["a"])\n', "need a per_batch_map"),
+    ('data = data.batch(2, per_batch_map=lambda a, info: (a[:1],), input_columns=["a"])\n',
+     "has 1 rows; the batch has 2"),
     ('data = data.padded_batch(2, pad_info={"z": (None, 0)})\n', "padded_batch pad_info"),
     ('data = data.padded_batch(2, pad_info={"a": ([2, 2], 0)})\n', "dimensions"),
     ('data = data.padded_batch(2, pad_info={"a": ([0], 0)})\n', "positive ints"),

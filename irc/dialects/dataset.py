@@ -709,9 +709,15 @@ def call_per_batch_map(fn, lists: list[list], batch_num: int, epoch_num: int, co
         raise UserRuntimeError(f"batch: per_batch_map {callable_name(fn)} returned {len(out)} "
                                f"columns, expected {count} (output_columns)", where=where,
                                hint="return a tuple with one list of rows per output column")
+    expected = len(lists[0]) if lists else None
     columns = []
     for j, rows in enumerate(out):
         rows = [np.asarray(r) for r in rows]
+        if expected is not None and len(rows) != expected:
+            raise UserRuntimeError(f"batch: per_batch_map {callable_name(fn)}'s result {j} has "
+                                   f"{len(rows)} rows; the batch has {expected}", where=where,
+                                   hint="return one row per row of the batch in every column "
+                                        "(MindSpore refuses it too)")
         shapes = {r.shape for r in rows}
         if len(shapes) > 1:
             raise UserRuntimeError(f"batch: per_batch_map {callable_name(fn)}'s result {j} has "
