@@ -152,3 +152,16 @@ def test_irc_compile_traces_one_step_of_the_step_cell(tmp_path, capsys):
     ''', mode=COMPILE)
     assert not cap.jobs and [name for name, _ in cap.functions] == ["Clipped.construct"]
     assert "traces its construct on one batch" in capsys.readouterr().err
+
+
+def test_a_step_cell_given_the_wrong_columns_is_refused_at_the_train_line(tmp_path):
+    from irc.diagnostics import UserError
+    with pytest.raises(UserError, match="takes 3 positional arguments but 4 were given") as e:
+        _run(tmp_path, '''
+            wide = ds.GeneratorDataset(lambda: ((x, y, y) for x, y in gen()), ["x", "y", "z"],
+                                       shuffle=False).batch(8)
+            ms.Model(Clipped(loss_net, nn.SGD(net.trainable_params(), 0.1))).train(1, wide)
+        ''')
+    lines = (tmp_path / "script.py").read_text().splitlines()
+    train_line = next(i for i, line in enumerate(lines, 1) if ".train(1, wide)" in line)
+    assert str(e.value.where).endswith(f"script.py:{train_line}"), e.value.where

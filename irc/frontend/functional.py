@@ -160,8 +160,10 @@ def _module_name(name: str) -> str:
 
 def _untraceable(name: str, fn, e: BaseException) -> UserError:
     from ..diagnostics import user_frame_of
+    # the user's line inside the function, else the user's call of it (a
+    # step Cell's construct called with the wrong inputs fails in irc's code)
     return UserError(f"irc cannot compile {name}: {type(e).__name__}: {e}",
-                     where=user_frame_of(e.__traceback__) or _def_site(fn),
+                     where=user_frame_of(e.__traceback__) or user_frame() or _def_site(fn),
                      hint="a jitted function may use mindspore.ops / nn layers on its "
                           "tensors, and Python on everything else")
 
