@@ -222,8 +222,7 @@ class Tracer:
         self.logs: list[list[tuple]] = []
         self.log: list[tuple] = []
         self.matching: list[list[tuple]] = []
-        self.arguments_made = False     # the function's own inputs come first, once
-
+        self.arguments_made = False     # the traced code's own inputs come first, once
 
     # -- scopes -------------------------------------------------------------------
     def call_cell(self, cell, args, kwargs):
@@ -321,7 +320,7 @@ class Tracer:
 
     # -- ``if tensor:`` ------------------------------------------------------------------
     def start_path(self, plan: list[bool]) -> None:
-        """Trace the function again, taking ``plan``'s outcomes (then True)."""
+        """Trace the code again, taking ``plan``'s outcomes (then True)."""
         if self.log:
             self.logs.append(self.log)
         self.plan, self.taken, self.log = list(plan), [], []
@@ -343,7 +342,7 @@ class Tracer:
     def _built(self, key: tuple, make):
         """The node an earlier run built at this point with this key, else a new one."""
         i = len(self.log)
-        self.matching = [log for log in self.matching if i < len(log) and log[i][0] == key]
+        self.matching = [log for log in self.matching if i < len(log) and _same_key(log[i][0], key)]
         node = self.graph.node(self.matching[0][i][1]) if self.matching else make()
         self.log.append((key, node.name))
         return node
@@ -508,6 +507,15 @@ def key_of(structure) -> Any:
     if isinstance(structure, (_Leaf, int, float, bool, str, bytes, type(None))):
         return structure
     return ("object", id(structure))
+
+
+def _same_key(a: tuple, b: tuple) -> bool:
+    """Keys compare as Python values; one holding an array (an attribute
+    numpy cannot compare to a truth value) is never the same."""
+    try:
+        return bool(a == b)
+    except (ValueError, TypeError):
+        return False
 
 
 # ``if tensor:`` in traced code: at most this many per call, and this many
