@@ -66,7 +66,7 @@ from irc.ir.registry import MAP, PIPELINE, SOURCE, get
 from irc.ir.traits import Random, RowCount, RowSource
 from irc.ir.types import to_numpy_dtype
 
-from .host_stream import (BatchExec, BatchMapExec, Chunk, PaddedBatchExec, ConcatExec, FilterExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
+from .host_stream import (BatchExec, BatchMapExec, BucketBatchExec, Chunk, PaddedBatchExec, ConcatExec, FilterExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
                           SourceExec, TakeExec, ZipExec, col_row, column_name, located, pos_key)
 from .settings import settings
 
@@ -376,6 +376,11 @@ class Plan:
             return BatchExec(node, child, where)
         if op == "dataset.padded_batch":
             return PaddedBatchExec(node, child, where)
+        if op == "dataset.bucket_batch":
+            names = [column_name(self.graph.value_name(v)) for v in operands]
+            key = node.attrs["length_fn"]
+            return BucketBatchExec(node, child, None if key is None else self.module.objects[key],
+                                   names, where)
         if op == "dataset.batch_map":
             names = [column_name(self.graph.value_name(v)) for v in operands]
             return BatchMapExec(node, child, self.module.objects[node.attrs["fn"]], names, where)

@@ -18,6 +18,7 @@ generator closes them all.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections import deque
 from typing import Optional
@@ -601,14 +602,20 @@ class PaddedBatchExec(_RowsBatchExec):
     """``padded_batch``: each padded column's rows filled (or cut) to one
     shape, its None dimensions the batch's longest; the rest stacked."""
 
-    def make(self, rows: list[list], batch_num: int, run) -> list:
-        return [self.stack(j, col) if pad is None else self.padded(j, col, pad)
-                for j, (col, pad) in enumerate(zip(rows, self.node.attrs["pad"]))]
+    def make(self, rows: list[list], batch_num: int, run, boundary: Optional[int] = None) -> list:
+        pads = self.node.attrs["pad"] or [None] * len(rows)
+        return [self.stack(j, col) if pad is None else self.padded(j, col, pad, boundary)
+                for j, (col, pad) in enumerate(zip(rows, pads))]
 
-    def padded(self, j: int, rows: list, pad: dict) -> np.ndarray:
+    def padded(self, j: int, rows: list, pad: dict, boundary: Optional[int] = None) -> np.ndarray:
+        """``rows`` filled or cut to ``pad``'s shape; its None dimensions the
+        longest row's, or ``boundary`` (bucket_batch_by_length's
+        pad_to_bucket_boundary: a listed shape's None dimensions)."""
         arrays = [np.asarray(to_user(r)) for r in rows]
         rank = arrays[0].ndim
         shape = pad["shape"] if pad["shape"] is not None else [None] * rank
+        if boundary is not None and pad["shape"] is not None:
+            shape = [boundary if d is None else d for d in shape]
         if any(a.ndim != rank for a in arrays) or len(shape) != rank:
             raise UserError(f"padded_batch: column {self.columns[j]!r} has rows of "
                             f"{sorted({a.ndim for a in arrays})} dimensions, its pad shape "
@@ -620,6 +627,69 @@ class PaddedBatchExec(_RowsBatchExec):
             cut = a[tuple(slice(0, t) for t in target)]
             out[(i, *(slice(0, n) for n in cut.shape))] = cut
         return out
+
+
+class BucketBatchExec(PaddedBatchExec):
+    """``bucket_batch_by_length``: each row to the bucket of its length; a
+    bucket that holds its batch size is padded and emitted; at the end the
+    buckets' partial batches, in bucket order (unless ``drop_remainder``)."""
+
+    def __init__(self, node, child, length_fn, operand_columns: list[str], where: Optional[str]):
+        super().__init__(node, child, where)
+        self.length_fn = length_fn
+        self.length_inputs = [operand_columns.index(c) for c in node.attrs["length_columns"]]
+
+    def iterate(self, run):
+        attrs = self.node.attrs
+        bounds, sizes = list(attrs["boundaries"]), list(attrs["batch_sizes"])
+        buckets: list[tuple[list, dict]] = [([], {}) for _ in sizes]
+        batch_num = 0
+        for chunk in self.child.iterate(run):
+            cols = chunk.data()
+            for i in range(chunk.n):
+                row = [col_row(col, i) for col in cols]
+                b = bisect.bisect_right(bounds, self.length(row))
+                rows, extra = buckets[b]
+                if not rows:
+                    rows.extend([] for _ in cols)
+                for kept, value in zip(rows, row):
+                    kept.append(value)
+                for k in chunk.extra:
+                    extra.setdefault(k, []).append(col_row(_extra_or_fill(chunk, k), i))
+                if len(rows[0]) == sizes[b]:
+                    yield run.tag(self.name, self.emit(rows, extra, b, bounds, batch_num, run))
+                    batch_num += 1
+                    buckets[b] = ([], {})
+        if attrs["drop_remainder"]:
+            return
+        for b, (rows, extra) in enumerate(buckets):
+            if rows and rows[0]:
+                yield run.tag(self.name, self.emit(rows, extra, b, bounds, batch_num, run))
+                batch_num += 1
+
+    def length(self, row: list) -> int:
+        values = [to_user(row[k]) for k in self.length_inputs]
+        if self.length_fn is None:
+            value = np.asarray(values[0])
+            return int(value.shape[0]) if value.ndim else 0
+        try:
+            return int(self.length_fn(*values))
+        except UserError:
+            raise
+        except Exception as e:
+            raise UserError(f"bucket_batch_by_length: element_length_function raised "
+                            f"{type(e).__name__}: {e}", where=self.where) from None
+
+    def emit(self, rows, extra, bucket: int, bounds: list, batch_num: int, run) -> Chunk:
+        boundary = None
+        if self.node.attrs["pad_to_boundary"]:
+            if bucket >= len(bounds):
+                raise UserError(f"bucket_batch_by_length: a row of length {bounds[-1]} or more "
+                                f"falls in the last bucket, which has no boundary to pad to "
+                                f"(pad_to_bucket_boundary)", where=self.where,
+                                hint="add a larger boundary, or pad to the longest row")
+            boundary = bounds[bucket] - 1
+        return self.as_chunk([(self.make(rows, batch_num, run, boundary), self.extras(extra))])
 
 
 def _shape(v) -> tuple:

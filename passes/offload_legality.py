@@ -206,8 +206,8 @@ class _Decider:
             seen.add(n.name)
             if n.op == "dataset.batch_map":
                 return "its rows go through batch(per_batch_map=...), a Python function on the host"
-            if n.op == "dataset.padded_batch":
-                return "its rows are padded to one shape by padded_batch, on the host"
+            if n.op in ("dataset.padded_batch", "dataset.bucket_batch"):
+                return f"its rows are padded to one shape by {short(n.op)}, on the host"
             if lookup(n.op).kind == MAP and not self.decisions.get(n.name, (False,))[0]:
                 return f"a later map on its column ({short(n.op)}, {line_of(n)}) is not offloaded"
             frontier += [u for v in n.outs for u, _ in g.users(v)]

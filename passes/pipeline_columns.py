@@ -70,7 +70,7 @@ def returned_columns(graph: Graph, cols: dict[Value, str] | None = None) -> list
 # ops joining datasets (offload refuses them, as MindSpore's does)
 JOINS = ("dataset.concat", "dataset.zip")
 # ops whose result i is not operand i's rows: walks back through the pipeline stop there
-OPAQUE = JOINS + ("dataset.batch_map", "dataset.padded_batch")
+OPAQUE = JOINS + ("dataset.batch_map", "dataset.padded_batch", "dataset.bucket_batch")
 
 
 def skip_pipeline_ops(graph: Graph, value: Value) -> Value:

@@ -260,9 +260,9 @@ def test_to_tensor_is_chw_values_in_0_1():
     np.testing.assert_array_equal(rows[1][0], out)
 
 
-def test_bucket_batch_by_length_is_refused_at_the_users_line():
-    with pytest.raises(irc.diagnostics.UnsupportedError, match="bucket_batch_by_length") as e:
-        ds.NumpySlicesDataset({"a": np.arange(4)}).bucket_batch_by_length(["a"], [2], [1, 1])
+def test_flat_map_is_refused_at_the_users_line():
+    with pytest.raises(irc.diagnostics.UnsupportedError, match="flat_map") as e:
+        ds.NumpySlicesDataset({"a": np.arange(4)}).flat_map(lambda a: a)
     assert "test_dataset_api.py" in e.value.where
 
 

@@ -1,8 +1,9 @@
-"""``batch(per_batch_map=...)`` and ``padded_batch``: MindSpore 2.10's
+"""``batch(per_batch_map=...)``, ``padded_batch`` and
+``bucket_batch_by_length``: MindSpore 2.10's
 semantics (column order, BatchInfo, stacking, padding and cutting,
 drop_remainder), training over them, and located errors.
 
-``tests/mindspore_style/per_batch_map.py`` and ``padded_batch.py`` ran
+``tests/mindspore_style/per_batch_map.py``, ``padded_batch.py`` and ``bucket_batch.py`` ran
 unchanged under MindSpore 2.10 (CPU) to make their ``.mindspore.txt``.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from printout import assert_prints_as
 HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
 
 
-@pytest.mark.parametrize("script", ["per_batch_map", "padded_batch"])
+@pytest.mark.parametrize("script", ["per_batch_map", "padded_batch", "bucket_batch"])
 def test_pipelines_and_training_as_under_mindspore(script, capsys):
     capsys.readouterr()
     run_script(os.path.join(HERE, f"{script}.py"), mode=RUN, argv=[])
@@ -58,6 +59,11 @@ def _iterate(tmp_path, body: str) -> None:
     ('data = data.padded_batch(2, pad_info={"z": (None, 0)})\n', "padded_batch pad_info"),
     ('data = data.padded_batch(2, pad_info={"a": ([2, 2], 0)})\n', "dimensions"),
     ('data = data.padded_batch(2, pad_info={"a": ([0], 0)})\n', "positive ints"),
+    ('data = data.bucket_batch_by_length(["a"], [2, 2], [1, 1, 1])\n', "increasing"),
+    ('data = data.bucket_batch_by_length(["a"], [2], [1])\n', "2 positive ints"),
+    ('data = data.bucket_batch_by_length(["a", "b"], [2], [1, 1])\n', "name one column"),
+    ('data = data.bucket_batch_by_length(["a"], [2], [1, 1], pad_info={"a": ([None], 0)}, '
+     'pad_to_bucket_boundary=True)\n', "falls in the last bucket"),
 ])
 def test_a_broken_per_batch_map_is_a_located_error(tmp_path, body, message):
     with pytest.raises(UserError, match=message) as e:

@@ -71,6 +71,30 @@ def _names(what: str, v, allow_none: bool = True) -> Optional[list[str]]:
     raise _bad(TypeError, f"{what} must be a column name or a non-empty list of names, got {v!r}")
 
 
+def _pad_info(what: str, pad_info) -> dict:
+    """``{column: (shape, value)}`` as ``{column: {"shape": ..., "value": ...}}``."""
+    if not isinstance(pad_info, dict):
+        raise _bad(TypeError, f"{what}: pad_info must be a dict, got {pad_info!r}")
+    pads = {}
+    for column, spec in pad_info.items():
+        if not isinstance(column, str) or not isinstance(spec, tuple) or len(spec) != 2:
+            raise _bad(TypeError, f"{what}: pad_info must map a column name to "
+                                  f"(shape, value), got {column!r}: {spec!r}")
+        shape, value = spec
+        if shape is not None and not (isinstance(shape, (list, tuple)) and all(
+                d is None or (isinstance(d, int) and not isinstance(d, bool) and d > 0)
+                for d in shape)):
+            raise _bad(TypeError, f"{what}: the pad shape of {column!r} must be None or "
+                                  f"a list of positive ints and None, got {shape!r}")
+        if value is not None and (isinstance(value, bool) or
+                                  not isinstance(value, (int, float, np.number))):
+            raise _bad(TypeError, f"{what}: the pad value of {column!r} must be a "
+                                  f"number, got {value!r}")
+        pads[column] = {"shape": None if shape is None else list(shape),
+                        "value": 0 if value is None else value}
+    return pads
+
+
 def _unsupported(what: str, value, default=None):
     if value is not default:
         raise UnsupportedError(f"not supported by irc yet: {what}", where=user_frame(),
@@ -182,7 +206,6 @@ _ROWS_AT_THE_SOURCE = "drop or split rows where they are made (a GeneratorDatase
 # MindSpore Dataset methods irc does not provide yet, and what to do instead.
 _NOT_YET = {
     "flat_map": _ROWS_AT_THE_SOURCE,
-    "bucket_batch_by_length": "pad the rows to one shape in a map, then batch",
     "save": "see README.md for the dataset features irc provides",
     "to_json": "irc compile writes the pipeline as IR text (00_capture.ir)",
     "reset": "make a new iterator (create_tuple_iterator) instead",
@@ -265,35 +288,57 @@ class Dataset:
                      pad_info=None):
         """Batch, padding (or cutting) each row of the ``pad_info`` columns to
         ``{column: (shape, value)}``: a None shape or dimension pads to the
-        batch's longest row; other columns are stacked as ``batch`` does."""
+        batch's longest row; other columns are stacked as ``batch`` does
+        (an empty ``pad_info`` pads every column, MindSpore 2.10's reading)."""
         _int("padded_batch: num_parallel_workers", num_parallel_workers, 1, allow_none=True)
         if not isinstance(drop_remainder, (bool, np.bool_)):
             raise _bad(TypeError, f"padded_batch: drop_remainder must be a bool, got "
                                   f"{drop_remainder!r}")
         params = {"batch_size": _int("padded_batch: batch_size", batch_size, 1),
                   "drop_remainder": bool(drop_remainder)}
-        if not pad_info:
+        if pad_info is None:
             return BatchDataset(self, params)
-        if not isinstance(pad_info, dict):
-            raise _bad(TypeError, f"padded_batch: pad_info must be a dict, got {pad_info!r}")
-        pads = {}
-        for column, spec in pad_info.items():
-            if not isinstance(column, str) or not isinstance(spec, tuple) or len(spec) != 2:
-                raise _bad(TypeError, f"padded_batch: pad_info must map a column name to "
-                                      f"(shape, value), got {column!r}: {spec!r}")
-            shape, value = spec
-            if shape is not None and not (isinstance(shape, (list, tuple)) and all(
-                    d is None or (isinstance(d, int) and not isinstance(d, bool) and d > 0)
-                    for d in shape)):
-                raise _bad(TypeError, f"padded_batch: the pad shape of {column!r} must be None or "
-                                      f"a list of positive ints and None, got {shape!r}")
-            if value is not None and (isinstance(value, bool) or
-                                      not isinstance(value, (int, float, np.number))):
-                raise _bad(TypeError, f"padded_batch: the pad value of {column!r} must be a "
-                                      f"number, got {value!r}")
-            pads[column] = {"shape": None if shape is None else list(shape),
-                            "value": 0 if value is None else value}
+        pads = _pad_info("padded_batch", pad_info)
         return PaddedBatchDataset(self, {**params, "pad_info": pads})
+
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None,
+                               pad_to_bucket_boundary=False, drop_remainder=False):
+        """Rows bucketed by their length (``element_length_function`` of the
+        ``column_names``, else the first dimension of the one column), each
+        bucket batched when it holds its ``bucket_batch_sizes`` rows, padded
+        as ``padded_batch`` pads (with ``pad_to_bucket_boundary``, a listed
+        shape's None dimensions to the bucket's boundary less one); at the
+        end, the buckets' partial batches in bucket order."""
+        what = "bucket_batch_by_length"
+        columns = _names(f"{what}: column_names", column_names, allow_none=False)
+        bounds = list(bucket_boundaries) if isinstance(bucket_boundaries, (list, tuple)) else None
+        if not bounds or any(isinstance(b, bool) or not isinstance(b, int) or b <= 0 for b in bounds) \
+                or any(x >= y for x, y in builtins.zip(bounds, bounds[1:])):
+            raise _bad(ValueError, f"{what}: bucket_boundaries must be increasing positive ints, "
+                                   f"got {bucket_boundaries!r}")
+        sizes = list(bucket_batch_sizes) if isinstance(bucket_batch_sizes, (list, tuple)) else []
+        if len(sizes) != len(bounds) + 1 or any(
+                isinstance(n, bool) or not isinstance(n, int) or n <= 0 for n in sizes):
+            raise _bad(ValueError, f"{what}: bucket_batch_sizes must be {len(bounds) + 1} "
+                                   f"positive ints (one more than the boundaries), got "
+                                   f"{bucket_batch_sizes!r}")
+        if element_length_function is None and len(columns) != 1:
+            raise _bad(ValueError, f"{what}: without an element_length_function, column_names "
+                                   f"must name one column, got {columns}")
+        if element_length_function is not None and not callable(element_length_function):
+            raise _bad(TypeError, f"{what}: element_length_function must be a function, got "
+                                  f"{element_length_function!r}")
+        if not isinstance(drop_remainder, (bool, np.bool_)) or \
+                not isinstance(pad_to_bucket_boundary, (bool, np.bool_)):
+            raise _bad(TypeError, f"{what}: drop_remainder and pad_to_bucket_boundary must be "
+                                  f"bools")
+        return BucketBatchDataset(self, {
+            "length_columns": columns, "boundaries": bounds, "batch_sizes": sizes,
+            "length_fn": element_length_function,
+            "pad_info": None if pad_info is None else _pad_info(what, pad_info),
+            "pad_to_boundary": bool(pad_to_bucket_boundary),
+            "drop_remainder": bool(drop_remainder)})
 
     def apply(self, apply_func):
         """``apply_func(self)``: a function of the pipeline that returns a pipeline."""
@@ -566,6 +611,11 @@ class _UnaryDataset(Dataset):
 
 class BatchDataset(_UnaryDataset):
     op = "dataset.batch"
+
+
+class BucketBatchDataset(_UnaryDataset):
+    """``bucket_batch_by_length``: rows batched with others of their length."""
+    op = "dataset.bucket_batch"
 
 
 class PaddedBatchDataset(_UnaryDataset):

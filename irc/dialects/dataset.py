@@ -761,6 +761,24 @@ PADDED_BATCH = define("dataset.padded_batch", kind=PIPELINE, family=FAMILY,
                       doc="batch with padding: pad[i] (none: stack as batch does) gives column i's "
                           "shape (a none dimension: the batch's longest row) and fill value; a "
                           "row longer than a fixed dimension is cut to it (MindSpore 2.10)")
+def _infer_bucket_batch(attrs, ins):
+    if attrs["pad"] is None:
+        return [t.batched("N") for t in ins]
+    return _infer_padded_batch(attrs, ins)
+
+
+BUCKET_BATCH = define("dataset.bucket_batch", kind=PIPELINE, family=FAMILY,
+                      operands=("*columns",), results=("*columns",),
+                      attrs={"boundaries": REQUIRED, "batch_sizes": REQUIRED, "length_fn": None,
+                             "length_columns": REQUIRED, "pad": None, "pad_to_boundary": False,
+                             "drop_remainder": False},
+                      infer=_infer_bucket_batch,
+                      traits=(RowCount(lambda attrs, counts: None), HoldsObjects(("length_fn",))),
+                      doc="bucket_batch_by_length: a row goes to bucket bisect(boundaries, its "
+                          "length) (length_fn of the length_columns, else the first dimension), "
+                          "a full bucket (batch_sizes) is padded as padded_batch pads (with "
+                          "pad_to_boundary, a listed shape's none dimensions to the bucket's "
+                          "boundary less one) and emitted; at the end the partial buckets in order")
 REPEAT = define("dataset.repeat", kind=PIPELINE, family=FAMILY,
                 operands=("*columns",), results=("*columns",),
                 attrs={"count": INFINITE}, infer=_same_types, traits=(RowCount(_repeat_count),),

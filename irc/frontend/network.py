@@ -730,7 +730,8 @@ def column_source(host: Graph, value: Value) -> Optional[Loc]:
     """The line that last changed a column: its last map op, else its source."""
     node = host.node(value.node)
     while get_op(node.op).kind == PIPELINE and node.op not in ("dataset.batch_map",
-                                                               "dataset.padded_batch"):
+                                                               "dataset.padded_batch",
+                                                               "dataset.bucket_batch"):
         operands = host.operands(node)
         if value.index >= len(operands):
             break

@@ -140,6 +140,15 @@ def _batch_map_columns(ds, names: list[str]) -> list[str]:
     return new
 
 
+def _pads(what: str, pad_info: dict, names: list[str], where) -> list:
+    """A pad per column (None: stacked as it is); an empty ``pad_info`` pads
+    every column to the batch's longest row with 0, as MindSpore 2.10 does."""
+    if not pad_info:
+        return [{"shape": None, "value": 0} for _ in names]
+    check_columns(f"{what} pad_info", list(pad_info), names, where)
+    return [pad_info.get(n) for n in names]
+
+
 def _check_concat(ds, children: list[list[str]]) -> None:
     for other in children[1:]:
         if other != children[0]:
@@ -239,10 +248,22 @@ class _Lowering:
         if op == "dataset.batch_map":
             return self.batch_map(ds, cols)
         if op == "dataset.padded_batch":
-            check_columns("padded_batch pad_info", list(p["pad_info"]), names, where)
-            pad = [p["pad_info"].get(n) for n in names]
+            pad = _pads("padded_batch", p["pad_info"], names, where)
             return self.add(ds, op, [v for _, v in cols], {"batch_size": p["batch_size"],
                             "drop_remainder": p["drop_remainder"], "pad": pad}, names)
+        if op == "dataset.bucket_batch":
+            check_columns("bucket_batch_by_length column_names", p["length_columns"], names, where)
+            key = None
+            if p["length_fn"] is not None:
+                key = self.object_key("bucket_length")
+                self.module.objects[key] = p["length_fn"]
+            pad = None if p["pad_info"] is None else \
+                _pads("bucket_batch_by_length", p["pad_info"], names, where)
+            return self.add(ds, op, [v for _, v in cols], {
+                "boundaries": p["boundaries"], "batch_sizes": p["batch_sizes"], "length_fn": key,
+                "length_columns": p["length_columns"], "pad": pad,
+                "pad_to_boundary": p["pad_to_boundary"], "drop_remainder": p["drop_remainder"]},
+                names)
         if op == "dataset.filter":
             ins = list(p["input_columns"]) if p["input_columns"] else None
             if ins:
