@@ -78,6 +78,13 @@ TRAIN = textwrap.dedent("""\
         class Stop(ms.Callback):
             def epoch_end(self, run_context):
                 if os.environ.get("STOP") and run_context.original_args().cur_epoch_num == 1:
+                    # the crash comes once rank 0's checkpoint of epoch 1 is whole: a
+                    # rank exiting first had the launcher stop rank 0 mid-write
+                    import glob, time
+                    for _ in range(200):
+                        if glob.glob(os.path.join(os.environ["CKDIR"], "net-1_*.ckpt")):
+                            break
+                        time.sleep(0.05)
                     raise SystemExit(3)
         callbacks += [ModelCheckpoint("net", os.environ["CKDIR"], CheckpointConfig(1)), Stop()]
     model.train(2, data, callbacks=callbacks, dataset_sink_mode=True, sink_size=2)
