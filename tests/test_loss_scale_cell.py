@@ -19,11 +19,14 @@ HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
 
 
 def test_loss_scaled_steps_skip_overflowed_updates_as_mindspore(capsys):
+    """A dynamic scale, a fixed one through Model, and a per-step
+    learning-rate list that an overflowed step does not advance."""
     capsys.readouterr()
     run_script(os.path.join(HERE, "loss_scale_step.py"), mode=RUN, argv=[])
     out = [line for line in capsys.readouterr().out.strip().splitlines()
            if not line.startswith("irc:")]
-    assert_prints_as(out, os.path.join(HERE, "loss_scale_step.mindspore.txt"))
+    # inputs of scale 30 and a large scale: float32 sums drift up to 3e-6
+    assert_prints_as(out, os.path.join(HERE, "loss_scale_step.mindspore.txt"), rel=1e-5)
 
 
 def test_assignments_only_if_drops_an_eager_assignment_when_the_condition_is_false():
@@ -60,3 +63,4 @@ def test_a_tiny_gpt_in_the_model_zoos_style_trains_as_mindspore(capsys):
     out = [line for line in capsys.readouterr().out.strip().splitlines()
            if not line.startswith("irc:")]
     assert_prints_as(out, os.path.join(HERE, "tiny_gpt.mindspore.txt"), rel=1e-4)
+

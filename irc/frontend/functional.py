@@ -12,7 +12,7 @@ and runs it.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from ..ir.graph import Module
 from ..ir.types import TensorType
 from ..ops import _dispatch
 from .network import (PARAMETERS, SymbolicTensor, Tracer, _parse_loc, flatten, key_of,  # noqa: F401
-                      rebuild, trace_ways)
+                      rebuild, trace_ways, way_condition)
 
 __all__ = ["FunctionTracer", "TracedFunction", "trace_function", "flatten", "rebuild", "key_of",
            "STEP"]
@@ -48,10 +48,14 @@ class FunctionTracer(Tracer):
         # and > 0 while a gradient traces its function's forward again
         self.calls: dict[tuple, tuple[int, Any]] = {}
         self.replaying = 0
+        # per way: (optimizer, the assignment guards active) each time an
+        # optimizer read its rate, i.e. stepped (see step_flags)
+        self.rate_reads: list[list[tuple]] = []
 
     def start_path(self, plan: list[bool]) -> None:
         super().start_path(plan)
         self.calls, self.replaying = {}, 0
+        self.rate_reads.append([])
 
     def call_cell(self, cell, args, kwargs):
         """``cell(*args)``.  A gradient's forward that repeats a call already
@@ -74,6 +78,8 @@ class FunctionTracer(Tracer):
         return result
 
     def learning_rate(self, optimizer) -> SymbolicTensor:
+        if self.rate_reads:
+            self.rate_reads[-1].append((optimizer, list(_dispatch.assignment_conditions())))
         for name, opt in self.rates:
             if opt is optimizer:
                 return SymbolicTensor(self, self.graph.node(name).out(0))
@@ -120,9 +126,15 @@ class TracedFunction:
     and the train/eval mode of every Cell it called (a later call in another
     mode is traced again)."""
 
-    def __init__(self, module: Module, out_structure, n_outputs: int, rates: list, guards):
+    def __init__(self, module: Module, out_structure, n_outputs: int, rates: list, guards,
+                 step_flags: Sequence = ()):
         self.module, self.out_structure, self.n_outputs = module, out_structure, n_outputs
         self.rates, self.guards = rates, guards
+        # (optimizer, output index): whether the call stepped that optimizer,
+        # for one that steps only on some ways or under a condition (a
+        # loss-scale step skips an overflowed update): its schedule counts
+        # only the steps it took, as MindSpore's global_step does
+        self.step_flags = tuple(step_flags)
 
 
 def trace_function(fn: Callable, name: str, structure, arrays: list,
@@ -140,6 +152,7 @@ def trace_function(fn: Callable, name: str, structure, arrays: list,
     try:
         with _dispatch.tracing(tracer):
             out = trace_ways(tracer, lambda: fn(*args, **kwargs), name, where)
+            flags = _step_flags(tracer)
     except UserError:
         raise
     except RecursionError as e:
@@ -148,10 +161,45 @@ def trace_function(fn: Callable, name: str, structure, arrays: list,
         raise _untraceable(name, fn, e) from e
     leaves: list = []
     out_structure = flatten(out, leaves)
+    step_flags = []
+    for optimizer, flag in flags:
+        step_flags.append((optimizer, len(leaves)))
+        leaves.append(flag)
     _add_results(tracer, leaves)
     module.meta = {"source": where or "", "stage": "capture"}
     guards = tuple((c, c.training) for c in tracer.cells.values())
-    return TracedFunction(module, out_structure, len(leaves), tracer.rates, guards)
+    return TracedFunction(module, out_structure, len(leaves), tracer.rates, guards, step_flags)
+
+
+def _step_flags(tracer: FunctionTracer) -> list[tuple]:
+    """(optimizer, bool tensor) for each optimizer that steps only on some
+    ways through the function's ``if``s or under an assignment condition:
+    whether this call stepped it."""
+    from .. import ops
+    flags = []
+    for _, optimizer in tracer.rates:
+        conditions, always = [], False
+        for taken, reads in zip(tracer.ways, tracer.rate_reads):
+            for opt, guards in reads:
+                if opt is not optimizer:
+                    continue
+                parts = [c for c in (way_condition(taken), *guards) if c is not None]
+                if not parts:
+                    always = True
+                    break
+                condition = parts[0]
+                for part in parts[1:]:
+                    condition = ops.logical_and(condition, part)
+                conditions.append(condition)
+            if always:
+                break
+        if always or not conditions:
+            continue
+        stepped = conditions[0]
+        for condition in conditions[1:]:
+            stepped = ops.logical_or(stepped, condition)
+        flags.append((optimizer, stepped))
+    return flags
 
 
 def _module_name(name: str) -> str:

@@ -223,6 +223,7 @@ class Tracer:
         self.log: list[tuple] = []
         self.matching: list[list[tuple]] = []
         self.arguments_made = False     # the traced code's own inputs come first, once
+        self.ways: list[list[tuple]] = []   # after trace_ways: each way's (condition, outcome)s
 
     # -- scopes -------------------------------------------------------------------
     def call_cell(self, cell, args, kwargs):
@@ -542,6 +543,7 @@ def trace_ways(tracer: Tracer, call, name: str, where) -> Any:
                             f"tensor values: irc traces each", where=where,
                             hint="select with ops.select instead of branching")
     tracer.matching = []
+    tracer.ways = [taken for taken, _, _ in paths]
     return _merged(tracer, paths, name, where)
 
 
@@ -586,6 +588,11 @@ def _merged(tracer: Tracer, paths: list[tuple], name: str, where) -> Any:
                   for _, _, way in paths]
         tracer.assigned[key] = (param_name, tracer.value_of(select(values)))
     return rebuild(structures[0], merged_leaves)
+
+
+def way_condition(taken: list[tuple]):
+    """Whether a call goes the way of these (condition, outcome)s; None: every call does."""
+    return _way(taken) if taken else None
 
 
 def _way(taken: list[tuple]) -> SymbolicTensor:

@@ -190,6 +190,11 @@ class Optimizer(Cell):
         object.__setattr__(self, "_irc_step", step + 1)
         return self.learning_rates(step, 1)[0]
 
+    def step_not_taken(self) -> None:
+        """The step next_learning_rate counted was not taken (a loss-scale
+        step skipped its update): the schedule stays where it was."""
+        object.__setattr__(self, "_irc_step", max(0, self.__dict__.get("_irc_step", 0) - 1))
+
     def state_of(self, param: Parameter) -> list[Parameter]:
         """The optimizer's state for ``param``, as Parameters under MindSpore's
         names (``moments.conv1.weight``), made on first use."""

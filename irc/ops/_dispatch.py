@@ -121,6 +121,11 @@ def assignments_only_if(condition):
         _GUARDS.pop()
 
 
+def assignment_conditions() -> tuple:
+    """The conditions assignments made now hold under (innermost last)."""
+    return tuple(_GUARDS)
+
+
 def assign(param, value) -> None:
     """``param <- value``: eager, at once; traced, as a graph output the runner
     writes back after each step (BatchNorm's running statistics)."""

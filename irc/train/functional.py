@@ -121,6 +121,7 @@ class CompiledFunction:
         self.name = name
         self.out_structure, self.guards, self.rates = \
             traced.out_structure, traced.guards, traced.rates
+        self.step_flags = traced.step_flags
         from irc.backends.staged import communicates
         from ..capture import current
         compiling = current() is not None and not current().executes
@@ -153,6 +154,9 @@ class CompiledFunction:
             p = self.parameters[name]
             p.moved_to(self.homes[name])
             self.loaded[name] = p._version
+        for optimizer, index in self.step_flags:
+            if not bool(np.asarray(results[self.outputs[index]])):
+                optimizer.step_not_taken()      # an overflowed update: not counted
         return rebuild(self.out_structure, [Tensor(results[n]) for n in self.outputs])
 
     def _upload_changed(self) -> None:
