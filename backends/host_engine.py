@@ -370,6 +370,7 @@ class Plan:
             return (ConcatExec if op == "dataset.concat" else ZipExec)(node, [
                 self.segment(group) for group in self.groups(node, operands)])
         child = self.segment(operands)
+        names = [column_name(self.graph.value_name(v)) for v in operands]   # the columns it takes
         if op == "dataset.shuffle":
             return ShuffleExec(node, child)
         if op == "dataset.batch":
@@ -377,17 +378,14 @@ class Plan:
         if op == "dataset.padded_batch":
             return PaddedBatchExec(node, child, where)
         if op == "dataset.bucket_batch":
-            names = [column_name(self.graph.value_name(v)) for v in operands]
             key = node.attrs["length_fn"]
             return BucketBatchExec(node, child, None if key is None else self.module.objects[key],
                                    names, where)
         if op == "dataset.batch_map":
-            names = [column_name(self.graph.value_name(v)) for v in operands]
             return BatchMapExec(node, child, self.module.objects[node.attrs["fn"]], names, where)
         if op == "dataset.repeat":
             return RepeatExec(node, child)
         if op == "dataset.filter":
-            names = [column_name(self.graph.value_name(v)) for v in operands]
             wanted = node.attrs["input_columns"] or names
             return FilterExec(node, child, self.module.objects[node.attrs["predicate"]],
                               [names.index(c) for c in wanted], where)

@@ -540,7 +540,8 @@ class BatchExec(PassExec):
 
 class _RowsBatchExec(BatchExec):
     """A batch made from its rows one by one (a per_batch_map, padding):
-    ``batch_size`` rows per column as lists, then :meth:`make`."""
+    ``batch_size`` rows per column as lists, then :meth:`make` (here: each
+    column stacked; the subclasses call a function, pad)."""
 
     def iterate(self, run):
         bs = int(self.node.attrs["batch_size"])
@@ -571,7 +572,7 @@ class _RowsBatchExec(BatchExec):
         return {k: _batch_extra(k, v) for k, v in extra.items()}
 
     def make(self, rows: list[list], batch_num: int, run) -> list:
-        raise NotImplementedError
+        return [self.stack(j, col) for j, col in enumerate(rows)]
 
 
 class BatchMapExec(_RowsBatchExec):
@@ -603,7 +604,9 @@ class PaddedBatchExec(_RowsBatchExec):
     shape, its None dimensions the batch's longest; the rest stacked."""
 
     def make(self, rows: list[list], batch_num: int, run, boundary: Optional[int] = None) -> list:
-        pads = self.node.attrs["pad"] or [None] * len(rows)
+        pads = self.node.attrs["pad"]
+        if pads is None:        # bucket_batch_by_length without pad_info
+            return super().make(rows, batch_num, run)
         return [self.stack(j, col) if pad is None else self.padded(j, col, pad, boundary)
                 for j, (col, pad) in enumerate(zip(rows, pads))]
 

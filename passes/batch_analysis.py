@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from irc.diagnostics import UserError
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import get as get_op
+from irc.ir.traits import Batches
 from irc.ir.types import BATCH, UNKNOWN
 
 BATCH_PROBES = (1, 7)           # batch sizes the network is re-inferred at
@@ -83,7 +84,8 @@ def _batch_fixer(graph: Graph) -> Node | None:
 def pipeline_batch_size(module: Module) -> int | None:
     """The ``batch_size`` of the pipeline's batch, if it has one."""
     for graph in module.graphs.values():
-        for node in (graph.find("dataset.batch") + graph.find("dataset.batch_map")
-                     + graph.find("dataset.padded_batch")):
-            return int(node.attrs["batch_size"])
+        for node in graph.nodes():
+            batches = get_op(node.op).trait(Batches)
+            if batches is not None and batches.size_attr is not None:
+                return batches.size(node.attrs)
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from irc.dialects.dataset import batch_map_columns
 from irc.ir.graph import Graph, Node, Value
 from irc.ir.registry import MAP, PIPELINE, SOURCE, lookup
+from irc.ir.traits import rewrites_rows
 
 
 def value_columns(graph: Graph) -> dict[Value, str]:
@@ -69,17 +70,16 @@ def returned_columns(graph: Graph, cols: dict[Value, str] | None = None) -> list
 
 # ops joining datasets (offload refuses them, as MindSpore's does)
 JOINS = ("dataset.concat", "dataset.zip")
-# ops whose result i is not operand i's rows: walks back through the pipeline stop there
-OPAQUE = JOINS + ("dataset.batch_map", "dataset.padded_batch", "dataset.bucket_batch")
 
 
 def skip_pipeline_ops(graph: Graph, value: Value) -> Value:
     """Walk a column back through the row-preserving pipeline ops (shuffle,
     batch, repeat, project ...) to the value a map op or source produced.
-    concat and zip mix streams, a per_batch_map or padding rewrites the
-    rows: the walk stops there."""
+    concat and zip mix streams, an op that rewrites the rows it batches
+    (a per_batch_map, padding) changes them: the walk stops there."""
     while True:
         node = graph.node(value.node)
-        if lookup(node.op).kind != PIPELINE or node.op in OPAQUE:
+        opdef = lookup(node.op)
+        if opdef.kind != PIPELINE or node.op in JOINS or rewrites_rows(opdef):
             return value
         value = graph.operands(node)[value.index]

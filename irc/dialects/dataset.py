@@ -35,7 +35,7 @@ import numpy as np
 
 from ..diagnostics import UserError, UserRuntimeError
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
-from ..ir.traits import HoldsObjects, Pure, RowCount, RowSource
+from ..ir.traits import Batches, HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
 from . import samplers
 
@@ -659,7 +659,8 @@ SHUFFLE = define("dataset.shuffle", kind=PIPELINE, family=FAMILY,
 BATCH = define("dataset.batch", kind=PIPELINE, family=FAMILY,
                operands=("*columns",), results=("*columns",),
                attrs={"batch_size": REQUIRED, "drop_remainder": False},
-               infer=lambda attrs, ins: [t.batched("N") for t in ins], traits=(RowCount(_batch_count),),
+               infer=lambda attrs, ins: [t.batched("N") for t in ins],
+               traits=(RowCount(_batch_count), Batches()),
                doc="stack batch_size rows per column (rows must agree in shape); the last, "
                    "smaller batch is dropped when drop_remainder")
 def batch_map_columns(names: list[str], input_columns: Optional[list[str]],
@@ -734,7 +735,7 @@ BATCH_MAP = define("dataset.batch_map", kind=PIPELINE, family=FAMILY,
                           "name": "", "input_columns": REQUIRED, "output_columns": REQUIRED,
                           "out_types": REQUIRED},
                    infer=lambda attrs, ins: [parse_type(t) for t in attrs["out_types"]],
-                   traits=(RowCount(_batch_count), HoldsObjects(("fn",))),
+                   traits=(RowCount(_batch_count), HoldsObjects(("fn",)), Batches(rewrites_rows=True)),
                    doc="batch(per_batch_map=fn): batch_size rows, then fn(*lists, BatchInfo) on "
                        "the lists of input_columns' rows gives output_columns' rows, and every "
                        "column is stacked; results in batch_map_columns' order")
@@ -757,7 +758,8 @@ def _infer_padded_batch(attrs, ins):
 PADDED_BATCH = define("dataset.padded_batch", kind=PIPELINE, family=FAMILY,
                       operands=("*columns",), results=("*columns",),
                       attrs={"batch_size": REQUIRED, "drop_remainder": False, "pad": REQUIRED},
-                      infer=_infer_padded_batch, traits=(RowCount(_batch_count),),
+                      infer=_infer_padded_batch,
+                      traits=(RowCount(_batch_count), Batches(rewrites_rows=True)),
                       doc="batch with padding: pad[i] (none: stack as batch does) gives column i's "
                           "shape (a none dimension: the batch's longest row) and fill value; a "
                           "row longer than a fixed dimension is cut to it (MindSpore 2.10)")
@@ -773,7 +775,8 @@ BUCKET_BATCH = define("dataset.bucket_batch", kind=PIPELINE, family=FAMILY,
                              "length_columns": REQUIRED, "pad": None, "pad_to_boundary": False,
                              "drop_remainder": False},
                       infer=_infer_bucket_batch,
-                      traits=(RowCount(lambda attrs, counts: None), HoldsObjects(("length_fn",))),
+                      traits=(RowCount(lambda attrs, counts: None), HoldsObjects(("length_fn",)),
+                              Batches(size_attr=None, rewrites_rows=True)),
                       doc="bucket_batch_by_length: a row goes to bucket bisect(boundaries, its "
                           "length) (length_fn of the length_columns, else the first dimension), "
                           "a full bucket (batch_sizes) is padded as padded_batch pads (with "

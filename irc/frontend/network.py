@@ -32,6 +32,7 @@ from ..diagnostics import UnsupportedError, UserError, display_path, user_error_
 from ..dialects.core import DRAWS, OUTPUT as OUTPUT_ROLE, STATE, return_attrs
 from ..ir.graph import Graph, Loc, Module, Value
 from ..ir.registry import IO, MAP, PIPELINE, get as get_op
+from ..ir.traits import Batches, rewrites_rows
 from ..ir.types import BATCH, UNKNOWN, TensorType, from_numpy_dtype, is_dtype
 from ..ops import _dispatch
 
@@ -736,9 +737,7 @@ def network_of(model) -> Any:
 def column_source(host: Graph, value: Value) -> Optional[Loc]:
     """The line that last changed a column: its last map op, else its source."""
     node = host.node(value.node)
-    while get_op(node.op).kind == PIPELINE and node.op not in ("dataset.batch_map",
-                                                               "dataset.padded_batch",
-                                                               "dataset.bucket_batch"):
+    while get_op(node.op).kind == PIPELINE and not rewrites_rows(get_op(node.op)):
         operands = host.operands(node)
         if value.index >= len(operands):
             break
@@ -754,8 +753,9 @@ def fixed_batch(host: Graph, value: Value) -> Optional[int]:
     with drop_remainder), else None."""
     node = host.node(value.node)
     while get_op(node.op).kind == PIPELINE:
-        if node.op in ("dataset.batch", "dataset.batch_map", "dataset.padded_batch"):
-            return int(node.attrs["batch_size"]) if node.attrs.get("drop_remainder") else None
+        batches = get_op(node.op).trait(Batches)
+        if batches is not None:
+            return batches.fixed_size(node.attrs)
         operands = host.operands(node)
         if value.index >= len(operands):
             return None

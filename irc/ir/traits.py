@@ -81,6 +81,31 @@ class RowSource(RowCount):
 
 
 @dataclass(frozen=True)
+class Batches(OpTrait):
+    """A pipeline op making batches of rows.  ``size_attr``: the attribute
+    every batch's size is (None: sizes vary, bucket_batch's); with
+    ``rewrites_rows`` the rows change on the way (a per_batch_map, padding):
+    a map before it cannot move after it, and walks back through the
+    pipeline stop there."""
+    size_attr: Optional[str] = "batch_size"
+    rewrites_rows: bool = False
+
+    def size(self, attrs: dict) -> Optional[int]:
+        """The batch size, if there is one."""
+        return None if self.size_attr is None else int(attrs[self.size_attr])
+
+    def fixed_size(self, attrs: dict) -> Optional[int]:
+        """The size of every batch (the last, smaller one dropped), else None."""
+        return self.size(attrs) if attrs.get("drop_remainder") else None
+
+
+def rewrites_rows(opdef) -> bool:
+    """Whether a pipeline op changes the rows it batches (see :class:`Batches`)."""
+    batches = opdef.trait(Batches) if opdef is not None else None
+    return batches is not None and batches.rewrites_rows
+
+
+@dataclass(frozen=True)
 class HoldsObjects(OpTrait):
     """Attributes naming Python objects (data arrays, callables) that the
     module keeps in ``module.objects``; the IR holds only their keys."""

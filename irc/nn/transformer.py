@@ -105,78 +105,60 @@ def _activation(activation, who: str) -> Cell:
                          where=user_frame())
 
 
-class TransformerEncoderLayer(Cell):
+class _TransformerLayer(Cell):
+    """What MindSpore's encoder and decoder layers share, made in its order:
+    self-attention (the decoder's attention over the memory next), the
+    feed-forward block, ``blocks`` norms and dropouts; ``init_args`` is
+    what a stack makes its layers from."""
+
+    blocks = 2
+
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=None):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first)
+        if self.blocks == 3:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                     batch_first=batch_first)
         self.dense1 = _dense(d_model, dim_feedforward)
         self.dropout = Dropout(p=dropout)
         self.dense2 = _dense(dim_feedforward, d_model)
         self.norm_first = bool(norm_first)
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps)
-        self.dropout1, self.dropout2 = Dropout(p=dropout), Dropout(p=dropout)
-        self.activation = _activation(activation, "TransformerEncoderLayer")
-        # what TransformerEncoder builds its layers from, as MindSpore's
+        for i in range(1, self.blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm((d_model,), epsilon=layer_norm_eps))
+        for i in range(1, self.blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(p=dropout))
+        self.activation = _activation(activation, type(self).__name__)
         self.init_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
                           norm_first)
-
-    def construct(self, src, src_mask=None, src_key_padding_mask=None):
-        x = src
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask)
-            return x + self._ff_block(self.norm2(x))
-        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask))
-        return self.norm2(x + self._ff_block(x))
 
     def _sa_block(self, x, attn_mask, key_padding_mask):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                            need_weights=False)[0]
         return self.dropout1(x)
 
-    def _ff_block(self, x):
-        return self.dropout2(self.dense2(self.dropout(self.activation(self.dense1(x)))))
+    def _ff_block(self, x, dropout):
+        return dropout(self.dense2(self.dropout(self.activation(self.dense1(x)))))
 
 
-class TransformerEncoder(Cell):
-    """``num_layers`` copies of one new layer made like ``encoder_layer``
-    (MindSpore's: the copies start from the same weights)."""
-
-    def __init__(self, encoder_layer, num_layers, norm=None):
-        super().__init__()
-        layer = TransformerEncoderLayer(*encoder_layer.init_args)
-        self.layers = CellList([copy.deepcopy(layer) for _ in range(num_layers)])
-        self.num_layers, self.norm = num_layers, norm
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention, then a feed-forward block; each added back and
+    normalised (before, with ``norm_first``)."""
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
-        out = src
-        for layer in self.layers:
-            out = layer(out, src_mask=src_mask, src_key_padding_mask=src_key_padding_mask)
-        return self.norm(out) if self.norm is not None else out
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask)
+            return x + self._ff_block(self.norm2(x), self.dropout2)
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask))
+        return self.norm2(x + self._ff_block(x, self.dropout2))
 
 
-class TransformerDecoderLayer(Cell):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention over ``tgt``, attention over ``memory``, a feed-forward
     block; each added back and normalised (before, with ``norm_first``)."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=None):
-        super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                                 batch_first=batch_first)
-        self.dense1 = _dense(d_model, dim_feedforward)
-        self.dropout = Dropout(p=dropout)
-        self.dense2 = _dense(dim_feedforward, d_model)
-        self.norm_first = bool(norm_first)
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps)
-        self.norm3 = LayerNorm((d_model,), epsilon=layer_norm_eps)
-        self.dropout1, self.dropout2, self.dropout3 = (Dropout(p=dropout) for _ in range(3))
-        self.activation = _activation(activation, "TransformerDecoderLayer")
-        self.init_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                          norm_first)
+    blocks = 3
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):
@@ -184,33 +166,46 @@ class TransformerDecoderLayer(Cell):
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
             x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask)
-            return x + self._ff_block(self.norm3(x))
+            return x + self._ff_block(self.norm3(x), self.dropout3)
         x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask))
         x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask))
-        return self.norm3(x + self._ff_block(x))
-
-    def _sa_block(self, x, attn_mask, key_padding_mask):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False)[0]
-        return self.dropout1(x)
+        return self.norm3(x + self._ff_block(x, self.dropout3))
 
     def _mha_block(self, x, memory, attn_mask, key_padding_mask):
         x = self.multihead_attn(x, memory, memory, attn_mask=attn_mask,
                                 key_padding_mask=key_padding_mask, need_weights=False)[0]
         return self.dropout2(x)
 
-    def _ff_block(self, x):
-        return self.dropout3(self.dense2(self.dropout(self.activation(self.dense1(x)))))
 
+class _TransformerStack(Cell):
+    """``num_layers`` copies of one new ``layer_class`` layer made with
+    ``layer``'s arguments (MindSpore's: the copies start from the same
+    weights), then ``norm``."""
 
-class TransformerDecoder(Cell):
-    """``num_layers`` copies of one new layer made like ``decoder_layer``."""
+    layer_class: type = _TransformerLayer
 
-    def __init__(self, decoder_layer, num_layers, norm=None):
+    def __init__(self, layer, num_layers, norm=None):
         super().__init__()
-        layer = TransformerDecoderLayer(*decoder_layer.init_args)
-        self.layers = CellList([copy.deepcopy(layer) for _ in range(num_layers)])
+        made = self.layer_class(*layer.init_args)
+        self.layers = CellList([copy.deepcopy(made) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
+
+    def _normed(self, out):
+        return self.norm(out) if self.norm is not None else out
+
+
+class TransformerEncoder(_TransformerStack):
+    layer_class = TransformerEncoderLayer
+
+    def construct(self, src, src_mask=None, src_key_padding_mask=None):
+        out = src
+        for layer in self.layers:
+            out = layer(out, src_mask=src_mask, src_key_padding_mask=src_key_padding_mask)
+        return self._normed(out)
+
+
+class TransformerDecoder(_TransformerStack):
+    layer_class = TransformerDecoderLayer
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):
@@ -219,7 +214,7 @@ class TransformerDecoder(Cell):
             out = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                         tgt_key_padding_mask=tgt_key_padding_mask,
                         memory_key_padding_mask=memory_key_padding_mask)
-        return self.norm(out) if self.norm is not None else out
+        return self._normed(out)
 
 
 class Transformer(Cell):

@@ -41,34 +41,23 @@ def evaluate(model, job: Job, metrics: Optional[dict] = None) -> dict:
     module = compiled(job)
     graph = "device" if "device" in module.graphs else "network"
     ev = Evaluator(module, graph, module.weights, threads=run_options().get("threads"))
-    metrics = model._metric_fns if metrics is None else metrics
-    for m in metrics.values():
-        m.clear()
-    cb = _Params(mode="eval", cur_step_num=0, net_outputs=None, network=model.network,
-                 valid_dataset=job.dataset, dataset_sink_mode=job.kwargs["dataset_sink_mode"])
-    manager = CallbackManager(job.kwargs["callbacks"], "eval", cb)
-    manager("begin")
-    manager("epoch_begin")
     label_col = _label_column(module, graph)
-    for columns, out in ev.batches("host", config.get_seed(), per_call=EVAL_BATCHES_PER_CALL):
-        cb.cur_step_num += 1
-        manager("step_begin")
-        logits = out.get("output", out.get("output0"))
-        labels = columns[label_col] if label_col else None
-        cb.net_outputs = Tensor(logits)
-        for m in metrics.values():
-            if type(m).__name__ == "Loss":
-                m.update(loss_value(model._loss_fn(Tensor(logits), Tensor(labels))))
-            else:   # Tensors, as MindSpore's (a user's metric calls asnumpy())
-                m.update(Tensor(logits), None if labels is None else Tensor(labels))
-        manager("step_end")
-    manager("epoch_end")
-    result = {name: m.eval() for name, m in metrics.items()}
-    cb.metrics = result
-    manager("end")
-    summary = summary_for()
-    summary.add_evaluation(result)
-    summary.device_calls += ev.calls
+
+    def steps():
+        for columns, out in ev.batches("host", config.get_seed(), per_call=EVAL_BATCHES_PER_CALL):
+            logits = out.get("output", out.get("output0"))
+            labels = columns[label_col] if label_col else None
+
+            def update(m, logits=logits, labels=labels):
+                if type(m).__name__ == "Loss":
+                    m.update(loss_value(model._loss_fn(Tensor(logits), Tensor(labels))))
+                else:   # Tensors, as MindSpore's (a user's metric calls asnumpy())
+                    m.update(Tensor(logits), None if labels is None else Tensor(labels))
+            yield Tensor(logits), update
+
+    metrics = model._metric_fns if metrics is None else metrics
+    result = _evaluation(job, model.network, metrics, steps())
+    summary_for().device_calls += ev.calls
     return result
 
 
@@ -83,13 +72,32 @@ def evaluate_network(model, job: Job, metrics: dict) -> dict:
     from ..nn.cell import Cell
     from .capture_io import NotRun
     from .functional import JitFunction
-    from .summary import summary_for
-    net = model._eval_network
+    net, indexes = model._eval_network, model._eval_indexes
     jitted = net.__dict__.get("_irc_eval")
     if jitted is None:
         jitted = JitFunction(lambda *inputs: Cell.__call__(net, *inputs),
                              f"{type(net).__name__}.construct")
         net.__dict__["_irc_eval"] = jitted
+
+    def steps():
+        for batch in job.dataset.create_tuple_iterator(num_epochs=1):
+            outputs = jitted(*batch)
+            outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
+            if not isinstance(outputs, tuple) or (indexes is not None and len(outputs) < 3):
+                raise UserError(f"Model.eval: eval_network returned {type(outputs).__name__}"
+                                + (f" of {len(outputs)}" if isinstance(outputs, tuple) else "")
+                                + "; with eval_indexes it must return (loss, prediction, label)",
+                                where=job.source)
+
+            def update(m, outputs=outputs):
+                if indexes is None:
+                    m.update(*outputs)
+                elif type(m).__name__ == "Loss":
+                    m.update(outputs[indexes[0]])
+                else:
+                    m.update(outputs[indexes[1]], outputs[indexes[2]])
+            yield outputs, update
+
     modes = {id(c): c.training for _, c in net.cells_and_names()}
     net.set_train(False)
     cap = current()
@@ -99,40 +107,34 @@ def evaluate_network(model, job: Job, metrics: dict) -> dict:
             if batch is not None:
                 jitted(*batch)
             return {name: NotRun() for name in metrics}
-        for m in metrics.values():
-            m.clear()
-        cb = _Params(mode="eval", cur_step_num=0, net_outputs=None, network=net,
-                     valid_dataset=job.dataset, dataset_sink_mode=job.kwargs["dataset_sink_mode"])
-        manager = CallbackManager(job.kwargs["callbacks"], "eval", cb)
-        manager("begin")
-        manager("epoch_begin")
-        for batch in job.dataset.create_tuple_iterator(num_epochs=1):
-            cb.cur_step_num += 1
-            manager("step_begin")
-            outputs = jitted(*batch)
-            outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
-            if not isinstance(outputs, tuple) or (model._eval_indexes is not None
-                                                  and len(outputs) < 3):
-                raise UserError(f"Model.eval: eval_network returned {type(outputs).__name__}"
-                                + (f" of {len(outputs)}" if isinstance(outputs, tuple) else "")
-                                + "; with eval_indexes it must return (loss, prediction, label)",
-                                where=job.source)
-            for m in metrics.values():
-                if model._eval_indexes is None:
-                    m.update(*outputs)
-                elif type(m).__name__ == "Loss":
-                    m.update(outputs[model._eval_indexes[0]])
-                else:
-                    m.update(outputs[model._eval_indexes[1]], outputs[model._eval_indexes[2]])
-            cb.net_outputs = outputs
-            manager("step_end")
-        manager("epoch_end")
-        result = {name: m.eval() for name, m in metrics.items()}
-        cb.metrics = result
-        manager("end")
+        return _evaluation(job, net, metrics, steps())
     finally:
         for _, c in net.cells_and_names():
             object.__setattr__(c, "training", modes.get(id(c), c.training))
+
+
+def _evaluation(job: Job, network, metrics: dict, steps) -> dict:
+    """One evaluation's callbacks and metrics: ``steps`` yields, for each
+    step run, its net_outputs and how a metric takes them."""
+    from .summary import summary_for
+    for m in metrics.values():
+        m.clear()
+    cb = _Params(mode="eval", cur_step_num=0, net_outputs=None, network=network,
+                 valid_dataset=job.dataset, dataset_sink_mode=job.kwargs["dataset_sink_mode"])
+    manager = CallbackManager(job.kwargs["callbacks"], "eval", cb)
+    manager("begin")
+    manager("epoch_begin")
+    for outputs, update in steps:
+        cb.cur_step_num += 1
+        manager("step_begin")
+        cb.net_outputs = outputs
+        for m in metrics.values():
+            update(m)
+        manager("step_end")
+    manager("epoch_end")
+    result = {name: m.eval() for name, m in metrics.items()}
+    cb.metrics = result
+    manager("end")
     summary_for().add_evaluation(result)
     return result
 
