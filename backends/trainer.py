@@ -639,7 +639,6 @@ class TrainRun:
                             pending = pool.submit(self.make_sink, stream, global_step + per_call,
                                                   per_call)
                         hooks.step_begin(epoch + 1, global_step + per_call)
-                        t0 = time.perf_counter()
                         calls = self._device_calls()
                         losses = self.run_sink(sink)
                         self._check_losses(losses, sink, epoch, plan, hooks)
@@ -647,8 +646,7 @@ class TrainRun:
                         result.steps += per_call
                         result.device_calls += self._device_calls() - calls
                         result.images += sink.images
-                        hooks.step_end(epoch + 1, global_step, losses, sink,
-                                       time.perf_counter() - t0)
+                        hooks.step_end(epoch + 1, global_step, losses, sink.consumed, sink.images)
                         if stop.is_set() or hooks.stop_requested:
                             break
                     result.losses.append(float(hooks.last_loss))

@@ -91,7 +91,6 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
     next_index = len(columns)          # draws inputs come after the data inputs
     # a draws input's attributes, normalised once (a long tail has thousands)
     draws_attrs = get_op("input").normalize_attrs({"index": 0, "role": DRAWS, "draws_for": ""})
-    draws_types: dict = {}
     results = []
     for i, ((column, _), tail) in enumerate(zip(columns, tails)):
         value = device.add("input", [], {"index": i}, out_types=[operand_types[i]],
@@ -105,9 +104,7 @@ def _extract(module, host: Graph, ctx, *, drop_random: bool = False) -> None:
                 _remark_left_out(ctx, node, column)
                 continue
             if n_draws:
-                shape = (value_batch(device, value), n_draws)
-                draws_type = draws_types.get(shape) or draws_types.setdefault(
-                    shape, TensorType("f32", shape))
+                draws_type = TensorType("f32", (value_batch(device, value), n_draws))
                 draws = device.add("input", [], {**draws_attrs, "index": next_index,
                                                  "draws_for": node.name},
                                    out_types=[draws_type], names=[f"{node.name}.draws"],

@@ -122,7 +122,8 @@ class _Training:
         if self._resume(run, plan, checkpoints) == "complete":
             self.write_back()
             return
-        hooks = self.hooks = _Hooks(self, run, plan, options)
+        hooks = self.hooks = _Hooks(self, plan, options, train_state=_TrainState(run, self),
+                                    device_state=run.state)
         self.compile_s = time.perf_counter() - t0
         global _running
         outer, _running = _running, self
@@ -315,9 +316,13 @@ def _digest(data: bytes) -> str:
 class _Hooks:
     """Callbacks, checkpoints, the loss record and the progress display."""
 
-    def __init__(self, training: _Training, run, plan, options: dict):
+    def __init__(self, training: _Training, plan, options: dict, *, train_state,
+                 device_state=None, optimizer=None):
+        """``train_state``: what checkpoints save; ``device_state``: the
+        compiled run's state its Parameters follow while callbacks run
+        (None: they follow it by themselves, a jitted step's)."""
         from .summary import Progress
-        self.training, self.run, self.plan = training, run, plan
+        self.training, self.plan, self.device_state = training, plan, device_state
         model = training.model
         self.source = training.job.source
         self.stop_requested = False
@@ -326,20 +331,21 @@ class _Hooks:
         self.cb = _Params(
             epoch_num=plan.epochs, batch_num=plan.steps_per_epoch, cur_epoch_num=plan.first_epoch,
             cur_step_num=plan.global_step, net_outputs=None, train_network=model.network,
-            network=model.network, optimizer=model._optimizer, loss_fn=model._loss_fn,
+            network=model.network, optimizer=optimizer or model._optimizer, loss_fn=model._loss_fn,
             train_dataset=training.job.dataset, dataset_sink_mode=plan.sink, mode="train",
-            train_state=_TrainState(run, training), resume_metadata=training.resume_metadata,
+            train_state=train_state, resume_metadata=training.resume_metadata,
             source=self.source, finished=False, job_first_step=training.first_step)
         self.manager = CallbackManager(training.kw["callbacks"], "train", self.cb)
         # The user's Parameters, by state name: while callbacks run they read
         # the device's current values (on demand), and a value a callback
         # sets (set_data, load_param_into_net) is what training goes on from.
         from ..frontend.network import PARAMETERS
-        self.parameters = {name: p for name, p in
-                           training.module.objects.get(PARAMETERS, {}).items()
-                           if name in run.state.values}
+        self.parameters = {} if device_state is None else {
+            name: p for name, p in training.module.objects.get(PARAMETERS, {}).items()
+            if name in device_state.values}
         self.seen_versions: dict[str, int] = {}
-        total = (plan.epochs - plan.first_epoch) * plan.steps_per_epoch
+        total = (plan.epochs - plan.first_epoch) * plan.steps_per_epoch \
+            - plan.global_step % plan.steps_per_epoch
         cap = current()
         # on by default under `irc run`; a plain `python script.py` prints only its own output
         show = options.get("progress", cap is not None and cap.executes)
@@ -361,14 +367,17 @@ class _Hooks:
         self.cb.cur_step_num = step_after
         self._callbacks("step_begin")
 
-    def step_end(self, epoch: int, global_step: int, losses, sink, seconds: float) -> None:
-        self.training.global_step = global_step
-        self.training.consumed = sink.consumed
+    def step_end(self, epoch: int, global_step: int, losses, consumed: int, images: int,
+                 outputs=None) -> None:
+        """``losses`` of the steps since step_begin; ``consumed``: batches of
+        the stream read so far; ``outputs``: the last step's (its loss if None)."""
+        self.training.global_step = self.training.model._global_step = global_step
+        self.training.consumed = consumed
         self.training.model._current_step_num = (global_step - 1) % self.plan.steps_per_epoch + 1
         self.last_loss = float(losses[-1])
-        self.cb.net_outputs = Tensor(np.float32(losses[-1]))
+        self.cb.net_outputs = Tensor(np.float32(losses[-1])) if outputs is None else outputs
         self.done_steps += len(losses)
-        self.images += sink.images
+        self.images += images
         self.progress.clear()
         self._callbacks("step_end")
         self.stop_requested = self.manager.stop_requested
@@ -398,9 +407,8 @@ class _Hooks:
         """Each Parameter reads its newest value from the run's device state
         when Python looks at it (MindSpore's callbacks see the weights as
         trained so far: a callback saving or averaging them)."""
-        state = self.run.state
         for name, p in self.parameters.items():
-            p.moved_to(state.home(name))
+            p.moved_to(self.device_state.home(name))
             self.seen_versions[name] = p._version
 
     def _upload_parameter_edits(self) -> None:
@@ -408,14 +416,10 @@ class _Hooks:
         edited = {name: p.asnumpy() for name, p in self.parameters.items()
                   if p._version != self.seen_versions.get(name)}
         if edited:
-            self.run.state.load(edited)
+            self.device_state.load(edited)
             for name in edited:
                 self.seen_versions[name] = self.parameters[name]._version
 
     def last_checkpoint(self) -> Optional[str]:
         paths = [cb.latest for cb in self.checkpoints if cb.latest]
         return paths[-1] if paths else None
-
-    def last_checkpoint_step(self) -> int | None:
-        steps = [cb.latest_step for cb in self.checkpoints if cb.latest]
-        return steps[-1] if steps else None

@@ -27,8 +27,8 @@ from typing import Optional
 import numpy as np
 
 from ..capture import Job, current
-from .callback import CallbackManager, ModelCheckpoint, _Params, loss_value
-from .running import _digest, _Training, run_options
+from .callback import ModelCheckpoint, loss_value
+from .running import _digest, _Hooks, _Training, run_options
 
 __all__ = ["train_step_cell"]
 
@@ -127,7 +127,7 @@ class _StepCellTraining(_Training):
 
     def run(self) -> None:
         from irc.backends.signals import Interrupted, SignalGuard
-        from .summary import Progress, summary_for
+        from .summary import summary_for
         kw, model, cell = self.kw, self.model, self.cell
         epochs, per_epoch = kw["epoch"], kw["steps_per_epoch"]
         per_call = kw["steps_per_sink"]          # steps between step_end callbacks
@@ -141,80 +141,62 @@ class _StepCellTraining(_Training):
             return
         for optimizer in self.optimizers:       # schedules go on from the step reached
             object.__setattr__(optimizer, "_irc_step", self.global_step)
+        from irc.backends.trainer import TrainPlan
         first_epoch = self.global_step // per_epoch
-        cb = _Params(epoch_num=epochs, batch_num=per_epoch, cur_epoch_num=first_epoch,
-                     cur_step_num=self.global_step, net_outputs=None, train_network=cell,
-                     network=cell, optimizer=(self.optimizers or [None])[0], loss_fn=None,
-                     train_dataset=self.job.dataset, dataset_sink_mode=kw["dataset_sink_mode"],
-                     mode="train", train_state=self.state, resume_metadata=self.resume_metadata,
-                     source=self.job.source, finished=False, job_first_step=self.first_step)
-        manager = CallbackManager(kw["callbacks"], "train", cb)
-        cap = current()
-        show = run_options().get("progress", cap is not None and cap.executes)
-        progress = Progress((epochs - first_epoch) * per_epoch
-                            - self.global_step % per_epoch, bool(show))
+        plan = TrainPlan(epochs=epochs, steps_per_epoch=per_epoch, sink=kw["dataset_sink_mode"],
+                         first_epoch=first_epoch, global_step=self.global_step)
+        hooks = _Hooks(self, plan, run_options(), train_state=self.state,
+                       optimizer=(self.optimizers or [None])[0])
         batches = _batches(self.job.dataset)
         for _ in range(self.consumed):          # where the checkpoint's run stopped reading
             next(batches, None)
         losses: list[float] = []
-        images, calls, started = 0, 0, time.perf_counter()
-        stopped = interrupted = False
+        calls, started = 0, time.perf_counter()
+        interrupted = False
         guard = SignalGuard("after this step", lambda: None, sigterm=not _communicates())
         try:
             with guard:
-                manager("begin")
+                hooks.begin(self.global_step)
                 for epoch in range(first_epoch + 1, epochs + 1):
-                    cb.cur_epoch_num = model._current_epoch_num = epoch
-                    manager("epoch_begin")
-                    while self.global_step < epoch * per_epoch and not stopped:
-                        cb.cur_step_num = self.global_step + 1
-                        manager("step_begin")
-                        for _ in range(min(per_call, epoch * per_epoch - self.global_step)):
+                    hooks.epoch_begin(epoch)
+                    while self.global_step < epoch * per_epoch and not hooks.stop_requested:
+                        step, consumed, images, these = self.global_step, self.consumed, 0, []
+                        hooks.step_begin(epoch, step + min(per_call, epoch * per_epoch - step))
+                        for _ in range(min(per_call, epoch * per_epoch - step)):
                             batch = next(batches, None)
                             if batch is None:
-                                raise _dataset_ended(self.job, self.global_step)
+                                raise _dataset_ended(self.job, step)
                             outputs = cell(*batch)
-                            self.global_step += 1
-                            self.consumed += 1
-                            calls += 1
+                            step, consumed = step + 1, consumed + 1
                             images += len(batch[0]) if batch and np.ndim(batch[0]) else 1
-                            losses.append(float(loss_value(outputs)))
+                            these.append(float(loss_value(outputs)))
                             if guard.stop.is_set():
                                 break
-                        cb.cur_step_num = model._global_step = self.global_step
-                        cb.net_outputs = outputs
-                        model._current_step_num = (self.global_step - 1) % per_epoch + 1
-                        progress.clear()
-                        manager("step_end")
+                        calls += len(these)
+                        losses += these
+                        hooks.step_end(epoch, step, these, consumed, images, outputs)
                         interrupted = guard.stop.is_set()
-                        stopped = interrupted or manager.stop_requested
-                        elapsed = time.perf_counter() - started
-                        progress.update(calls, epoch, epochs, losses[-1],
-                                        images / elapsed if elapsed > 0 else 0.0)
-                    progress.clear()
+                        if interrupted:
+                            break
                     if interrupted:
                         break
-                    manager("epoch_end")
-                    stopped = stopped or manager.stop_requested
-                    if stopped:
+                    hooks.epoch_end(epoch, self.global_step)
+                    if hooks.stop_requested:
                         break
-                cb.finished = not interrupted
-                progress.clear()
-                manager("end")
+                hooks.end(self.global_step, finished=not interrupted)
         except KeyboardInterrupt:       # a second signal: at once, no checkpoint
-            progress.clear()
+            hooks.progress.clear()
             newest = self._newest_checkpoint(checkpoints)
             print(f"irc: training aborted at step {self.global_step}; no checkpoint written now ("
                   + (f"the newest is {newest})" if newest else "none was written)"),
                   file=sys.stderr, flush=True)
             raise Interrupted(guard.signum or signal.SIGINT) from None
         finally:
-            progress.close()
+            hooks.progress.close()
             batches.close()
-            model._global_step = self.global_step
         summary_for().add_training(epochs=epochs - first_epoch, steps=calls, device_calls=calls,
                                    losses=losses, wall_s=time.perf_counter() - started,
-                                   images=images, provider="")
+                                   images=hooks.images, provider="")
         if interrupted:
             path = self._checkpoint_now(self.state, checkpoints)
             summary_for().interrupted_at(self.global_step, path)
