@@ -307,6 +307,10 @@ class Plan:
         self.names = list(self.ret.attrs.get("names") or
                           [column_name(graph.value_name(v)) for v in graph.operands(self.ret)])
         self.root = self.segment(graph.operands(self.ret))
+        # A source or map that runs the user's Python (a generator, a
+        # PyFunc) may draw from the process's random state: its next epoch
+        # is read once asked for (_produce)
+        self.runs_user_code = any(k in n.attrs for n in graph.nodes() for k in get(n.op).object_attrs)
 
     def stream_of(self, value: Value):
         """The stream node a value is computed from (through map nodes)."""
@@ -510,13 +514,20 @@ def _put(q: queue.Queue, item, stop: threading.Event) -> bool:
     return False
 
 
-def _produce(plan: Plan, state: RunState, q: queue.Queue, stop: threading.Event, num_epochs: int) -> None:
-    """The producer thread: every epoch's chunks, then DONE (or the error)."""
+def _produce(plan: Plan, state: RunState, q: queue.Queue, stop: threading.Event, num_epochs: int,
+             epoch_taken: threading.Semaphore) -> None:
+    """The producer thread: every epoch's chunks, then DONE (or the error).
+    A pipeline running the user's code starts an epoch when the consumer
+    asks for its first row (``epoch_taken``): the user's code draws from the
+    process's random state, and an iterator dropped at an epoch's end must
+    have read nothing of the next (MindSpore reads as much)."""
     gen = None
     _BLAS.enter()
     try:
         epoch = 0
         while num_epochs < 0 or epoch < num_epochs:
+            if epoch and plan.runs_user_code and not _acquire(epoch_taken, stop):
+                return
             state.start_epoch(epoch)
             gen = plan.root.iterate(state)
             for chunk in gen:
@@ -539,6 +550,13 @@ def _produce(plan: Plan, state: RunState, q: queue.Queue, stop: threading.Event,
         _BLAS.exit()
 
 
+def _acquire(semaphore: threading.Semaphore, stop: threading.Event) -> bool:
+    while not stop.is_set():
+        if semaphore.acquire(timeout=0.05):
+            return True
+    return False
+
+
 class EngineRun:
     """A running pipeline: rows (``next_row``) or chunks (``next_chunk``) of
     ``num_epochs`` epochs (-1: forever), epoch ends marked."""
@@ -551,9 +569,12 @@ class EngineRun:
         rows_per_chunk = 64
         self._q: queue.Queue = queue.Queue(maxsize=max(2, math.ceil(prefetch / rows_per_chunk) + 1))
         self._stop = threading.Event()
+        self._epoch_taken = threading.Semaphore(0)
+        self._epoch_ended = False
         state = RunState(plan, seed)
         self._thread = threading.Thread(target=_produce, name="irc-pipeline", daemon=True,
-                                        args=(plan, state, self._q, self._stop, num_epochs))
+                                        args=(plan, state, self._q, self._stop, num_epochs,
+                                              self._epoch_taken))
         self._thread.start()
         self._finalizer = weakref.finalize(self, _stop_thread, self._stop, self._q, self._thread)
 
@@ -569,6 +590,9 @@ class EngineRun:
         """The next Chunk, EPOCH_END or DONE (errors are raised)."""
         if self.finished:
             return DONE
+        if self._epoch_ended:
+            self._epoch_ended = False
+            self._epoch_taken.release()
         item = self._get()
         if item is DONE:
             self.finished = True
@@ -577,6 +601,8 @@ class EngineRun:
             self.finished = True
             self.close()
             raise item
+        elif item is EPOCH_END:
+            self._epoch_ended = True
         return item
 
     def next_row(self) -> dict:

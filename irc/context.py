@@ -15,7 +15,8 @@ GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
 _DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
-_DEFAULTS = {"mode": GRAPH_MODE, "save_graphs": False, "save_graphs_path": ".", "device_id": 0}
+# MindSpore 2.x starts in PyNative mode
+_DEFAULTS = {"mode": PYNATIVE_MODE, "save_graphs": False, "save_graphs_path": ".", "device_id": 0}
 _context = dict(_DEFAULTS)
 # device_target is the runtime's setting (irc.backends.settings), read there
 # when a session picks its execution providers.

@@ -703,3 +703,13 @@ def test_the_cell_api_of_mindspore_2x_scripts(capsys):
     prints them."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "cell_api.py", rel=1e-5)
+
+
+def test_set_train_as_mindspore_graph_and_pynative_see_it(capsys):
+    """tests/mindspore_style/train_phase.py: a step Cell in GRAPH_MODE is
+    cached by its own phase (the modes of its first compile stay after
+    net.set_train(False): the zoo's PointNet trains on in train mode), an
+    ms.jit function keeps its first modes, PyNative reads them every call;
+    losses and BatchNorm's moving mean as MindSpore 2.10 prints them."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "train_phase.py")

@@ -29,6 +29,7 @@ from ..capture import current as _current_capture
 from ..diagnostics import (UnsupportedAttribute, UnsupportedError, UserError, UserRuntimeError,
                            UserTypeError, UserValueError, user_frame)
 from ..dialects.samplers import SOURCE_ARGS, sampler_of
+from ..frontend.pipeline import random_state_kept
 from ..ir.types import UNKNOWN, TensorType
 from . import samplers
 from ._ops import flatten_ops, is_int
@@ -552,7 +553,7 @@ class Dataset:
         if builtins.all(t.is_static and t.dtype != "bytes" for t in types):
             return [list(t.shape) for t in types]
         from irc.backends.host_engine import HostEngine
-        with _engine_errors():
+        with _engine_errors(), random_state_kept():
             row = HostEngine(module, "host").first_row()
         if row is None:
             return [[d if isinstance(d, int) else -1 for d in t.shape] for t in types]
@@ -566,7 +567,7 @@ class Dataset:
         row = None
         if any(t.dtype == "bytes" for t in types):
             from irc.backends.host_engine import HostEngine
-            with _engine_errors():
+            with _engine_errors(), random_state_kept():
                 row = HostEngine(module, "host").first_row()
         firsts = list(row.values()) if row else [None] * len(types)
         return [to_numpy_dtype(t.dtype) if t.dtype != "bytes" else
@@ -1198,7 +1199,15 @@ class GeneratorDataset(_PythonSource):
 
     def _first_source_rows(self, count: int = 8) -> list:
         """Up to ``count`` first rows (one of an iterable already probed; an
-        error past the first row is left for the run, where it is located)."""
+        error past the first row is left for the run, where it is located).
+        Python's and numpy's global random states are put back afterwards:
+        MindSpore reads no row before the run, and a source that draws
+        (the model zoo's datasets augment with ``np.random``) gives the run
+        the rows MindSpore's gives."""
+        with random_state_kept():
+            return self._read_first_rows(count)
+
+    def _read_first_rows(self, count: int) -> list:
         from ..dialects.dataset import is_random_access
         src = self._params["source"]
         rows: list = []

@@ -410,13 +410,13 @@ def probe_pyfunc(ds, index: int, in_types: list[TensorType]) -> Optional[list[Te
     cache = ds.__dict__.setdefault("_probed", {})
     if index in cache:
         return cache[index]
-    with _random_state_kept():
+    with random_state_kept():
         cache[index] = _probe(ds, index, in_types)
     return cache[index]
 
 
 @contextlib.contextmanager
-def _random_state_kept():
+def random_state_kept():
     """numpy's and Python's global generators as they were: a function that
     draws from them (a GAN's latent codes) draws, when the rows are read,
     what it draws in MindSpore, which never runs it to learn its types."""
@@ -462,7 +462,7 @@ def probe_batch_map(ds, ins: list[str], outs: list[str],
     from ..dialects.dataset import call_per_batch_map, to_user
     cache = ds.__dict__.setdefault("_probed", {})
     if "batch" not in cache:
-        with _random_state_kept():
+        with random_state_kept():
             rows = ds.children[0].first_rows(int(ds.params["batch_size"]))
             cache["batch"] = None
             if rows:

@@ -32,6 +32,7 @@ class Cell:
         object.__setattr__(self, "_cells", OrderedDict())
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "training", False)
+        object.__setattr__(self, "_phase", "train")     # MindSpore's: what a graph is cached by
         object.__setattr__(self, "requires_grad", False)
         object.__setattr__(self, "_auto_prefix", auto_prefix)
         object.__setattr__(self, "cls_name", type(self).__name__)
@@ -203,9 +204,23 @@ class Cell:
         return _LoadResult(missing, unexpected)
 
     def set_train(self, mode: bool = True) -> "Cell":
+        """Every cell's ``training`` flag; this cell's own phase ("train" or
+        "predict"), which a graph-mode compile of it is cached by."""
+        object.__setattr__(self, "_phase", "train" if mode else "predict")
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", bool(mode))
         return self
+
+    @property
+    def phase(self) -> str:
+        return self.__dict__.get("_phase", "train")
+
+    @phase.setter
+    def phase(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise UserTypeError(f"For 'Cell', the property 'phase' must be string type, but got "
+                                f"type {type(value)}.", where=user_frame())
+        object.__setattr__(self, "_phase", value)
 
     def set_grad(self, requires_grad: bool = True) -> "Cell":
         object.__setattr__(self, "requires_grad", bool(requires_grad))

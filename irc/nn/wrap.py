@@ -94,11 +94,18 @@ class TrainOneStepCell(Cell):
     def __call__(self, *inputs):
         if _dispatch.tracer() is not None:
             return super().__call__(*inputs)
-        compiled = self.__dict__.get("_irc_step")
+        # GRAPH_MODE compiles the step as MindSpore does, cached by its phase
+        # (a sub-cell's set_train(False) later is not seen); PyNative runs it
+        # as eagerly, reading the cells' modes on every call
+        from ..context import GRAPH_MODE, get_context
+        graph = get_context("mode") == GRAPH_MODE
+        slot = "_irc_step_graph" if graph else "_irc_step"
+        compiled = self.__dict__.get(slot)
         if compiled is None:
             from ..train.functional import JitFunction
-            compiled = JitFunction(self._traced_call, f"{type(self).__name__}.construct")
-            object.__setattr__(self, "_irc_step", compiled)
+            compiled = JitFunction(self._traced_call, f"{type(self).__name__}.construct",
+                                   phase=(lambda: self.phase) if graph else None)
+            object.__setattr__(self, slot, compiled)
         return compiled(*inputs)
 
     def _traced_call(self, *inputs):

@@ -17,10 +17,11 @@ from .functional import (  # noqa: F401
     log_softmax, logical_and, logical_not, logical_or, logsigmoid, logsumexp, masked_fill, matmul,
     max, max_pool2d, maximum, mean, min, minimum, mish, mse_loss, mul, neg, nll_loss, norm, normal,
     not_equal, one_hot, ones, ones_like, outer, pad, partial, permute, pow, prelu, print_, rand, randn, rank,
-    reciprocal, reduce_mean, reduce_sum, relu, relu6, reshape, round, rsqrt, select, shape,
+    reciprocal, reduce_mean, reduce_sum, relu, relu6, reshape, round, rsqrt, scalar_to_tensor, select, shape,
     sigmoid, sign, silu, sin, smooth_l1_loss, softmax, softplus, split, sqrt, square, squeeze,
     stack, standard_normal, std, stop_gradient, strided_slice, sub, sum, tan, tanh, tile,
-    transpose, tril, triu, unbind, uniform, unsqueeze, unstack, var, where, zeros, zeros_like,
+    transpose, tril, triu, tuple_to_array, unbind, uniform, unsqueeze, unstack, var, where, zeros,
+    zeros_like,
 )
 from .operations import (  # noqa: F401
     Abs, AdaptiveAvgPool2D, Add, AddN, AllReduce, Argmax, ArgMaxWithValue, ArgMinWithValue, Assign,

@@ -1704,6 +1704,26 @@ def make_range(start, stop=None, step=1) -> tuple:
     return tuple(range(start) if stop is None else range(start, stop, step))
 
 
+def scalar_to_tensor(input_x, dtype=mstype.float32):
+    """``F.scalar_to_tensor``: a rank-0 constant Tensor (float32 unless
+    ``dtype`` says; the model zoo's NLLLoss gives OneHot its on/off values so)."""
+    if not _is_number(input_x):
+        raise _type_error(f"scalar_to_tensor takes a bool, int or float, got {type(input_x).__name__}")
+    from ..common.tensor import Tensor
+    return Tensor(np.asarray(input_x, dtype=mstype.numpy_dtype(dtype)))
+
+
+def tuple_to_array(input_x):
+    """``F.tuple_to_array``: a constant 1-D Tensor of a tuple of numbers,
+    int32 when the numbers are ints and float32 otherwise (MindSpore 2.10's)."""
+    if not isinstance(input_x, (tuple, list)) or not input_x or \
+            not builtins.all(_is_number(v) for v in input_x):
+        raise _type_error(f"tuple_to_array takes a non-empty tuple of numbers, got {input_x!r:.80}")
+    from ..common.tensor import Tensor
+    ints = builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in input_x)
+    return Tensor(np.asarray(input_x, dtype=np.int32 if ints else np.float32))
+
+
 def depend(value, expr):
     """``ops.depend(value, expr)``: ``value``, once ``expr`` has run.  A traced
     step is a pure function whose updates are results, so the order holds by

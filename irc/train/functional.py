@@ -58,11 +58,22 @@ __all__ = ["jit", "ms_function", "JitFunction", "value_and_grad", "grad", "GradO
 
 class JitFunction:
     """A function compiled per input signature (dtypes, shapes, the Python
-    values among its arguments, the train/eval mode of the cells it calls)."""
+    values among its arguments).
 
-    def __init__(self, fn: Callable, name: Optional[str] = None):
+    ``phase`` None: the train/eval modes of the cells it calls are read on
+    every call and a change compiles again (PyNative: an eager gradient, a
+    step Cell run eagerly).  Otherwise MindSpore's graph cache: compiled
+    graphs are also keyed by what ``phase()`` returns (the phase of the Cell
+    jitted, set by its own ``set_train``), and the modes its cells had at the
+    graph's first compile stay in it: ``ms.jit`` functions and a step Cell
+    called in GRAPH_MODE go on training after ``net.set_train(False)`` as
+    MindSpore's do (the model zoo's PointNet evaluates between steps so)."""
+
+    def __init__(self, fn: Callable, name: Optional[str] = None, *,
+                 phase: Optional[Callable[[], str]] = None):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", None) or type(fn).__name__
+        self.phase = phase
         self.compiles = 0
         self._cache: dict[Any, list] = {}
         functools.update_wrapper(self, fn, updated=())
@@ -73,7 +84,8 @@ class JitFunction:
         # @jit on a method (a Cell's construct): one compiled function per instance
         bound = obj.__dict__.get(f"_irc_jit_{self.name}")
         if bound is None:
-            bound = JitFunction(self.fn.__get__(obj, objtype), self.name)
+            bound = JitFunction(self.fn.__get__(obj, objtype), self.name,
+                                phase=None if self.phase is None else _phase_of(obj))
             obj.__dict__[f"_irc_jit_{self.name}"] = bound
         return bound
 
@@ -84,8 +96,10 @@ class JitFunction:
         structure = flatten((args, kwargs), leaves)
         arrays = [np.asarray(x.asnumpy() if isinstance(x, Tensor) else x) for x in leaves]
         key = (key_of(structure), tuple((a.dtype.str, a.shape) for a in arrays))
+        if self.phase is not None:
+            key += (self.phase(),)
         for guards, compiled in self._cache.get(key, ()):
-            if all(cell.training == mode for cell, mode in guards):
+            if self.phase is not None or all(cell.training == mode for cell, mode in guards):
                 return compiled(arrays)
         compiled = self._compile(structure, arrays)
         self._cache.setdefault(key, []).append((compiled.guards, compiled))
@@ -170,15 +184,25 @@ class CompiledFunction:
 
 def jit(function: Optional[Callable] = None, *args, **kwargs):
     """``mindspore.jit``: ``@jit``, ``@jit(...)`` (options accepted; irc
-    always compiles the whole function) or ``jit(fn)``."""
+    always compiles the whole function) or ``jit(fn)``.  A graph keeps the
+    train/eval modes of its first compile, as MindSpore's (see JitFunction)."""
     if function is None or isinstance(function, str):
-        return lambda fn: JitFunction(fn)
+        return lambda fn: jit(fn)
     if isinstance(function, JitFunction):
         return function
     if inspect.isclass(function):
         raise UserTypeError("jit decorates a function or a method, not a class",
                             where=user_frame(), hint="decorate the Cell's construct method")
-    return JitFunction(function)
+    return JitFunction(function, phase=_phase_of(function))
+
+
+def _phase_of(obj) -> Callable[[], str]:
+    """What a jitted ``obj``'s graphs are cached by besides their inputs: a
+    Cell's phase (its own set_train), nothing for a function."""
+    from ..nn.cell import Cell
+    if isinstance(obj, Cell):
+        return lambda: obj.phase
+    return lambda: ""
 
 
 # =============================================================================

@@ -55,3 +55,7 @@ model = ms.Model(net, CrossEntropySmooth(), Momentum(net.trainable_params(), 0.1
 model.train(2, data, callbacks=[ms.train.LossMonitor(4)])
 print(issubclass(Momentum, Optimizer), NN.Softmax is not None, M.MatMul is not None)
 print(F.tuple_len((3, 4, 5)), F.make_range(0, 3), F.make_range(4))   # graph-mode helpers (the zoo's UNet loss)
+# constants the zoo's losses build (PointNet's NLLLoss: OneHot's on/off values)
+for t in (F.scalar_to_tensor(1.0), F.scalar_to_tensor(3), F.scalar_to_tensor(2, ms.int32),
+          ms.ops.scalar_to_tensor(True, ms.bool_), ms.ops.tuple_to_array((1, 2, 3)), F.tuple_to_array((1.5, 2.0))):
+    print(t.dtype, t.shape, t)
