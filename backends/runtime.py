@@ -34,12 +34,25 @@ steps agree (the ResNet-18 step of ``benchmarks/train.py --resnet``, 1 and
 196 ms with 1 thread, 220 ms with 2; 224x224 batch 8, 1409 vs 1546 ms.
 Defaults: ORT_ENABLE_ALL, half the cores for intra-op work (1 here), no
 spin-waiting.
+
+A training or evaluation step (``program_threads``) is another matter:
+its convolutions and matrix products are large enough to share.  Measured
+end to end (``irc run``, its pipeline running beside it, 2 cores, 1 vs 2
+threads): the model zoo's PointNet step 1.8 s vs 1.05 s (MindSpore 2.10,
+all cores: 1.05 s), samples/resnet50_train.py 6 steps 11.6-12.8 s vs
+9.9-10.6 s, while LeNet's sunk training (samples/lenet_sink.py) took
+15.0-15.5 s vs 16.3-16.7 s and its step alone the same either way (5.7 ms).
+So a step of at least ``SHARED_STEP_MACS`` multiply-adds (its convolutions'
+and matrix products', the batch counted once) gets every core this rank
+has; a smaller one half of them.  ``set_context(runtime_num_threads=N)``
+(MindSpore's setting) decides instead.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
 import glob
+import math
 import os
 import re
 import sys
@@ -218,6 +231,57 @@ def default_options(threads: Optional[int] = None,
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
     options.use_deterministic_compute = settings.deterministic
     return options
+
+
+# LeNet's training step is 7e6 (forward and backward, batch once), ResNet-18's
+# at 32x32 1.1e8, PointNet's 4e9: the measured line falls between
+SHARED_STEP_MACS = 2e7
+
+
+def program_threads(module) -> int:
+    """Intra-op threads for a training or evaluation program of ``module``
+    (see the module docstring)."""
+    if settings.runtime_num_threads:
+        return settings.runtime_num_threads
+    cores = max(1, (os.cpu_count() or 1) // ranks_on_this_machine())
+    return cores if step_macs(module) >= SHARED_STEP_MACS else max(1, cores // 2)
+
+
+def ranks_on_this_machine(environ=os.environ) -> int:
+    """How many ranks share this machine's cores (irc starts all of a job's
+    ranks on one machine: Open MPI's local size, torch's world size)."""
+    for name in ("OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "WORLD_SIZE"):
+        value = environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return 1
+
+
+def step_macs(module) -> float:
+    """Multiply-adds of the convolutions and matrix products in ``module``'s
+    graphs, a symbolic dimension (the batch) counted as 1."""
+    total = 0.0
+    for graph in module.graphs.values():
+        for node in graph.nodes():
+            rule = _MACS.get(node.op)
+            if rule is not None:
+                shapes = [_sizes(graph.type_of(v)) for v in graph.operands(node)]
+                total += rule(shapes, _sizes(node.out_types[0]), node.attrs)
+    return total
+
+
+def _sizes(t) -> list[int]:
+    return [d if isinstance(d, int) and d > 0 else 1 for d in t.shape]
+
+
+_MACS = {
+    # out [N, Cout, ...] x weight [Cout, Cin/g, k...]: each output sums Cin/g * k... products
+    "nn.Conv": lambda ins, out, attrs: math.prod(out) * math.prod(ins[1][1:]),
+    # each input value is spread over weight [Cin, Cout/g, k...]'s Cout/g * k... outputs
+    "nn.ConvTranspose": lambda ins, out, attrs: math.prod(ins[0]) * math.prod(ins[1][1:]),
+    "nn.Gemm": lambda ins, out, attrs: math.prod(out) * ins[0][0 if attrs.get("transA") else -1],
+    "nn.MatMul": lambda ins, out, attrs: math.prod(out) * ins[0][-1],
+}
 
 
 # -----------------------------------------------------------------------------

@@ -43,6 +43,9 @@ class ExecutionSettings:
     # deeper layers; results within ~1e-5 of a direct convolution's); False
     # keeps onnxruntime's Conv everywhere (``IRC_WINOGRAD=0``)
     winograd: bool = field(default_factory=lambda: os.environ.get("IRC_WINOGRAD", "1") != "0")
+    # set_context(runtime_num_threads=N): the intra-op threads of training and
+    # evaluation steps (0 / None: chosen per step, backends.runtime.program_threads)
+    runtime_num_threads: Optional[int] = None
 
     def reset(self) -> None:
         fresh = ExecutionSettings()

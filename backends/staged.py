@@ -37,6 +37,7 @@ from .runtime import (
     inference_session,
     lowering_options,
     node_origins,
+    program_threads,
     providers_for,
     run_with_iobinding,
 )
@@ -106,6 +107,7 @@ class StagedProgram:
         self.lowering = lowering_options(self.providers)
         pieces, after = lower_pieces(module, graph_name, params_as_inputs=True, options=self.lowering)
         self._agree(after)
+        threads = threads or program_threads(module)
         for piece in pieces:
             piece.session = inference_session(piece.model.SerializeToString(),
                                               default_options(threads), self.providers)

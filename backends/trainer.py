@@ -118,13 +118,13 @@ class Program:
 
     def __init__(self, module: Module, graph_name: str, *, device_target: Optional[str] = None,
                  threads: Optional[int] = None, cuda_graphs: bool = True):
-        from .runtime import default_options, lowering_options, providers_for
+        from .runtime import default_options, lowering_options, program_threads, providers_for
         self.graph: Graph = module.graph(graph_name)
         self.module, self.graph_name = module, graph_name
         self.providers = providers_for(device_target)
         self.lowering = lowering_options(self.providers)
         self.target = self.lowering.target
-        self.options = default_options(threads)
+        self.options = default_options(threads or program_threads(module))
         model = self._lower({}, check=True)
         self._interface(model)
         # On CUDA a session is made at the first call, specialised to the

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .backends.settings import settings
 from .capture import current, register_process_state
-from .diagnostics import UserValueError, missing_names, user_frame
+from .diagnostics import UserTypeError, UserValueError, missing_names, user_frame
 from .parallel import (  # noqa: F401 - MindSpore's names in its context module
     ParallelMode, get_auto_parallel_context, reset_auto_parallel_context, set_auto_parallel_context,
 )
@@ -20,7 +20,7 @@ _DEFAULTS = {"mode": PYNATIVE_MODE, "save_graphs": False, "save_graphs_path": ".
 _context = dict(_DEFAULTS)
 # device_target is the runtime's setting (irc.backends.settings), read there
 # when a session picks its execution providers.
-_RUNTIME_KEYS = ("device_target", "deterministic")
+_RUNTIME_KEYS = ("device_target", "deterministic", "runtime_num_threads")
 
 
 @register_process_state
@@ -47,6 +47,13 @@ def set_context(**kwargs) -> None:
                 raise UserValueError(f"deterministic must be 'ON' or 'OFF', got {value!r}",
                                      where=user_frame())
             value = value == "ON"
+        if key == "runtime_num_threads":     # MindSpore's checks and words
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise UserTypeError(f"The parameter 'runtime_num_threads' must be <class 'int'>, "
+                                    f"but got {type(value)}.", where=user_frame())
+            if value < 0:
+                raise UserValueError("The num of thread must bigger than or equal to 0.",
+                                     where=user_frame())
         if key in _RUNTIME_KEYS:
             setattr(settings, key, value)
         else:
