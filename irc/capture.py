@@ -112,6 +112,7 @@ _PACKAGE_RENAMES = {
     "mindspore.nn.layer": "irc.nn",
     "mindspore.ops.operations": "irc.ops.operations",
     "mindspore.dataset.engine": "irc.dataset",
+    "mindspore.profiler": "irc.profiler",     # from mindspore.profiler.profiling import Profiler
 }
 
 

@@ -129,8 +129,10 @@ def test_reassigning_attributes():
     assert "relu" not in dict(net.name_cells())
     net.relu = nn.Sigmoid()
     assert list(net.name_cells())[-1] == "relu"
-    with pytest.raises(UserError, match="is a Parameter"):
-        net.scale = 3
+    with pytest.raises(UserError, match="Parameter 'scale' already exists in network, can not assign"):
+        net.scale = 3                              # MindSpore's words
+    net.scale = Tensor(np.full(net.scale.shape, 2.5, np.float32))     # MindSpore: set_data
+    assert isinstance(net.scale, Parameter) and float(net.scale.asnumpy().ravel()[0]) == 2.5
 
 
 def test_forgetting_super_init_is_a_clear_error():

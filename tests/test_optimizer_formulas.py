@@ -73,3 +73,14 @@ def test_a_fixed_rate_is_a_parameter_and_a_schedule_is_refused_by_the_callbacks(
     data = ds.NumpySlicesDataset({"x": X, "y": Y[:, :1]}, shuffle=False).batch(8)
     with pytest.raises(irc.diagnostics.UserError, match="does not support dynamic learning rate"):
         model.train(1, data, callbacks=[irc.train.LearningRateScheduler(lambda lr, step: lr)])
+
+
+def test_an_optimizer_the_user_wrote_trains_as_mindspores(capsys):
+    """tests/mindspore_style/custom_optimizer.py: the model zoo's style of
+    optimizer (ViT's AdamW: groups ordered by order_params, decay_flags,
+    parameters.clone, HyperMap, a power Parameter assigned in construct,
+    get_lr at global_step) under Model.train with a fixed loss scale, and
+    one that moves global_step with AssignAdd: losses, weights, state and
+    global_step as MindSpore 2.10's."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "custom_optimizer.py", rel=1e-5, abs=2e-5)

@@ -198,3 +198,22 @@ def test_images_without_a_channel_axis_go_through_a_pipeline(capsys):
     # offload asked: an [H, W] image stays on the host (its device form takes NHWC)
     data = data.map([vision.Rescale(2.0, 0.0), vision.HorizontalFlip()], "image", offload=True).batch(2)
     assert [img.shape for (img,) in data.create_tuple_iterator(output_numpy=True)] == [(2, 6, 5)] * 2
+
+
+def test_python_operations_side_by_side_pass_pil_images(capsys):
+    """tests/mindspore_style/pil_chain.py: consecutive Python operations of
+    one map (ToPIL, PIL functions, back to numpy) run as MindSpore's
+    Compose: the PIL image reaches the next function (irc gave it a numpy
+    array, and the model zoo's ViT augmentation failed on img.mode)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "pil_chain.py", rel=0, abs=0.01)
+
+
+def test_a_chain_of_python_operations_names_the_one_that_raised():
+    def broken(img):
+        return img.no_such_attribute
+
+    data = ds.NumpySlicesDataset({"image": np.zeros((2, 8, 8, 3), np.uint8)}, shuffle=False)
+    data = data.map([vision.ToPIL(), broken, np.array], input_columns="image")
+    with pytest.raises(UserError, match="the Python function .*broken raised AttributeError"):
+        list(data.create_tuple_iterator(output_numpy=True))

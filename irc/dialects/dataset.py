@@ -792,13 +792,8 @@ class GeneratorReader(SourceReader):
         raise TypeError("the source has no length")
 
     def _call(self, what, fn, *args):
-        try:
-            return fn(*args)
-        except UserError:
-            raise
-        except Exception as e:
-            raise UserError(f"GeneratorDataset: the source raised {type(e).__name__} "
-                            f"while {what}: {e}") from e
+        return call_user(fn, args, lambda e: f"GeneratorDataset: the source raised "
+                                             f"{type(e).__name__} while {what}: {e}")
 
     def read(self, indices):
         rows = [self._row(self._call(f"reading row {i}", self.source.__getitem__, int(i)))
@@ -1092,6 +1087,65 @@ PYFUNC = define("dataset.PyFunc", kind=MAP, family=FAMILY,
                     "a tuple result gives one column per element")
 
 
+class PyChain:
+    """Consecutive Python operations of one map, called in turn on one row
+    as MindSpore's Compose runs them: a result passes to the next function
+    as it is (``ToPIL()``'s PIL image to a PIL augmentation), a tuple as
+    that many arguments; only the last result becomes columns."""
+
+    def __init__(self, functions):
+        self.functions = list(functions)
+        self.__qualname__ = ", ".join(callable_name(f) for f in self.functions)
+
+    def __call__(self, *args):
+        out = args
+        for fn in self.functions:
+            out = call_python(fn, out)
+            if not isinstance(out, tuple):
+                out = (out,)
+        return out if len(out) != 1 else out[0]
+
+
+def call_user(fn, args, describe, error=UserError):
+    """``fn(*args)``: an exception of the user's code becomes
+    ``error(describe(exception))``, chained to it."""
+    try:
+        return fn(*args)
+    except UserError:
+        raise
+    except Exception as e:
+        raise error(describe(e)) from e
+
+
+def call_python(fn, args, when: str = "", name: str | None = None):
+    """A map's Python function on a row: an exception becomes a PyFuncError
+    naming the function (``when``: " on the first row")."""
+    return call_user(fn, args, lambda e: f"the Python function {name or callable_name(fn)} raised "
+                                         f"{type(e).__name__}{when}: {e}", PyFuncError)
+
+
+def python_runs(operations: list) -> list:
+    """A map's operations with each run of consecutive Python callables as
+    one PyChain (a lone one stays as it is)."""
+    grouped, run = [], []
+    for op in operations:
+        if callable(op) and not is_transform(op):
+            run.append(op)
+            continue
+        if run:
+            grouped.append(run[0] if len(run) == 1 else PyChain(run))
+            run = []
+        grouped.append(op)
+    if run:
+        grouped.append(run[0] if len(run) == 1 else PyChain(run))
+    return grouped
+
+
+def is_transform(op) -> bool:
+    """One of irc's transforms (an op of the IR), not a Python callable."""
+    return isinstance(getattr(op, "op_name", None), str) and isinstance(getattr(op, "attrs", None), dict)
+
+
 def to_user(value):
     """A value as Python functions and iterators see it: encoded bytes become
     u8[L] (MindSpore's form), everything else an ndarray."""
@@ -1108,12 +1162,7 @@ def _pyfunc_sample(inputs, attrs, draws):
     if not callable(fn):
         raise PyFuncError(f"the Python function {name} is not available (key {fn!r}): "
                           f"an IR module parsed from text holds no Python objects")
-    try:
-        out = fn(*[to_user(x) for x in inputs])
-    except UserError:
-        raise
-    except Exception as e:
-        raise PyFuncError(f"the Python function {name} raised {type(e).__name__}: {e}") from e
+    out = call_python(fn, [to_user(x) for x in inputs], name=name)
     outs = list(out) if isinstance(out, tuple) else [out]
     want = len(attrs["out_types"])
     if len(outs) != want:

@@ -313,7 +313,7 @@ class _Lowering:
         map_id = self.next_map
         self.next_map += 1
         map_attrs = {"map": map_id, "offload": p.get("offload"), "workers": p.get("num_parallel_workers")}
-        ops = p["operations"]   # never empty: Dataset.map refuses that
+        ops = map_operations(ds)   # never empty: Dataset.map refuses that
         for i, op in enumerate(ops):
             last = i == len(ops) - 1
             if _is_tensor_op(op):
@@ -391,7 +391,18 @@ class _Lowering:
 
 
 def _is_tensor_op(op) -> bool:
-    return isinstance(getattr(op, "op_name", None), str) and isinstance(getattr(op, "attrs", None), dict)
+    from ..dialects.dataset import is_transform
+    return is_transform(op)
+
+
+def map_operations(ds) -> list:
+    """Map ``ds``'s operations as the pipeline runs them: consecutive Python
+    callables as one chain (irc.dialects.dataset.python_runs), made once."""
+    from ..dialects.dataset import python_runs
+    ops = ds.__dict__.get("_irc_operations")
+    if ops is None:
+        ops = ds.__dict__["_irc_operations"] = python_runs(list(ds.params["operations"]))
+    return ops
 
 
 # =============================================================================
@@ -436,7 +447,7 @@ def _probe(ds, index: int, in_types: list[TensorType]) -> Optional[list[TensorTy
     names = column_names(ds.children[0])
     ins, _ = map_columns(ds, names)
     values = [row[n] for n in ins]
-    ops = ds.params["operations"]
+    ops = map_operations(ds)
     for op in ops[:index]:
         values = _located(ds, op, _apply_eagerly, op, values)
     args = [to_user(v) for v in values]
@@ -508,12 +519,6 @@ def _apply_eagerly(op, values: list) -> list:
 
 
 def _call_python(fn, args: list) -> list:
-    from ..dialects.dataset import PyFuncError
-    try:
-        out = fn(*args)
-    except UserError:
-        raise
-    except Exception as e:
-        raise PyFuncError(f"the Python function {callable_name(fn)} raised {type(e).__name__} "
-                          f"on the first row: {e}") from e
+    from ..dialects.dataset import call_python
+    out = call_python(fn, args, " on the first row")
     return list(out) if isinstance(out, tuple) else [out]

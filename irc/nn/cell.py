@@ -59,9 +59,18 @@ class Cell:
             if self._auto_prefix:
                 value.update_parameters_name(name + ".")
         else:
-            if name in self.__dict__.get("_params", ()) and value is not None:
-                raise UserTypeError(f"{type(self).__name__}.{name} is a Parameter; assign a "
-                                    f"Parameter (or use {name}.set_data(...))", where=user_frame())
+            params = self.__dict__.get("_params", {})
+            if name in params and value is not None:
+                if _dispatch.is_tensor(value):
+                    # MindSpore's: the Parameter takes the value (an Assign in a traced construct)
+                    if _dispatch.tracer() is not None:
+                        _dispatch.assign(params[name], value)
+                    else:
+                        params[name].set_data(value)
+                    return
+                raise UserTypeError(f"Parameter '{name}' already exists in network, can not "
+                                    f"assign this type: '{type(value)}' as a parameter.",
+                                    where=user_frame())
             self._forget(name)
             object.__setattr__(self, name, value)
 

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.tensor import Parameter, Tensor
+from ..common.tensor import Parameter, ParameterTuple, Tensor
 from ..diagnostics import UnsupportedError, UserError, UserValueError, user_frame
 from ..dialects.train import OPTIMIZER_SPECS, SCALAR_STATE, optimizer_state, state_fill, update_attrs
 from ..ops import _dispatch
 from .cell import Cell
 from .learning_rate_schedule import LearningRateSchedule
 
-__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "Adadelta",
+__all__ = ["opt_init_args_register", "Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "Adadelta",
            "LazyAdam"]
 
 
@@ -55,6 +55,32 @@ def _moment_rates(opt, beta1, beta2, eps) -> tuple[float, float, float]:
     return float(beta1), float(beta2), _check_number(cls, "eps", eps, open_lo=True)
 
 
+def opt_init_args_register(fn):
+    """MindSpore's decorator of an optimizer's ``__init__``: records its
+    arguments (``init_params``, ``init_learning_rate``, ``init_args``), as
+    the model zoo's optimizers are written."""
+    import functools
+    import inspect
+
+    @functools.wraps(fn)
+    def init(self, *args, **kwargs):
+        arguments = inspect.signature(fn).bind(self, *args, **kwargs)
+        arguments.apply_defaults()
+        given = dict(arguments.arguments)
+        given.pop("self")
+        if "params" in given:
+            object.__setattr__(self, "init_params", {"params": given.pop("params")})
+        if "optimizer" in given:
+            object.__setattr__(self, "init_params", {"params": given.pop("optimizer").init_params["params"]})
+        if "learning_rate" in given:
+            lr = given.pop("learning_rate")
+            lr = lr.asnumpy().tolist() if isinstance(lr, Tensor) else lr
+            object.__setattr__(self, "init_learning_rate", None if isinstance(lr, Cell) else lr)
+        object.__setattr__(self, "init_args", given)
+        fn(self, *args, **kwargs)
+    return init
+
+
 class Optimizer(Cell):
     """Base class: parameters (optionally in groups), learning rate, weight
     decay and loss scale."""
@@ -75,9 +101,38 @@ class Optimizer(Cell):
         self._rate_fed = False     # set by Model.train when a callback will change the rate
         self.param_list, self.weight_decays, self.param_lrs = self._groups(cls, parameters, weight_decay)
         self._param_keys = [p.name for p in self.param_list]
+        self._mindspore_attributes(parameters, weight_decay)
         from ..capture import current
         if current() is not None:
             current().optimizers.append(self)
+
+    def _mindspore_attributes(self, parameters, weight_decay) -> None:
+        """What MindSpore's Optimizer holds for the optimizers users write
+        (``self.decay_flags``, ``self.weight_decay``, ``self.hyper_map`` ...):
+        the model zoo's AdamW reads them in its construct."""
+        from ..ops import composite as C
+        items = list(parameters) if not isinstance(parameters, Parameter) else [parameters]
+        self.is_group = not all(isinstance(p, Parameter) for p in items)
+        self.is_group_lr = any(lr is not None for lr in self.param_lrs)
+        self.is_group_params_ordered = any(isinstance(g, dict) and "order_params" in g for g in items)
+        if self.is_group:
+            self.decay_flags = tuple(d > 0 for d in self.weight_decays)
+            self.weight_decay = tuple(Tensor(np.float32(d)) for d in self.weight_decays)
+        else:
+            self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name
+                                     for p in self.param_list)
+            self.weight_decay = Tensor(np.float32(weight_decay))
+        self.exec_weight_decay = any(d > 0 for d in self.weight_decays)
+        self.grad_centralization_flags = (False,) * len(self.param_list)
+        self.dynamic_weight_decay = False
+        self.optim_filter = (True,) * len(self.param_list)
+        self.use_parallel = False
+        self.param_length = len(self.param_list)
+        self.need_scale = self.loss_scale != 1.0
+        self.reciprocal_scale = Tensor(np.float32(1.0 / self.loss_scale))
+        self.global_step_increase_tensor = Tensor(np.array([1], np.int32))
+        self.map_, self.map_reverse = C.Map(), C.Map(None, True)
+        self.hyper_map, self.hyper_map_reverse = C.HyperMap(), C.HyperMap(None, True)
 
     # -- parameters ---------------------------------------------------------------------
     def _groups(self, cls: str, parameters, weight_decay: float):
@@ -91,9 +146,11 @@ class Optimizer(Cell):
                       else 0.0 for p in items]
             return items, decays, [None] * len(items)
         params, decays, lrs = [], [], []
+        order = None
         for group in items:
             if not isinstance(group, dict) or "params" not in group:
                 if isinstance(group, dict) and "order_params" in group:
+                    order = list(group["order_params"])
                     continue
                 raise UserError(f"{cls}: parameters must be Parameters or dicts with 'params', "
                                 f"got {type(group).__name__}", where=self.source)
@@ -113,11 +170,38 @@ class Optimizer(Cell):
                 params.append(p)
                 decays.append(wd)
                 lrs.append(lr)
+        if order is not None:      # MindSpore's: the parameters in order_params' order
+            names = [p.name for p in params]
+            if sorted(names) != sorted(p.name for p in order):
+                raise UserValueError(f"For 'Optimizer', the length of order parameters must be the "
+                                     f"same as the length of group parameters, but got order "
+                                     f"parameters' length {len(order)}, group parameters' length "
+                                     f"{len(params)}.", where=self.source)
+            at = [names.index(p.name) for p in order]
+            params, decays, lrs = ([xs[i] for i in at] for xs in (params, decays, lrs))
         return params, decays, lrs
 
     @property
-    def parameters(self) -> list[Parameter]:
-        return list(self.param_list)
+    def parameters(self) -> ParameterTuple:
+        return ParameterTuple(self.param_list)
+
+    @property
+    def custom(self) -> bool:
+        """An optimizer the user wrote: its own construct updates the
+        parameters (Model trains it through a TrainOneStepCell, as MindSpore's)."""
+        construct = type(self).construct
+        return construct is not Optimizer.construct and not construct.__module__.startswith("irc.")
+
+    @property
+    def global_step(self) -> Parameter:
+        """MindSpore's step counter Parameter (int32 [1]): the rate of a
+        dynamic learning rate is read at it, and only an optimizer's own
+        ``assignadd`` moves it (MindSpore 2.x's get_lr does not)."""
+        step = self.__dict__.get("_irc_global_step")
+        if step is None:
+            step = Parameter(np.zeros(1, np.int32), name="global_step", requires_grad=False)
+            object.__setattr__(self, "_irc_global_step", step)
+        return step
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
         """MindSpore's optimizer holds the network's parameters as its own,
@@ -181,7 +265,59 @@ class Optimizer(Cell):
         return out.astype(np.float32)
 
     def get_lr(self):
-        return Tensor(self.learning_rates(0, 1)[0])
+        """MindSpore's: the rate at ``global_step`` (a group's own rates:
+        one per parameter)."""
+        if self.is_group_lr:
+            base = self.get_lr_at_step()
+            return tuple(base if lr is None else Tensor(np.float32(lr)) for lr in self.param_lrs)
+        return self.get_lr_at_step()
+
+    def get_lr_at_step(self):
+        lr = self._rate
+        if isinstance(lr, float):
+            return self.learning_rate
+        if isinstance(lr, LearningRateSchedule):
+            return lr(self.global_step).reshape(())
+        from .. import ops
+        rates = self.__dict__.get("_irc_rates")
+        if rates is None:
+            rates = Parameter(np.asarray(lr, np.float32), name="learning_rate", requires_grad=False)
+            object.__setattr__(self, "_irc_rates", rates)
+        return ops.gather(rates, self.global_step, 0).reshape(())
+
+    def get_lr_parameter(self, param):
+        """The rate of ``param`` (its group's, else the optimizer's)."""
+        for p, lr in zip(self.param_list, self.param_lrs):
+            if p is param or p.name == getattr(param, "name", None):
+                return self.get_lr_at_step() if lr is None else Tensor(np.float32(lr))
+        raise UserValueError(f"get_lr_parameter: {getattr(param, 'name', param)!r} is not one of "
+                             f"the optimizer's parameters", where=user_frame())
+
+    def get_weight_decay(self):
+        return self.weight_decay
+
+    def decay_weight(self, gradients):
+        """``gradient + weight_decay * param`` where the decay applies (MindSpore's)."""
+        if not self.exec_weight_decay:
+            return gradients
+        decays = self.weight_decay if self.is_group else (self.weight_decay,) * len(self.param_list)
+        return tuple(g + p * d if flag else g for g, p, d, flag
+                     in zip(gradients, self.param_list, decays, self.decay_flags))
+
+    def scale_grad(self, gradients):
+        """Gradients divided by the loss scale (MindSpore's)."""
+        if not self.need_scale:
+            return gradients
+        return tuple(g * self.reciprocal_scale for g in gradients)
+
+    def gradients_centralization(self, gradients):
+        return gradients
+
+    def flatten_gradients(self, gradients):
+        return gradients
+
+    def broadcast_params(self, optim_result):
+        return optim_result
 
     # -- what the compiler reads --------------------------------------------------------
     def hyper_attrs(self) -> dict:
@@ -258,13 +394,27 @@ class Optimizer(Cell):
     def state_parameters(self) -> list[Parameter]:
         """The state made so far (moments, Adam's powers), as Parameters:
         named, as MindSpore's, after the parameter's name when the
-        optimizer was made (``moment1.fc1.weight`` under ``net.fc1.weight``)."""
+        optimizer was made (``moment1.fc1.weight`` under ``net.fc1.weight``).
+        A user's optimizer: the Parameters it holds itself (its cloned
+        moments, its powers) and global_step."""
+        if self.custom:
+            own = [p for v in self.__dict__.values() if isinstance(v, ParameterTuple) for p in v]
+            own += [p for p in self._params.values() if p is not None]
+            seen = {id(p) for p in self.param_list}
+            found = []
+            for p in own:
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    found.append(p)
+            return found + [self.global_step]
         states = [p for ps in self.__dict__.get("_irc_states", {}).values() for p in ps]
         return states + list(self.__dict__.get("_irc_powers", ()))
 
     def make_state(self) -> list[Parameter]:
         """Every state Parameter made now (a checkpoint of a step not yet
         run names them all); the state_parameters."""
+        if self.custom:
+            return self.state_parameters()
         for param in self.param_list:
             self.state_of(param)
         if self.kind == "Adam":

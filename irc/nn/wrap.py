@@ -209,9 +209,10 @@ def unwrap_train_cell(network):
     """``Model(TrainOneStepCell(WithLossCell(net, loss_fn), opt))`` trains as
     ``Model(net, loss_fn, opt)``: (network whose output is the loss,
     optimizer), or None when ``network`` is not a TrainOneStepCell, or is
-    one whose own ``construct`` (clipping, loss scaling ...) is the step:
-    that one runs as written (``irc.train.step_cell``)."""
+    one whose own ``construct`` (clipping, loss scaling ...) is the step, or
+    whose optimizer is the user's own: that one runs as written
+    (``irc.train.step_cell``)."""
     if not isinstance(network, TrainOneStepCell) or \
-            type(network).construct is not TrainOneStepCell.construct:
+            type(network).construct is not TrainOneStepCell.construct or network.optimizer.custom:
         return None
     return network.network, network.optimizer

@@ -8,6 +8,7 @@ from . import derived, functional, operations  # noqa: F401
 from .derived import *  # noqa: F401,F403 -- MindSpore 2.x's functions built from the others
 from .functional import (  # noqa: F401
     abs, adaptive_avg_pool2d, add, addn, all, amax, amin, any, arange, argmax, argmin, assign,
+    assign_add, assign_sub,
     avg_pool2d, batch_norm, bias_add, binary_cross_entropy, binary_cross_entropy_with_logits, bmm,
     broadcast_to, cast, cat, ceil, chunk, clamp, clip, clip_by_global_norm, concat, conv2d,
     conv_transpose2d, cos, cosine_similarity, cross_entropy, cumsum, dense, depend, div, dot,
@@ -25,6 +26,7 @@ from .functional import (  # noqa: F401
 )
 from .operations import (  # noqa: F401
     Abs, AdaptiveAvgPool2D, Add, AddN, AllReduce, Argmax, ArgMaxWithValue, ArgMinWithValue, Assign,
+    AssignAdd, AssignSub,
     AvgPool, BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, CumSum, Depend, Div, Dropout,
     DType, Elu, Equal, Erf, Exp, ExpandDims, Expm1, Eye, Fill, Flatten, Floor, FloorDiv, FloorMod,
     Gather, GatherV2, GeLU, Greater, GreaterEqual, HSigmoid, HSwish, Identity, IsFinite, IsNan,

@@ -1125,6 +1125,16 @@ def assign(variable, value):
     return variable
 
 
+def assign_add(variable, value):
+    """``variable <- variable + value`` (a Parameter: an optimizer's global_step)."""
+    return assign(variable, cast(add(variable, value), variable.dtype))
+
+
+def assign_sub(variable, value):
+    """``variable <- variable - value``."""
+    return assign(variable, cast(sub(variable, value), variable.dtype))
+
+
 # -----------------------------------------------------------------------------
 # constants
 

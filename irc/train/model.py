@@ -78,6 +78,11 @@ class Model:
         # TrainingWrapper): training calls it per batch (irc.train.step_cell)
         self._step_cell = loss_fn is None and optimizer is None
         self._loss_scale_manager = kwargs.get("loss_scale_manager")
+        # An optimizer the user wrote (its own construct) is trained as
+        # MindSpore's Model builds it: in a TrainOneStepCell, called per batch
+        self._train_cell = None
+        if optimizer is not None and optimizer.custom and loss_fn is not None:
+            self._train_cell = _train_cell(network, loss_fn, optimizer, self._loss_scale_manager)
         self._loss_fn = loss_fn
         self._optimizer = optimizer
         self._metric_fns = get_metrics(metrics)
@@ -113,7 +118,7 @@ class Model:
             "sink_size": sink_size, "initial_epoch": initial_epoch, "steps_per_epoch": steps,
             "steps_per_sink": steps if sink else 1,
             "unroll": int(options.get("unroll") or DEFAULT_UNROLL)}, source)
-        if self._step_cell:
+        if self._step_cell or self._train_cell is not None:
             from . import step_cell
             step_cell.train_step_cell(self, job)
             return None
@@ -278,3 +283,39 @@ class _FitEvaluation(Callback):
                                            {**self.model._metric_fns, _EVAL_LOSS: _LastBatchLoss()})
             cb.metrics = {k: v for k, v in results.items() if k != _EVAL_LOSS}
             cb.eval_results = {**cb.metrics, "eval_loss": results[_EVAL_LOSS]}
+
+
+def _train_cell(network, loss_fn, optimizer, loss_scale_manager):
+    """MindSpore's ``amp.build_train_network``: the network with its loss in
+    a TrainOneStepCell whose sens is the fixed loss scale, or in a
+    TrainOneStepWithLossScaleCell when the manager updates the scale."""
+    from ..nn.wrap import TrainOneStepCell, WithLossCell
+    with_loss = WithLossCell(network, loss_fn)
+    if loss_scale_manager is None:
+        return TrainOneStepCell(with_loss, optimizer).set_train()
+    update_cell = loss_scale_manager.get_update_cell()
+    if update_cell is not None:
+        from ..nn.loss_scale import TrainOneStepWithLossScaleCell
+        return TrainOneStepWithLossScaleCell(with_loss, optimizer, scale_sense=update_cell).set_train()
+    return TrainOneStepCell(with_loss, optimizer, loss_scale_manager.get_loss_scale()).set_train()
+
+
+# Names MindSpore's mindspore/train/model.py imports, which scripts import
+# from it (the model zoo's ViT: ``from mindspore.train.model import Model,
+# ParallelMode``); resolved on use: they live in modules that import this one.
+_REEXPORTED = {
+    "ParallelMode": "irc.parallel", "RunContext": "irc.train.callback",
+    "ModelCheckpoint": "irc.train.callback", "Callback": "irc.train.callback",
+    "DatasetHelper": "irc.train.dataset_helper",
+    "connect_network_with_dataset": "irc.train.dataset_helper",
+    "save_checkpoint": "irc.train.serialization", "load_param_into_net": "irc.train.serialization",
+    "get_metric_fn": "irc.train.metrics", "get_metrics": "irc.train.metrics",
+}
+
+
+def __getattr__(name: str):
+    if name in _REEXPORTED:
+        import importlib
+        return getattr(importlib.import_module(_REEXPORTED[name]), name)
+    from ..diagnostics import missing_names
+    return missing_names(__name__)(name)

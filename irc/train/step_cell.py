@@ -84,8 +84,14 @@ def _batches(dataset):
 
 
 
+def step_network(model):
+    """What a step-Cell training calls per batch: the network given as the
+    step, or the TrainOneStepCell Model built around a user's optimizer."""
+    return model._train_cell if model._train_cell is not None else model.network
+
+
 def train_step_cell(model, job: Job) -> None:
-    if not _optimizers(model.network):
+    if not _optimizers(step_network(model)):
         from ..diagnostics import UserError
         raise UserError("Model.train needs an optimizer: Model(network, loss_fn, optimizer)",
                         where=job.source,
@@ -106,7 +112,7 @@ class _StepCellTraining(_Training):
     def __init__(self, model, job: Job):
         super().__init__(model, job)
         from ..dataset import config
-        self.cell = model.network
+        self.cell = step_network(model)
         self.optimizers = _optimizers(self.cell)
         for optimizer in self.optimizers:     # named in checkpoints from the first step on
             optimizer.make_state()
@@ -229,6 +235,7 @@ def _trace_one_step(model, job: Job) -> Optional[object]:
     batches.close()
     if batch is None:
         return None
-    print(f"irc: note: Model.train of a step Cell ({type(model.network).__name__}): irc compile "
+    cell = step_network(model)
+    print(f"irc: note: Model.train of a step Cell ({type(cell).__name__}): irc compile "
           f"traces its construct on one batch; irc run trains it", file=sys.stderr)
-    return model.network(*batch)
+    return cell(*batch)
