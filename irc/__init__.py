@@ -62,6 +62,7 @@ _LAZY = {
     "get_log_config": "irc.log",
     "Profiler": "irc.profiler",
     "ParameterTuple": "irc.common.tensor",
+    "RowTensor": "irc.common.tensor",
     **dict.fromkeys(("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"),
                     "irc.train.loss_scale_manager"),
     "jit": "irc.train.functional",

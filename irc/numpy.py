@@ -145,4 +145,82 @@ def where(condition, x=None, y=None):
     return ops.where(condition, x, y)
 
 
+# --- array functions with numpy's names and arguments, through ``ops`` (so
+# they trace inside a Cell's construct: the model zoo's Swin Transformer
+# shifts its windows with mindspore.numpy.roll) ---------------------------
+
+def _ops():
+    from . import ops
+    return ops
+
+
+def roll(a, shift, axis=None):
+    return _ops().roll(a, shift, axis)
+
+
+def concatenate(arrays, axis=0):
+    return _ops().concat(tuple(arrays), axis)
+
+
+def stack(arrays, axis=0):
+    return _ops().stack(tuple(arrays), axis)
+
+
+def transpose(a, axes=None):
+    if axes is None:
+        axes = tuple(range(len(a.shape) - 1, -1, -1))
+    return _ops().transpose(a, tuple(axes))
+
+
+def reshape(x, new_shape):
+    return _ops().reshape(x, (new_shape,) if isinstance(new_shape, int) else tuple(new_shape))
+
+
+def expand_dims(a, axis):
+    return _ops().expand_dims(a, axis)
+
+
+def squeeze(a, axis=None):
+    return _ops().squeeze(a, axis)
+
+
+def swapaxes(x, axis1, axis2):
+    return _ops().swapaxes(x, axis1, axis2)
+
+
+def moveaxis(a, source, destination):
+    return _ops().moveaxis(a, source, destination)
+
+
+def flip(m, axis=None):
+    axes = tuple(range(len(m.shape))) if axis is None else axis
+    return _ops().flip(m, axes)
+
+
+def tile(a, reps):
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    rank = max(len(a.shape), len(reps))
+    a = reshape(a, (1,) * (rank - len(a.shape)) + tuple(a.shape)) if len(a.shape) < rank else a
+    return _ops().tile(a, (1,) * (rank - len(reps)) + reps)
+
+
+def matmul(x1, x2):
+    return _ops().matmul(x1, x2)
+
+
+def maximum(x1, x2):
+    return _ops().maximum(x1, x2)
+
+
+def minimum(x1, x2):
+    return _ops().minimum(x1, x2)
+
+
+def clip(a, a_min, a_max):
+    return _ops().clip(a, a_min, a_max)
+
+
+__all__ += ["roll", "concatenate", "stack", "transpose", "reshape", "expand_dims", "squeeze",
+            "swapaxes", "moveaxis", "flip", "tile", "matmul", "maximum", "minimum", "clip"]
+
 __getattr__ = missing_names(__name__)

@@ -250,3 +250,23 @@ Tensor(shape=[2], dtype=Bool, value= [ True, False])
     trace_cell(Module("m"), Printing(), [TensorType("f32", ("N", 3))], "device")
     captured = capsys.readouterr()
     assert captured.out == "" and "ops.Print inside a compiled network prints nothing" in captured.err
+
+
+def test_mindspore_numpy_array_functions(capsys):
+    """tests/mindspore_style/numpy_functions.py: mindspore.numpy's roll (the
+    Swin Transformer's window shift), concatenate, stack, transpose, tile ...
+    as MindSpore 2.10 computes them."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "numpy_functions.py", rel=0, abs=0)
+
+
+def test_float_status_flags_nan_and_infinity():
+    """P.FloatStatus (MindSpore's GPU kernel; its CPU has none): [1.0] when a
+    value is not finite, eagerly and traced."""
+    status = ms.ops.FloatStatus()
+    assert status(ms.Tensor(np.array([1.0, np.inf], np.float32))).asnumpy().tolist() == [1.0]
+    assert status(ms.Tensor(np.array([[np.nan]], np.float32))).asnumpy().tolist() == [1.0]
+    assert status(ms.Tensor(np.array([1.0, -2.0], np.float32))).asnumpy().tolist() == [0.0]
+    flagged = ms.jit(lambda x: status(x * 2.0))
+    assert flagged(ms.Tensor(np.array([3e38], np.float32))).asnumpy().tolist() == [1.0]
+    assert flagged(ms.Tensor(np.array([3.0], np.float32))).asnumpy().tolist() == [0.0]

@@ -11,7 +11,7 @@ from .dtype import (  # noqa: F401
 
 # name -> module defining it, loaded on first use (Tensor's module loads ops).
 _LAZY = {"Tensor": "irc.common.tensor", "Parameter": "irc.common.tensor",
-         "ParameterTuple": "irc.common.tensor"}
+         "ParameterTuple": "irc.common.tensor", "RowTensor": "irc.common.tensor"}
 _missing = missing_names(__name__)
 
 

@@ -498,6 +498,18 @@ class ParameterTuple(tuple):
         return ParameterTuple(clones)
 
 
+class RowTensor:
+    """MindSpore's sparse gradient of a row-gathered weight (``indices``,
+    ``values``, ``dense_shape``).  irc's gradients are dense, so no
+    gradient is one; scripts name it to register overloads (the model
+    zoo's loss-scale steps: ``@_grad_scale.register("Tensor", "RowTensor")``)."""
+
+    def __init__(self, indices=None, values=None, shape=None, row_tensor=None):
+        if row_tensor is not None:
+            indices, values, shape = row_tensor.indices, row_tensor.values, row_tensor.dense_shape
+        self.indices, self.values, self.dense_shape = indices, values, tuple(shape or ())
+
+
 # MindSpore's Tensor methods that are its ``ops`` functions with the tensor
 # as the first argument (``x.topk(2)`` is ``ops.topk(x, 2)``); methods whose
 # arguments differ from the function's (fill, select, where, take) are not.

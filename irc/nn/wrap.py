@@ -216,3 +216,21 @@ def unwrap_train_cell(network):
             type(network).construct is not TrainOneStepCell.construct or network.optimizer.custom:
         return None
     return network.network, network.optimizer
+
+
+# MindSpore's mindspore.nn.wrap package also holds the loss-scale cells
+# (``nn.wrap.FixedLossScaleUpdateCell``, ``nn.wrap.loss_scale.DynamicLossScaleUpdateCell``:
+# the model zoo's Swin Transformer); irc's live in irc.nn.loss_scale, which imports this module.
+_FROM_LOSS_SCALE = ("FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell",
+                    "TrainOneStepWithLossScaleCell")
+
+
+def __getattr__(name: str):
+    import importlib
+    if name in _FROM_LOSS_SCALE:
+        return getattr(importlib.import_module("irc.nn.loss_scale"), name)
+    if name == "loss_scale":
+        return importlib.import_module("irc.nn.loss_scale")
+    if name in ("cell_wrapper", "grad_reducer"):
+        return importlib.import_module(__name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,11 @@ from .functional import clip_by_global_norm  # noqa: F401  (C.clip_by_global_nor
 
 __all__ = ["MultitypeFuncGraph", "HyperMap", "Map", "clip_by_global_norm"]
 
+# ops functions MindSpore's composite module also holds (``C.ones_like(loss)``
+# in the model zoo's loss-scale steps), found in irc.ops on first use
+_FROM_OPS = ("ones_like", "zeros_like", "matmul", "dot", "mm", "vecdot", "normal", "uniform",
+             "repeat_interleave", "count_nonzero", "cummin", "clip_by_value")
+
 
 def _type_name(x) -> tuple[str, ...]:
     """The names a value matches in a ``register(...)`` signature."""
@@ -103,4 +108,11 @@ class HyperMap(Map):
         return self._map(fn, args)
 
 
-__getattr__ = composite_getattr(__name__)
+_composite_getattr = composite_getattr(__name__)
+
+
+def __getattr__(name: str):
+    if name in _FROM_OPS:
+        from .. import ops
+        return getattr(ops, name)
+    return _composite_getattr(name)

@@ -111,6 +111,15 @@ Assign = _named(_elementwise(F.assign, "variable <- value"), "Assign")
 AssignAdd = _named(_elementwise(F.assign_add, "variable <- variable + value"), "AssignAdd")
 AssignSub = _named(_elementwise(F.assign_sub, "variable <- variable - value"), "AssignSub")
 Depend = _named(_elementwise(F.depend, "value, once expr has run"), "Depend")
+
+
+class FloatStatus(Primitive):
+    """``[1.0]`` when ``x`` holds a NaN or an infinity, else ``[0.0]``
+    (MindSpore's GPU kernel; the model zoo's loss-scale steps make one)."""
+
+    def __call__(self, x):
+        overflow = F.logical_not(F.all(F.isfinite(x)))
+        return F.reshape(F.cast(overflow, mstype.float32), (1,))
 DType = _named(_elementwise(lambda x: x.dtype, "the dtype of x"), "DType")
 Print = _named(_elementwise(F.print_, "each input printed, as MindSpore's Print"), "Print")
 

@@ -59,3 +59,12 @@ print(F.tuple_len((3, 4, 5)), F.make_range(0, 3), F.make_range(4))   # graph-mod
 for t in (F.scalar_to_tensor(1.0), F.scalar_to_tensor(3), F.scalar_to_tensor(2, ms.int32),
           ms.ops.scalar_to_tensor(True, ms.bool_), ms.ops.tuple_to_array((1, 2, 3)), F.tuple_to_array((1.5, 2.0))):
     print(t.dtype, t.shape, t)
+# where the model zoo's ViT and Swin Transformer import from
+from mindspore.common import RowTensor  # noqa: E402
+from mindspore.train.model import Model, ParallelMode  # noqa: E402
+from mindspore.nn.optim.optimizer import opt_init_args_register  # noqa: E402,F401
+from mindspore.ops import composite as C  # noqa: E402
+print(Model is ms.Model, ParallelMode.DATA_PARALLEL, RowTensor.__name__,
+      nn.wrap.FixedLossScaleUpdateCell(8.0).get_loss_scale(),
+      nn.wrap.loss_scale.DynamicLossScaleUpdateCell(2 ** 12, 2, 100).get_loss_scale(),
+      C.ones_like(ms.Tensor(np.zeros((2, 2), np.float32))).asnumpy().sum())
