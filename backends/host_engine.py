@@ -551,9 +551,10 @@ def _produce(plan: Plan, state: RunState, q: queue.Queue, stop: threading.Event,
 
 
 def _acquire(semaphore: threading.Semaphore, stop: threading.Event) -> bool:
+    """Wait for ``semaphore``; False once ``stop`` is set (a stop releases it)."""
     while not stop.is_set():
         if semaphore.acquire(timeout=0.05):
-            return True
+            return not stop.is_set()
     return False
 
 
@@ -576,7 +577,8 @@ class EngineRun:
                                         args=(plan, state, self._q, self._stop, num_epochs,
                                               self._epoch_taken))
         self._thread.start()
-        self._finalizer = weakref.finalize(self, _stop_thread, self._stop, self._q, self._thread)
+        self._finalizer = weakref.finalize(self, _stop_thread, self._stop, self._q, self._thread,
+                                           self._epoch_taken)
 
     def _get(self):
         while True:
@@ -629,10 +631,13 @@ def _output(value):
 STOP_TIMEOUT = 10.0   # seconds to wait for a producer stuck in user code (it is a daemon)
 
 
-def _stop_thread(stop: threading.Event, q: queue.Queue, thread: threading.Thread) -> None:
-    """Stop the producer: it sees ``stop`` at its next row or queue put, closes
-    its generators and shuts its worker pools down."""
+def _stop_thread(stop: threading.Event, q: queue.Queue, thread: threading.Thread,
+                 epoch_taken: threading.Semaphore) -> None:
+    """Stop the producer: it sees ``stop`` at its next row, queue put or
+    wait for the next epoch (woken here), closes its generators and shuts
+    its worker pools down."""
     stop.set()
+    epoch_taken.release()
     if thread is threading.current_thread():
         return
     deadline = time.monotonic() + STOP_TIMEOUT
