@@ -101,6 +101,7 @@ _RENAMES = {
     "mindspore.train.summary": "irc.train.summary_record",
     "mindspore.train.summary.summary_record": "irc.train.summary_record",
     "mindspore.dataset.engine": "irc.dataset",    # older scripts: import mindspore.dataset.engine as de
+    "mindspore.parallel._utils": "irc.parallel_utils",  # the model zoo's _get_device_num ...
 }
 
 # MindSpore packages whose submodules (where MindSpore defines each class:
@@ -143,7 +144,7 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         target = irc_module_for(spec.name)
-        if not is_api_module(target):
+        if not is_api_module(target) and spec.name not in _RENAMES:
             raise unsupported_api(spec.name, kind=UnsupportedModule)
         try:
             return importlib.import_module(target)

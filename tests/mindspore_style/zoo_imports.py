@@ -68,3 +68,5 @@ print(Model is ms.Model, ParallelMode.DATA_PARALLEL, RowTensor.__name__,
       nn.wrap.FixedLossScaleUpdateCell(8.0).get_loss_scale(),
       nn.wrap.loss_scale.DynamicLossScaleUpdateCell(2 ** 12, 2, 100).get_loss_scale(),
       C.ones_like(ms.Tensor(np.zeros((2, 2), np.float32))).asnumpy().sum())
+from mindspore.parallel._utils import _get_device_num, _get_gradients_mean, _get_parallel_mode  # noqa: E402
+print(_get_device_num(), _get_gradients_mean(), _get_parallel_mode())   # the zoo's WGAN cells
