@@ -293,6 +293,16 @@ def _is_stream(graph: Graph, value: Value) -> bool:
     return get(graph.node(value.node).op).kind in (SOURCE, PIPELINE)
 
 
+def with_user_sampler(module: Module, attrs: dict) -> dict:
+    """A source's attributes with its user-written sampler (an
+    ``IterableSampler``, kept by key in ``module.objects``) in place."""
+    sampler = attrs.get("sampler")
+    if isinstance(sampler, dict) and sampler.get("kind") == "IterableSampler":
+        key = sampler.get("sampler")
+        return {**attrs, "sampler": {**sampler, "sampler": module.objects.get(key, key)}}
+    return attrs
+
+
 class Plan:
     """Executors for one pipeline graph."""
 
@@ -367,7 +377,8 @@ class Plan:
                     raise UserError(f"{node.op}: its data ({attrs[key]!r}) is not in the module "
                                     f"(an IR module parsed from text holds no Python objects)", where=where)
                 attrs[key] = self.module.objects[attrs[key]]
-            return SourceExec(node, attrs, opdef.trait(RowSource).reader, where)
+            return SourceExec(node, with_user_sampler(self.module, attrs), opdef.trait(RowSource).reader,
+                              where)
         operands = self.graph.operands(node)
         op = node.op
         if op in ("dataset.concat", "dataset.zip"):
@@ -752,6 +763,7 @@ def dataset_size(module: Module, graph: Graph, stream: Optional[str] = None):
         attrs = dict(node.attrs)
         for key in opdef.object_attrs:
             attrs[key] = module.objects.get(attrs[key], attrs[key])
+        attrs = with_user_sampler(module, attrs)
         children = [count(c) for c in stream_children(node)]
         try:
             n = opdef.trait(RowCount).count(attrs, children)

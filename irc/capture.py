@@ -102,6 +102,7 @@ _RENAMES = {
     "mindspore.train.summary.summary_record": "irc.train.summary_record",
     "mindspore.dataset.engine": "irc.dataset",    # older scripts: import mindspore.dataset.engine as de
     "mindspore.parallel._utils": "irc.parallel_utils",  # the model zoo's _get_device_num ...
+    "mindspore.parallel._auto_parallel_context": "irc.parallel_utils",
 }
 
 # MindSpore packages whose submodules (where MindSpore defines each class:

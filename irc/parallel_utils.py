@@ -1,6 +1,7 @@
-"""``mindspore.parallel._utils``: MindSpore's private helpers, which some 30
-of the model zoo's training cells import to build their grad reducers
-(``_get_device_num``, ``_get_gradients_mean``, ``_get_parallel_mode``)."""
+"""``mindspore.parallel._utils`` and ``mindspore.parallel._auto_parallel_context``:
+MindSpore's private helpers, which some 80 of the model zoo's training cells
+import to build their grad reducers (``_get_device_num``,
+``_get_gradients_mean``, ``auto_parallel_context().get_device_num_is_set()``)."""
 from __future__ import annotations
 
 from .communication import get_group_size, get_rank
@@ -37,3 +38,45 @@ def _get_enable_parallel_optimizer() -> bool:
 
 def _get_pipeline_stages() -> int:
     return int(get_auto_parallel_context("pipeline_stages") or 1)
+
+
+class _AutoParallelContext:
+    """What ``auto_parallel_context()`` answers: the context's values, and
+    whether the script set device_num / global_rank itself."""
+
+    def get_parallel_mode(self) -> str:
+        return _get_parallel_mode()
+
+    def get_gradients_mean(self) -> bool:
+        return _get_gradients_mean()
+
+    def get_device_num(self) -> int:
+        return int(get_auto_parallel_context("device_num"))
+
+    def get_device_num_is_set(self) -> bool:
+        return "device_num" in _sources
+
+    def get_global_rank(self) -> int:
+        return int(get_auto_parallel_context("global_rank"))
+
+    def get_global_rank_is_set(self) -> bool:
+        return "global_rank" in _sources
+
+    def get_full_batch(self) -> bool:
+        return bool(get_auto_parallel_context("full_batch"))
+
+    def get_pipeline_stages(self) -> int:
+        return _get_pipeline_stages()
+
+    def get_enable_parallel_optimizer(self) -> bool:
+        return _get_enable_parallel_optimizer()
+
+    def set_all_reduce_fusion_split_indices(self, indices, group: str = "") -> None:
+        """Accepted: irc reduces every gradient in one all-reduce per step piece."""
+
+
+_CONTEXT = _AutoParallelContext()
+
+
+def auto_parallel_context() -> _AutoParallelContext:
+    return _CONTEXT

@@ -281,3 +281,11 @@ def test_the_sampler_is_printed_parsed_and_run_from_the_ir(folder):
     got = [bytes(r["image"]).decode() for r in engine.rows(1)]
     assert got == [bytes(r[0]).decode() for r in d.create_tuple_iterator(output_numpy=True)]
     assert got == ["zebra_0", "cat_2", "zebra_1"] and engine.size() == 3   # rows 9, 6, 10
+
+
+def test_samplers_the_user_writes_pick_as_mindspores(capsys):
+    """tests/mindspore_style/user_sampler.py: the model zoo's DistributedSampler
+    pattern and a ds.Sampler subclass, two epochs, sizes and batches, as
+    MindSpore 2.10 reads them (irc refused them before)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "user_sampler.py", rel=0, abs=0)

@@ -20,6 +20,6 @@ from .engine_api import (  # noqa: F401
     zip,
 )
 from .samplers import (  # noqa: F401
-    BuiltinSampler, DistributedSampler, PKSampler, RandomSampler, SequentialSampler, Shuffle,
+    BuiltinSampler, DistributedSampler, PKSampler, RandomSampler, Sampler, SequentialSampler, Shuffle,
     SubsetRandomSampler, SubsetSampler, WeightedRandomSampler,
 )

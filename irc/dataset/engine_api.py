@@ -1013,10 +1013,12 @@ class _PythonSource(MappableDataset):
 def _python_sampling(op: str, num_samples, shuffle, num_shards, shard_id, sampler) -> dict:
     if isinstance(sampler, samplers.PKSampler):
         raise UserValueError(f"{op} doesn't support PKSampler.", where=user_frame())
-    if sampler is not None and not isinstance(sampler, samplers.BuiltinSampler) \
-            and not hasattr(sampler, "__iter__"):
-        raise UserTypeError("sampler should be either iterable or from mindspore.dataset.samplers.",
-                            where=user_frame())
+    if sampler is not None and not isinstance(sampler, samplers.BuiltinSampler):
+        try:
+            iter(sampler)     # MindSpore's check calls it (a sampler counting its epochs counts this)
+        except TypeError:
+            raise UserTypeError("sampler should be either iterable or from mindspore.dataset.samplers.",
+                                where=user_frame()) from None
     return _sampling(op, num_samples, shuffle, num_shards, shard_id, sampler, file_source=False)
 
 

@@ -26,7 +26,7 @@ from ..diagnostics import (UnsupportedError, UserNotImplementedError, UserRuntim
 from ..dialects import samplers as rules
 from ._ops import is_int
 
-__all__ = ["BuiltinSampler", "DistributedSampler", "PKSampler", "RandomSampler", "SequentialSampler",
+__all__ = ["BuiltinSampler", "DistributedSampler", "PKSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "Shuffle", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler"]
 
 INT64_MAX = 2 ** 63 - 1
@@ -275,6 +275,45 @@ class PKSampler(BuiltinSampler):
         return self.shuffle
 
 
+class Sampler(BuiltinSampler):
+    """``mindspore.dataset.Sampler``: the base of a sampler the user writes,
+    whose ``__iter__`` yields the indices of a pass (``self.dataset_size``
+    is the source's size while it runs).  MindSpore asks it once per epoch;
+    so does irc."""
+    kind = "IterableSampler"
+
+    def __init__(self, num_samples=None):
+        super().__init__(_check_num_samples(num_samples))
+        self.dataset_size = 0
+
+    def __iter__(self):
+        raise UserNotImplementedError(f"{type(self).__name__} must define __iter__, yielding "
+                                      f"the indices of one pass", where=user_frame())
+
+    def parameters(self) -> dict:
+        return {"sampler": self, "num_samples": self.num_samples}
+
+    def is_shuffled(self) -> bool:
+        return False
+
+    def is_sharded(self) -> bool:
+        return False
+
+
+class IterableSampler(Sampler):
+    """Any iterable of indices given as a source's sampler (the model zoo's
+    own DistributedSampler classes: ``__iter__`` and ``__len__``)."""
+
+    def __init__(self, indices, num_samples=None):
+        if num_samples is None and hasattr(indices, "__len__"):
+            num_samples = len(indices)      # MindSpore's IterSampler
+        super().__init__(num_samples)
+        self.indices = indices
+
+    def parameters(self) -> dict:
+        return {"sampler": self.indices, "num_samples": self.num_samples}
+
+
 class SubsetSampler(BuiltinSampler):
     """The rows at ``indices``, in that order (repeats allowed)."""
     kind = "SubsetSampler"
@@ -357,9 +396,7 @@ def select_sampler(sampler, num_samples) -> BuiltinSampler:
         return SubsetSampler(sampler, num_samples)
     if is_int(sampler):
         return SubsetSampler([sampler])
-    if hasattr(sampler, "__iter__") and not isinstance(sampler, str):
-        raise UnsupportedError("not supported by irc yet: a user-defined sampler (an iterable of "
-                               "indices or a mindspore.dataset.Sampler subclass)", where=user_frame(),
-                               hint="give the indices as a list (a SubsetSampler) or use a built-in "
-                                    "sampler")
+    if hasattr(sampler, "__iter__") and not isinstance(sampler, (str, bytes, dict)):
+        iter(sampler)      # MindSpore's is_iterable check: once more before the first epoch
+        return IterableSampler(sampler, num_samples)
     raise UserTypeError(f"Unsupported sampler object of type ({type(sampler)})", where=user_frame())

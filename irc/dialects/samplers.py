@@ -334,6 +334,37 @@ def _weighted_pick(spec, n, at, labels) -> np.ndarray:
     return np.lexsort((np.arange(w.size), keys))[:k].astype(np.int64)
 
 
+# -- a sampler the user wrote: an iterable of indices ----------------------------------
+
+def user_sampler(spec: dict):
+    """The user's sampler object of an ``IterableSampler`` (the engine puts
+    it in place of its key in ``module.objects``)."""
+    obj = spec.get("sampler")
+    if obj is None or isinstance(obj, str):
+        raise UserRuntimeError(f"the user's sampler ({obj!r}) is not available: an IR module parsed "
+                               f"from text holds no Python objects")
+    return obj
+
+
+def _iterable_count(spec, n, labels) -> int:
+    obj = user_sampler(spec)
+    try:
+        size = len(obj)
+    except TypeError:
+        size = len(_iterable_pick(spec, n, None, labels))
+    return _capped(spec, size)
+
+
+def _iterable_pick(spec, n, at, labels) -> np.ndarray:
+    """What ``iter(sampler)`` yields this pass (MindSpore asks it once per
+    epoch: the model zoo's DistributedSampler reshuffles with its own counter)."""
+    obj = user_sampler(spec)
+    if hasattr(obj, "dataset_size"):
+        obj.dataset_size = n                 # mindspore.dataset.Sampler's subclasses read it
+    ids = np.fromiter((int(i) for i in iter(obj)), dtype=np.int64)
+    return _in_bounds(spec, ids[:_capped(spec, len(ids))], n)
+
+
 KINDS: dict[str, Kind] = {
     "SequentialSampler": Kind({"start_index": None, "num_samples": None},
                               _sequential_check, _sequential_count, _sequential_pick),
@@ -350,6 +381,9 @@ KINDS: dict[str, Kind] = {
                                 _no_check, _subset_count, _subset_random_pick),
     "WeightedRandomSampler": Kind({"weights": [], "num_samples": None, "replacement": True},
                                   _weighted_check, _weighted_count, _weighted_pick),
+    # ``sampler``: the user's object in the engine, its key in module.objects in the IR
+    "IterableSampler": Kind({"sampler": None, "num_samples": None},
+                            _no_check, _iterable_count, _iterable_pick),
 }
 
 

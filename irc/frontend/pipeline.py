@@ -217,6 +217,12 @@ class _Lowering:
     def source(self, ds) -> list[tuple[str, Value]]:
         attrs = self.keep_objects(get(ds.op), dict(ds.params),
                                   ds.op.rsplit(".", 1)[-1].replace("Dataset", "").lower())
+        sampler = attrs.get("sampler")
+        if isinstance(sampler, dict) and sampler.get("kind") == "IterableSampler":
+            # the user's sampler object lives in module.objects; the IR names it by key
+            key = self.object_key("sampler")
+            self.module.objects[key] = sampler["sampler"]
+            attrs["sampler"] = {**sampler, "sampler": key}
         names = list(attrs["columns"])
         node = self.graph.add(ds.op, [], attrs, names=names, loc=_loc(ds))
         return list(zip(names, node.outs))

@@ -130,6 +130,8 @@ class Cell:
         tracer = _dispatch.tracer()
         if tracer is not None:
             out = tracer.call_cell(self, args, kwargs)
+        elif not kwargs and _graph_step(self):
+            out = _compiled_step(self)(*args)
         else:
             args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
             out = self.construct(*args, **kwargs)
@@ -433,3 +435,24 @@ class _LoadResult(tuple):
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return f"missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys}"
+
+
+def _graph_step(cell: Cell) -> bool:
+    """A training step of the user's (a Cell holding an optimizer: the model
+    zoo's GAN steps) called in GRAPH_MODE: compiled whole, as MindSpore's
+    graph mode compiles it, instead of its forward run eagerly and its
+    gradient compiled apart.  (nn.TrainOneStepCell compiles itself.)"""
+    from ..context import GRAPH_MODE, get_context
+    from .optim import Optimizer
+    return get_context("mode") == GRAPH_MODE and \
+        any(isinstance(c, Optimizer) for c in cell.__dict__.get("_cells", {}).values())
+
+
+def _compiled_step(cell: Cell):
+    compiled = cell.__dict__.get("_irc_graph_step")
+    if compiled is None:
+        from ..train.functional import JitFunction
+        compiled = JitFunction(lambda *inputs: Cell.__call__(cell, *inputs),
+                               f"{type(cell).__name__}.construct", phase=lambda: cell.phase)
+        object.__setattr__(cell, "_irc_graph_step", compiled)
+    return compiled

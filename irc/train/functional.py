@@ -289,14 +289,22 @@ class _Differentiated:
         finally:
             tracer.replaying -= 1
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        if self.has_aux:
-            target = outs[0]
+        from .. import ops
+        if isinstance(sens, (tuple, list)) and not self.has_aux:
+            # a sens per output (the model zoo's CycleGAN: ones for its loss, zeros
+            # for its images): the gradient of sum_i <output_i, sens_i>
+            if len(sens) != len(outs):
+                raise UserValueError(f"sens has {len(sens)} values for the function's {len(outs)} "
+                                     f"outputs", where=user_frame(), hint="give one sens per output")
+            target = _scalar_target(outs[0], sens[0])
+            for extra, extra_sens in zip(outs[1:], sens[1:]):
+                target = ops.add(target, _scalar_target(extra, extra_sens))
         else:
-            from .. import ops
             target = outs[0]
-            for extra in outs[1:]:
-                target = ops.add(_scalar_target(target), _scalar_target(extra))
-        target = _scalar_target(target, sens)
+            if not self.has_aux:
+                for extra in outs[1:]:
+                    target = ops.add(_scalar_target(target), _scalar_target(extra))
+            target = _scalar_target(target, sens)
         positions, many_positions = _positions(self.positions, len(args))
         weights, many_weights = _weights(self.weights)
         wrt = [args[p] for p in positions] + weights
@@ -356,18 +364,29 @@ class GradOperation:
     def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False):
         self.get_all, self.get_by_list, self.sens_param = \
             bool(get_all), bool(get_by_list), bool(sens_param)
+        # (fn, weights) -> its gradient function: a step Cell run eagerly calls
+        # ``self.grad(self.net, self.weights)(...)`` every step, and a new one
+        # would compile again every step (the model zoo's GAN cells)
+        self._made: dict[tuple, tuple] = {}
 
     def __call__(self, fn, weights=None):
         if self.get_by_list and weights is None:
             raise UserValueError("GradOperation(get_by_list=True) needs weights",
                                  where=user_frame())
+        key = (id(fn), None if weights is None else
+               tuple(id(w) for w in (weights if isinstance(weights, (list, tuple)) else [weights])))
+        made = self._made.get(key)
+        if made is not None:
+            return made[2]
         if self.get_all:
             positions = ALL_INPUTS
         else:
             positions = None if self.get_by_list else 0
-        return _Differentiated(fn, positions=positions,
-                               weights=weights if self.get_by_list else None, has_aux=False,
-                               with_value=False, sens_param=self.sens_param)
+        differentiated = _Differentiated(fn, positions=positions,
+                                         weights=weights if self.get_by_list else None,
+                                         has_aux=False, with_value=False, sens_param=self.sens_param)
+        self._made[key] = (fn, weights, differentiated)    # fn and weights kept: their ids stay theirs
+        return differentiated
 
 
 ms_function = jit   # MindSpore 1.x name
