@@ -72,7 +72,7 @@ class _AutoParallelContext:
         return _get_enable_parallel_optimizer()
 
     def set_all_reduce_fusion_split_indices(self, indices, group: str = "") -> None:
-        """Accepted: irc reduces every gradient in one all-reduce per step piece."""
+        """Accepted: how irc groups its all-reduces is its own (the values do not change)."""
 
 
 _CONTEXT = _AutoParallelContext()

@@ -70,3 +70,5 @@ print(Model is ms.Model, ParallelMode.DATA_PARALLEL, RowTensor.__name__,
       C.ones_like(ms.Tensor(np.zeros((2, 2), np.float32))).asnumpy().sum())
 from mindspore.parallel._utils import _get_device_num, _get_gradients_mean, _get_parallel_mode  # noqa: E402
 print(_get_device_num(), _get_gradients_mean(), _get_parallel_mode())   # the zoo's WGAN cells
+from mindspore.parallel._auto_parallel_context import auto_parallel_context  # noqa: E402
+print(auto_parallel_context().get_device_num_is_set(), auto_parallel_context().get_pipeline_stages())
