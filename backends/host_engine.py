@@ -217,7 +217,7 @@ class SegmentExec:
             if self.pick is not None:
                 for chunk in source:
                     yield chunk.pick(self.pick)
-            elif self.workers == 1:
+            elif self.workers == 1 or state.alone:
                 for chunk in source:
                     yield self.apply(chunk, state)
             else:
@@ -443,6 +443,8 @@ class RunState:
         self.passes: dict[str, int] = {}
         self.carry: dict[str, object] = {}
         self.pools: dict[int, ThreadPoolExecutor] = {}
+        # read one source row at a time in the calling thread (first_row_alone)
+        self.alone = False
 
     def start_epoch(self, epoch: int) -> None:
         self.epoch = epoch
@@ -715,6 +717,23 @@ class HostEngine(Engine):
         """Rows per epoch from the ops' count rules: an int, math.inf, or None
         when a source cannot tell without being read through."""
         return dataset_size(self.module, self.graph)
+
+    def first_row_alone(self) -> Optional[dict]:
+        """The first row, read in this thread one source row at a time, and
+        not a row more: what MindSpore's ``output_shapes()`` reads (a source
+        drawing from ``np.random`` takes just those rows' draws)."""
+        state = RunState(self.plan, settings.seed)
+        state.alone = True
+        rows = self.plan.root.iterate(state)
+        try:
+            for chunk in rows:
+                if chunk.n:
+                    cols = chunk.data()
+                    return {name: _output(col_row(c, 0)) for name, c in zip(self.names, cols)}
+            return None
+        finally:
+            rows.close()
+            state.shutdown()
 
 
 def mindspore_stream(module: Module, graph: Graph, op: str, stream_name: str):

@@ -36,9 +36,31 @@ def test_building_a_pipeline_leaves_the_random_state_alone():
     rows = Rows(10)
     data = ds.GeneratorDataset(rows, column_names=["i", "r"], shuffle=False).batch(4)
     assert data.get_dataset_size() == 3 and data.get_col_names() == ["i", "r"]
-    assert data.output_types() and data.output_shapes()
     assert rows.reads > 0                         # the probe read rows for their types...
     assert (np.random.get_state()[1] == before).all()   # ...and put the draws back
+
+
+def test_output_shapes_and_types_take_the_first_batchs_draws_as_mindspore():
+    """MindSpore runs its pipeline for the first batch to answer
+    output_shapes() (once) and output_types() (once more): exactly those
+    rows, whose draws are taken (the model zoo's PointNet prints its
+    output_shapes() before training)."""
+    np.random.seed(7)
+    rows = Rows(10)
+    data = ds.GeneratorDataset(rows, column_names=["i", "r"], shuffle=False).batch(4)
+    data.get_col_names()
+    start = rows.reads
+    assert data.output_shapes() == [[4], [4]] and data.output_shapes() == [[4], [4]]
+    assert [t.name for t in data.output_types()] == ["int32", "int32"]
+    assert rows.reads - start == 8
+    np.random.seed(7)
+    [np.random.randint(0, 1000) for _ in range(8)]
+    expected_next = np.random.randint(0, 1000)
+    np.random.seed(7)
+    rows2 = Rows(10)
+    again = ds.GeneratorDataset(rows2, column_names=["i", "r"], shuffle=False).batch(4)
+    again.output_shapes(), again.output_types()
+    assert np.random.randint(0, 1000) == expected_next
 
 
 @pytest.mark.parametrize("batch", [0, 4])
@@ -50,7 +72,7 @@ def test_no_row_of_the_next_epoch_is_read_before_it_is_asked_for(batch):
     rows = Rows(10)
     data = ds.GeneratorDataset(rows, column_names=["i", "r"], shuffle=False)
     data = data.batch(batch) if batch else data
-    data.output_types()                              # the type probe's reads, kept apart
+    data.get_dataset_size()                          # the type probe's reads, kept apart
     start = rows.reads
     drawn = []
     for epoch in range(3):

@@ -550,22 +550,37 @@ class Dataset:
 
     def output_shapes(self) -> list[list[int]]:
         module, types = self._host_outputs()
-        if builtins.all(t.is_static and t.dtype != "bytes" for t in types):
+        row = self._first_row_as_mindspore("shapes", module)
+        if row is None and builtins.all(t.is_static and t.dtype != "bytes" for t in types):
             return [list(t.shape) for t in types]
-        from irc.backends.host_engine import HostEngine
-        with _engine_errors(), random_state_kept():
-            row = HostEngine(module, "host").first_row()
+        if row is None:
+            from irc.backends.host_engine import HostEngine
+            with _engine_errors(), random_state_kept():
+                row = HostEngine(module, "host").first_row()
         if row is None:
             return [[d if isinstance(d, int) else -1 for d in t.shape] for t in types]
         return [list(np.shape(v)) for v in row.values()]
+
+    def _first_row_as_mindspore(self, query: str, module) -> Optional[dict]:
+        """A pipeline running the user's Python: the first row, read as
+        MindSpore's ``output_shapes()`` / ``output_types()`` read it (once
+        each, exactly its rows: a source drawing from ``np.random`` takes
+        those draws, and the rows read next get MindSpore's); else None."""
+        from irc.backends.host_engine import HostEngine
+        asked = self.__dict__.setdefault("_irc_first_rows", {})
+        if query not in asked:
+            engine = HostEngine(module, "host")
+            with _engine_errors():
+                asked[query] = engine.first_row_alone() if engine.plan.runs_user_code else None
+        return asked[query]
 
     def output_types(self) -> list[np.dtype]:
         """Each column's numpy dtype; a bytes column's is its first row's:
         str (a text) or uint8 (a file's bytes)."""
         from ..ir.types import to_numpy_dtype
         module, types = self._host_outputs()
-        row = None
-        if any(t.dtype == "bytes" for t in types):
+        row = self._first_row_as_mindspore("types", module)
+        if row is None and any(t.dtype == "bytes" for t in types):
             from irc.backends.host_engine import HostEngine
             with _engine_errors(), random_state_kept():
                 row = HostEngine(module, "host").first_row()

@@ -29,3 +29,9 @@ np.random.seed(3)
 data = ds.GeneratorDataset(Rows(10), column_names=["i", "r"], shuffle=False).batch(4)
 print("batched:", [r.tolist() for _, r in data.create_tuple_iterator(output_numpy=True, num_epochs=1)])
 print("then the script draws", np.random.randint(0, 1000))
+
+np.random.seed(4)
+data = ds.GeneratorDataset(Rows(10), column_names=["i", "r"], shuffle=False).batch(4)
+print("output_shapes", data.output_shapes(), data.output_shapes(), "output_types",
+      [t.name for t in data.output_types()])
+print("then the rows:", [r.tolist() for _, r in data.create_tuple_iterator(output_numpy=True, num_epochs=1)])
