@@ -39,7 +39,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..diagnostics import UserTypeError, UserValueError, missing_names, user_frame
+from ..diagnostics import UserNotImplementedError, UserTypeError, UserValueError, missing_names, user_frame
 from . import dtype as mstype
 
 
@@ -423,7 +423,12 @@ class Initializer:
     def _values(self, shape: tuple) -> np.ndarray:
         """The initial values for ``shape``: float32 for a random initializer
         (MindSpore's draws), float64 otherwise; cast by the caller."""
-        raise NotImplementedError("Must be overridden!")
+        # the abstract base: a user's subclass that defines neither method
+        raise UserNotImplementedError(f"Must be overridden! {type(self).__name__} defines neither "
+                                      f"_initialize(self, arr) nor _values(self, shape)",
+                                      where=user_frame(),
+                                      hint="fill the array in _initialize(self, arr), as MindSpore's "
+                                           "initializers do")
 
     def _fills_in_place(self) -> bool:
         """A subclass of MindSpore's kind: only its ``_initialize`` says what it makes."""

@@ -130,8 +130,8 @@ class Cell:
         tracer = _dispatch.tracer()
         if tracer is not None:
             out = tracer.call_cell(self, args, kwargs)
-        elif not kwargs and _graph_step(self):
-            out = _compiled_step(self)(*args)
+        elif not kwargs and (compiled := _compiled_step(self)) is not None:
+            out = compiled(*args)
         else:
             args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
             out = self.construct(*args, **kwargs)
@@ -437,22 +437,27 @@ class _LoadResult(tuple):
         return f"missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys}"
 
 
-def _graph_step(cell: Cell) -> bool:
-    """A training step of the user's (a Cell holding an optimizer: the model
-    zoo's GAN steps) called in GRAPH_MODE: compiled whole, as MindSpore's
-    graph mode compiles it, instead of its forward run eagerly and its
-    gradient compiled apart.  (nn.TrainOneStepCell compiles itself.)"""
-    from ..context import GRAPH_MODE, get_context
-    from .optim import Optimizer
-    return get_context("mode") == GRAPH_MODE and \
-        any(isinstance(c, Optimizer) for c in cell.__dict__.get("_cells", {}).values())
-
 
 def _compiled_step(cell: Cell):
-    compiled = cell.__dict__.get("_irc_graph_step")
+    """The compiled form of a training step called at the top level, as
+    MindSpore runs it, or None to run ``cell`` eagerly.  In GRAPH_MODE a
+    Cell holding an optimizer (nn.TrainOneStepCell, the model zoo's GAN
+    steps) is compiled whole, cached by its phase: the train/eval modes of
+    its first compile stay.  In PyNative only a step that asks for it
+    (``compiled_in_pynative``) is, reading the modes on every call."""
+    from ..context import GRAPH_MODE, get_context
+    from .optim import Optimizer
+    graph = get_context("mode") == GRAPH_MODE
+    if not (graph or getattr(cell, "compiled_in_pynative", False)):
+        return None
+    if not any(isinstance(c, Optimizer) for c in cell.__dict__.get("_cells", {}).values()):
+        return None
+    slot = "_irc_graph_step" if graph else "_irc_pynative_step"
+    compiled = cell.__dict__.get(slot)
     if compiled is None:
         from ..train.functional import JitFunction
         compiled = JitFunction(lambda *inputs: Cell.__call__(cell, *inputs),
-                               f"{type(cell).__name__}.construct", phase=lambda: cell.phase)
-        object.__setattr__(cell, "_irc_graph_step", compiled)
+                               f"{type(cell).__name__}.construct",
+                               phase=(lambda: cell.phase) if graph else None)
+        object.__setattr__(cell, slot, compiled)
     return compiled

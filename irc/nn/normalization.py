@@ -143,6 +143,16 @@ class LayerNorm(Cell):
                 f"begin_params_axis={self.begin_params_axis}")
 
 
+def group_sizes(num_groups, num_channels) -> tuple[int, int]:
+    """GroupNorm's (num_groups, num_channels), checked (nn's and mint.nn's)."""
+    groups = _positive_int(num_groups, "num_groups", "GroupNorm")
+    channels = _positive_int(num_channels, "num_channels", "GroupNorm")
+    if channels % groups:
+        raise UserValueError(f"GroupNorm: num_channels ({channels}) must divide by num_groups "
+                             f"({groups})", where=user_frame())
+    return groups, channels
+
+
 class GroupNorm(Cell):
     """Each sample's channels in ``num_groups`` groups, each normalised over
     its channels and positions (biased variance), times ``gamma`` plus
@@ -151,11 +161,7 @@ class GroupNorm(Cell):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, gamma_init="ones",
                  beta_init="zeros", dtype=None):
         super().__init__()
-        self.num_groups = _positive_int(num_groups, "num_groups", "GroupNorm")
-        self.num_channels = _positive_int(num_channels, "num_channels", "GroupNorm")
-        if num_channels % num_groups:
-            raise UserValueError(f"GroupNorm: num_channels ({num_channels}) must divide by "
-                                 f"num_groups ({num_groups})", where=user_frame())
+        self.num_groups, self.num_channels = group_sizes(num_groups, num_channels)
         self.eps, self.affine = float(eps), bool(affine)
         self.gamma = make_param(gamma_init, (num_channels,), "gamma") if affine else None
         self.beta = make_param(beta_init, (num_channels,), "beta") if affine else None

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..diagnostics import UserTypeError, UserValueError, user_frame
-from ..ops import _dispatch
 from .cell import Cell
 
 __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "ForwardValueAndGrad",
@@ -91,25 +90,9 @@ class TrainOneStepCell(Cell):
         self.grad_no_sens = GradOperation(get_by_list=True)
         self.network.set_grad()
 
-    def __call__(self, *inputs):
-        if _dispatch.tracer() is not None:
-            return super().__call__(*inputs)
-        # GRAPH_MODE compiles the step as MindSpore does, cached by its phase
-        # (a sub-cell's set_train(False) later is not seen); PyNative runs it
-        # as eagerly, reading the cells' modes on every call
-        from ..context import GRAPH_MODE, get_context
-        graph = get_context("mode") == GRAPH_MODE
-        slot = "_irc_step_graph" if graph else "_irc_step"
-        compiled = self.__dict__.get(slot)
-        if compiled is None:
-            from ..train.functional import JitFunction
-            compiled = JitFunction(self._traced_call, f"{type(self).__name__}.construct",
-                                   phase=(lambda: self.phase) if graph else None)
-            object.__setattr__(self, slot, compiled)
-        return compiled(*inputs)
-
-    def _traced_call(self, *inputs):
-        return Cell.__call__(self, *inputs)
+    # PyNative runs the step eagerly in MindSpore: irc compiles it anyway, and
+    # reads the cells' train/eval modes on every call (Cell.__call__)
+    compiled_in_pynative = True
 
     def construct(self, *inputs):
         from .. import ops

@@ -24,6 +24,7 @@ from ...common.initializer import HeUniform, Normal, Uniform, initializer
 from ...common.tensor import Parameter, Tensor
 from ...diagnostics import UnsupportedError, UserTypeError, UserValueError, missing_names, user_frame
 from ...nn import Cell, Flatten, Linear, PixelShuffle  # noqa: F401 -- mint.nn's own names for these
+from ...nn.normalization import group_sizes
 from ...nn.layout import (  # noqa: F401
     ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
     ReplicationPad2d, ZeroPad2d, _PadLastAxes,
@@ -377,11 +378,7 @@ class LayerNorm(Cell):
 class GroupNorm(Cell):
     def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, dtype=None):
         super().__init__()
-        self.num_groups = _int(num_groups, "num_groups", "GroupNorm")
-        self.num_channels = _int(num_channels, "num_channels", "GroupNorm")
-        if num_channels % num_groups:
-            raise UserValueError(f"GroupNorm: num_channels ({num_channels}) must divide by num_groups "
-                                 f"({num_groups})", where=user_frame())
+        self.num_groups, self.num_channels = group_sizes(num_groups, num_channels)
         self.eps, self.affine = float(eps), bool(affine)
         # MindSpore keeps them with affine=False too, frozen
         self.weight = _param("ones", (num_channels,), "weight", requires_grad=affine)
