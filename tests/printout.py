@@ -1,9 +1,12 @@
-"""Comparing what a script prints under irc with what it printed under MindSpore."""
+"""Comparing what a script prints (or returns) under irc with what it
+printed under MindSpore."""
 from __future__ import annotations
 
 import os
 import re
+import sys
 
+import numpy as np
 import pytest
 
 _NUMBER = re.compile(r"-?\d+\.\d+|\d+")
@@ -45,6 +48,45 @@ def load_script(script: str):
     from irc.capture import mindspore_alias
     spec = importlib.util.spec_from_file_location(script[:-3] + "_cases", os.path.join(MINDSPORE_STYLE, script))
     module = importlib.util.module_from_spec(spec)
-    with mindspore_alias():
-        spec.loader.exec_module(module)
+    sys.path.insert(0, MINDSPORE_STYLE)      # its own imports (case_inputs), as `python script.py` finds them
+    try:
+        with mindspore_alias():
+            spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(MINDSPORE_STYLE)
     return module
+
+
+def flat(result) -> list:
+    """The Tensors (and Python values) of a nested result, in order."""
+    if isinstance(result, (tuple, list)):
+        return [x for r in result for x in flat(r)]
+    return [result]
+
+
+def assert_result_as(name: str, ours, theirs, same_python=None) -> None:
+    """``ours`` (a case's result under irc) as ``theirs`` (what MindSpore's
+    run recorded in JSON: each Tensor's values, dtype and shape; a Python
+    value as ``{"python": ...}``, compared by ``same_python(mine, want)``)."""
+    theirs, ours = flat(theirs), flat(ours)
+    assert len(ours) == len(theirs), name
+    for mine, want in zip(ours, theirs):
+        if "python" in want:
+            assert (same_python or (lambda m, w: float(m) == w["python"]))(mine, want), (name, mine, want)
+            continue
+        got = mine.asnumpy()
+        assert list(got.shape) == want["shape"], (name, got.shape, want["shape"])
+        assert str(got.dtype) == want["dtype"], (name, got.dtype, want["dtype"])
+        np.testing.assert_allclose(got.astype(np.float64).ravel(), want["values"], rtol=1e-5, atol=1e-6,
+                                   err_msg=name)
+
+
+def traced_together(cases: dict, names: list):
+    """(name, result) of every case in ``names`` run in one jitted function:
+    one trace, one ONNX model."""
+    import irc
+
+    @irc.jit
+    def everything():
+        return tuple(cases[n]() for n in names)
+    return zip(names, everything())

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import threading
 import time
 
@@ -20,32 +19,22 @@ from irc.backends.host_engine import HostEngine, SegmentExec
 from irc.dataset import config
 from irc.dialects import draws as draws_mod
 from irc.dialects import dataset as D
-from irc.diagnostics import UserError, display_path
+from irc.diagnostics import UserError
 from irc.frontend.pipeline import lower_pipeline
 from irc.ir.graph import Module
 from irc.ir.registry import get
 from irc.ir.traits import Random
+from dataset_helpers import here, rows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "samples", "data")
 MNIST = os.path.join(DATA, "mnist", "train")
 FOLDER = os.path.join(DATA, "imagefolder")
-HERE = display_path(__file__)
-
-
-def here(offset: int = 0) -> str:
-    return f"{HERE}:{sys._getframe(1).f_lineno + offset}"
-
-
 @pytest.fixture(autouse=True)
 def seed():
     config.set_seed(99)
     yield
     config.set_seed(config.DEFAULT_SEED)
-
-
-def rows(dataset, num_epochs=1):
-    return list(dataset.create_dict_iterator(num_epochs=num_epochs, output_numpy=True))
 
 
 def node_of(dataset, op: str):

@@ -3,7 +3,6 @@ CSVDataset: MindSpore 2.10's rows, and irc's errors for bad input."""
 from __future__ import annotations
 
 import struct
-import sys
 import textwrap
 
 import numpy as np
@@ -12,24 +11,14 @@ import pytest
 import irc.dataset as ds
 from irc.cli import main
 from irc.dataset import config
-from irc.diagnostics import UserError, display_path
-
-HERE = display_path(__file__)
-
-
-def here(offset: int = 0) -> str:
-    return f"{HERE}:{sys._getframe(1).f_lineno + offset}"
-
+from irc.diagnostics import UserError
+from dataset_helpers import here, rows
 
 @pytest.fixture(autouse=True)
 def seed():
     config.set_seed(5)
     yield
     config.set_seed(config.DEFAULT_SEED)
-
-
-def rows(data, num_epochs=1):
-    return list(data.create_dict_iterator(num_epochs=num_epochs, output_numpy=True))
 
 
 def texts(data):
@@ -115,7 +104,7 @@ def test_missing_files_and_folders_are_located_errors(tmp_path):
         with pytest.raises(ValueError) as e:
             make()
         assert isinstance(e.value, UserError)
-        assert e.value.where.rsplit(":", 1)[0] == HERE      # the lambda's line
+        assert e.value.where.rsplit(":", 1)[0] == here().rsplit(":", 1)[0]      # this file, the lambda's line
     with pytest.raises(ValueError, match="did not match any files"):
         ds.TextFileDataset([str(tmp_path / "nope.txt")])
     with pytest.raises(TypeError):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import irc as ms
-from printout import load_script
+from printout import assert_result_as, flat, load_script, traced_together
 
 HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
 with open(os.path.join(HERE, "functional_ops.mindspore.json")) as f:
@@ -30,26 +30,9 @@ CELLS = load_script("nn_cells.py")
 RAN = sorted(k for k, v in MINDSPORE.items() if not (isinstance(v, dict) and "error" in v))
 
 
-def _flat(result):
-    if isinstance(result, (tuple, list)):
-        return [x for r in result for x in _flat(r)]
-    return [result]
-
-
 def _check(name, ours, reference=MINDSPORE):
     theirs = reference[name]
-    theirs = theirs if isinstance(theirs, list) else [theirs]
-    ours = _flat(ours)
-    assert len(ours) == len(_flat(theirs)), name
-    for mine, want in zip(ours, _flat(theirs)):
-        if "python" in want:
-            assert float(mine) == want["python"], name
-            continue
-        got = mine.asnumpy()
-        assert list(got.shape) == want["shape"], (name, got.shape, want["shape"])
-        assert str(got.dtype) == want["dtype"], (name, got.dtype, want["dtype"])
-        np.testing.assert_allclose(got.astype(np.float64).ravel(), want["values"], rtol=1e-5, atol=1e-6,
-                                   err_msg=name)
+    assert_result_as(name, ours, theirs if isinstance(theirs, list) else [theirs])
 
 
 @pytest.mark.parametrize("name", RAN)
@@ -64,13 +47,7 @@ TRACED = [n for n in RAN if "python" not in json.dumps(MINDSPORE[n])[:12] and n 
 
 def test_traced_as_mindspore():
     """All the cases in one jitted function: one trace, one ONNX model."""
-    names = TRACED
-
-    @ms.jit
-    def everything():
-        return tuple(CASES.CASES[n]() for n in names)
-
-    for name, ours in zip(names, everything()):
+    for name, ours in traced_together(CASES.CASES, TRACED):
         _check(name, ours)
 
 
@@ -117,7 +94,7 @@ def test_tensor_methods_are_the_functions():
                          ("swapdims", (0, 1)), ("prod", (1,)), ("narrow", (1, 1, 2)), ("hypot", (y,))):
         mine = getattr(x, method)(*args)
         want = getattr(ms.ops, method)(x, *args)
-        for a, b in zip(_flat(mine), _flat(want)):
+        for a, b in zip(flat(mine), flat(want)):
             np.testing.assert_array_equal(a.asnumpy(), b.asnumpy(), err_msg=method)
 
 

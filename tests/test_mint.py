@@ -24,7 +24,7 @@ from irc.capture import mindspore_alias
 from irc.diagnostics import UnsupportedError
 from irc.mint import nn as mnn
 from irc.mint.nn import functional as F
-from printout import load_script
+from printout import assert_result_as, load_script, traced_together
 
 HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
 with open(os.path.join(HERE, "mint_ops.mindspore.json")) as f:
@@ -46,25 +46,9 @@ LEFT_OUT = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "masked_s
 RAN = sorted(k for k, v in MINDSPORE.items() if not (isinstance(v, dict) and "error" in v) and k not in LEFT_OUT)
 
 
-def _flat(result):
-    if isinstance(result, (tuple, list)):
-        return [x for r in result for x in _flat(r)]
-    return [result]
-
-
 def _check(name, ours):
-    theirs = _flat(_reference(name))
-    ours = _flat(ours)
-    assert len(ours) == len(theirs), name
-    for mine, want in zip(ours, theirs):
-        if "python" in want:          # a Python value, as the script writes it
-            assert CASES.as_json(mine) == want, (name, mine, want)
-            continue
-        got = mine.asnumpy()
-        assert list(got.shape) == want["shape"], (name, got.shape, want["shape"])
-        assert str(got.dtype) == want["dtype"], (name, got.dtype, want["dtype"])
-        np.testing.assert_allclose(got.astype(np.float64).ravel(), want["values"], rtol=1e-5, atol=1e-6,
-                                   err_msg=name)
+    # a Python value is compared as the script writes it
+    assert_result_as(name, ours, _reference(name), lambda mine, want: CASES.as_json(mine) == want)
 
 
 def test_the_reference_covers_every_case():
@@ -86,13 +70,7 @@ TRACED = [n for n in RAN if n not in UNTRACED and "seeded" not in CASES.CASES[n]
 
 def test_traced_as_mindspore():
     """All the cases in one jitted function: one trace, one ONNX model."""
-    names = TRACED
-
-    @ms.jit
-    def everything():
-        return tuple(CASES.CASES[n]() for n in names)
-
-    for name, ours in zip(names, everything()):
+    for name, ours in traced_together(CASES.CASES, TRACED):
         _check(name, ours)
 
 

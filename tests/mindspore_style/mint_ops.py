@@ -23,26 +23,15 @@ from mindspore import mint, nn, ops
 from mindspore.mint import nn as mnn
 from mindspore.mint.nn import functional as F
 
-rng = np.random.default_rng(0)
-A = ms.Tensor(rng.standard_normal((3, 4)).astype(np.float32))
-B = ms.Tensor(rng.standard_normal((3, 4)).astype(np.float32))
-P = ms.Tensor(rng.uniform(0.1, 0.9, (3, 4)).astype(np.float32))       # in (0, 1)
-G = ms.Tensor(rng.uniform(1.1, 3.0, (3, 4)).astype(np.float32))       # > 1
-I = ms.Tensor(np.array([[7, -7, 5, 0], [-3, 9, -8, 2], [4, -1, 6, -5]], np.int32))
-J = ms.Tensor(np.array([[3, 3, -2, 4], [2, -4, 3, 7], [-3, 2, 5, 3]], np.int32))
-Z = ms.Tensor(np.array([[0.0, 1.5, -2.0, 0.0], [3.0, 0.0, 0.0, -1.0], [0.5, 0.0, 2.0, 0.0]], np.float32))
-M = ms.Tensor(rng.standard_normal((4, 5)).astype(np.float32))
-V = ms.Tensor(rng.standard_normal(4).astype(np.float32))
-W = ms.Tensor(rng.standard_normal(3).astype(np.float32))
-S = ms.Tensor(rng.standard_normal((2, 3, 4)).astype(np.float32))
-T = ms.Tensor(rng.standard_normal((2, 4, 5)).astype(np.float32))
-Q = ms.Tensor(rng.standard_normal((4, 4)).astype(np.float32))
+from case_inputs import shared_inputs
+
+rng, _inputs = shared_inputs()
+A, B, P, G, I, J, Z, M, V, W, S, T, Q, GI = (_inputs[k] for k in "A B P G I J Z M V W S T Q GI".split())
 X = ms.Tensor(rng.standard_normal((2, 3, 6, 6)).astype(np.float32))   # an image batch
 K = ms.Tensor((rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(np.float32))   # conv weights
 KT = ms.Tensor((rng.standard_normal((3, 2, 3, 3)) * 0.3).astype(np.float32))  # transposed conv
 C = ms.Tensor(rng.standard_normal(4).astype(np.float32))
 IDX = ms.Tensor(np.array([2, 0, 3], np.int64))
-GI = ms.Tensor(np.array([[0, 3, 1, 1], [2, 2, 0, 3], [1, 0, 3, 2]], np.int64))
 L = ms.Tensor(np.array([1, 0, 3], np.int64))                            # class labels of A's rows
 MASK = ms.Tensor(np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]]))
 H = ms.Tensor(np.array([[1.0, 2.0, np.nan, np.inf], [-np.inf, 0.0, 3.0, np.nan], [1.0, -2.0, 0.5, 4.0]],
