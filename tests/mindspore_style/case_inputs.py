@@ -1,5 +1,6 @@
-"""The fixed inputs that functional_ops.py and mint_ops.py call MindSpore's
-functions on (imported by both, under MindSpore and under irc)."""
+"""What the case scripts (functional_ops.py, mint_ops.py, nn_cells.py)
+share, under MindSpore and under irc: the fixed inputs they call MindSpore's
+functions on, and how a result is written to their JSON references."""
 import numpy as np
 import mindspore as ms
 
@@ -27,3 +28,16 @@ def shared_inputs():
         "GI": ms.Tensor(np.array([[0, 3, 1, 1], [2, 2, 0, 3], [1, 0, 3, 2]], np.int64)),
     }
     return rng, t
+
+
+def as_json(value):
+    """A case's result as its reference records it: each Tensor's dtype,
+    shape and values; a Python value as {"python": ...}."""
+    if isinstance(value, (tuple, list)):
+        return [as_json(v) for v in value]
+    if isinstance(value, ms.Tensor):
+        a = value.asnumpy()
+        return {"dtype": str(a.dtype), "shape": list(a.shape), "values": a.astype(np.float64).ravel().tolist()}
+    if isinstance(value, (bool, int, float, np.bool_, np.number)):
+        return {"python": float(value)}
+    return {"python": repr(value)}

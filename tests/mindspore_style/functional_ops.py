@@ -9,7 +9,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops
 
-from case_inputs import shared_inputs
+from case_inputs import as_json, shared_inputs
 
 rng, _inputs = shared_inputs()
 A, B, P, G, I, J, Z, M, V, W, S, T, Q, GI = (_inputs[k] for k in "A B P G I J Z M V W S T Q GI".split())
@@ -113,15 +113,6 @@ CASES = {
     "triplet_margin_loss": lambda: ops.triplet_margin_loss(A, B, P),
     "gaussian_nll_loss": lambda: ops.gaussian_nll_loss(A, B, P),
 }
-
-
-def as_json(value):
-    if isinstance(value, (tuple, list)):
-        return [as_json(v) for v in value]
-    if isinstance(value, ms.Tensor):
-        a = value.asnumpy()
-        return {"dtype": str(a.dtype), "shape": list(a.shape), "values": a.astype(np.float64).ravel().tolist()}
-    return {"python": float(value) if isinstance(value, (int, float)) else repr(value)}
 
 
 if __name__ == "__main__":

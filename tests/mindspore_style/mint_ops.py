@@ -23,7 +23,7 @@ from mindspore import mint, nn, ops
 from mindspore.mint import nn as mnn
 from mindspore.mint.nn import functional as F
 
-from case_inputs import shared_inputs
+from case_inputs import as_json, shared_inputs
 
 rng, _inputs = shared_inputs()
 A, B, P, G, I, J, Z, M, V, W, S, T, Q, GI = (_inputs[k] for k in "A B P G I J Z M V W S T Q GI".split())
@@ -495,17 +495,6 @@ SAME_AS = {
     "linalg.norm_dim": lambda: ops.norm(A, 2, 1, True), "linalg.inv": lambda: ops.inverse(Q),
     "special.exp2": lambda: ops.exp2(A), "special.log_softmax": lambda: ops.log_softmax(A, 1),
 }
-
-
-def as_json(value):
-    if isinstance(value, (tuple, list)):
-        return [as_json(v) for v in value]
-    if isinstance(value, ms.Tensor):
-        a = value.asnumpy()
-        return {"dtype": str(a.dtype), "shape": list(a.shape), "values": a.astype(np.float64).ravel().tolist()}
-    if isinstance(value, (bool, int, float, np.bool_, np.number)):
-        return {"python": float(value)}
-    return {"python": repr(value)}
 
 
 def _error(e):

@@ -8,6 +8,8 @@ import numpy as np
 import mindspore as ms
 import mindspore.nn as nn
 
+from case_inputs import as_json
+
 rng = np.random.default_rng(0)
 X = ms.Tensor(rng.standard_normal((2, 8, 3, 4)).astype(np.float32))
 A = ms.Tensor(rng.standard_normal((3, 4)).astype(np.float32))
@@ -58,13 +60,6 @@ CASES = {
     "CentralCrop_whole": lambda: nn.CentralCrop(1.0)(S),
     "CentralCrop_half": lambda: nn.CentralCrop(0.5)(ms.Tensor(np.arange(126, dtype=np.float32).reshape(1, 2, 7, 9))),
 }
-
-
-def as_json(value):
-    if isinstance(value, (tuple, list)):
-        return [as_json(v) for v in value]
-    a = value.asnumpy()
-    return {"dtype": str(a.dtype), "shape": list(a.shape), "values": a.astype(np.float64).ravel().tolist()}
 
 
 if __name__ == "__main__":
