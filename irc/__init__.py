@@ -75,7 +75,7 @@ _LAZY = {
 # The MindSpore API's submodules (``mindspore.X``); irc's other packages
 # (ir, passes, backends, the CLI ...) are its own, not MindSpore's.
 _API_MODULES = ("dataset", "nn", "ops", "common", "train", "communication", "context", "parallel",
-                "log", "profiler", "numpy", "amp", "mint")
+                "log", "profiler", "numpy", "amp", "mint", "mindrecord")
 # name -> submodule it stands for (``from mindspore import dtype as mstype``)
 _SUBMODULES = {
     **{name: f"irc.{name}" for name in _API_MODULES},

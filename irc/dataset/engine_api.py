@@ -958,6 +958,91 @@ class CSVDataset(_FileSource):
         return first[1]
 
 
+# -- MindRecord files ------------------------------------------------------------------
+
+def _mindrecord_shuffle(shuffle) -> str:
+    """MindDataset's shuffle: "global" (None, True, Shuffle.GLOBAL), "files",
+    "infile" or "false"."""
+    if isinstance(shuffle, samplers.Shuffle):
+        return {"GLOBAL": "global", "FILES": "files", "INFILE": "infile"}.get(shuffle.name, "false")
+    return _file_shuffle(shuffle)
+
+
+def _mindrecord_files(dataset_files) -> list[str]:
+    """The shard files: a file name stands for its whole dataset (the shards
+    its header names), a list for those files (MindSpore's dataset_files)."""
+    if isinstance(dataset_files, (str, os.PathLike)):
+        given = [os.fspath(dataset_files)]
+    elif isinstance(dataset_files, list) and dataset_files and \
+            all(isinstance(f, (str, os.PathLike)) for f in dataset_files):
+        given = [os.fspath(f) for f in dataset_files]
+    else:
+        raise UserTypeError(f"MindDataset: dataset_files must be a file name or a non-empty list of them, "
+                            f"got {dataset_files!r}", where=user_frame())
+    for f in given:
+        if not os.path.isfile(f):
+            raise UserValueError(f"The file {f} does not exist or permission denied!", where=user_frame(),
+                                 hint="give a MindRecord file FileWriter wrote (any one of its shards)")
+    from ..dialects import mindrecord
+    try:
+        files = mindrecord.shard_files(given)
+        for f in files:
+            if not os.path.isfile(f):
+                raise mindrecord.MindRecordError(
+                    f"MindDataset: {f}, a shard of {given[0]}, is missing",
+                    hint="keep a dataset's shard files (and their .db) together")
+        return files
+    except UserError as e:
+        raise UserRuntimeError(e.message, where=user_frame(), hint=e.hint) from None
+
+
+class MindDataset(MappableDataset):
+    """MindRecord files (what ``mindspore.mindrecord.FileWriter`` writes):
+    one column per schema field (sorted by name, or ``columns_list``'s
+    order), scalars as 0-d arrays, ``bytes`` as a one-element bytes array,
+    arrays in their schema shape.  Rows come shard after shard; shuffles
+    and samplers pick them as MindSpore's shard operators do."""
+    op = "dataset.MindDataset"
+
+    def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None,
+                 num_shards=None, shard_id=None, sampler=None, padded_sample=None, num_padded=None,
+                 num_samples=None, cache=None):
+        name = "MindDataset"
+        _unsupported(f"{name}(cache=...)", cache)
+        if padded_sample is not None or num_padded is not None:
+            _unsupported(f"{name}(padded_sample=..., num_padded=...)", True)
+        workers = _int(f"{name}: num_parallel_workers", num_parallel_workers, 1, allow_none=True)
+        mode = _mindrecord_shuffle(shuffle)
+        args = _sampling(name, num_samples, None if shuffle is None else mode != "false", num_shards,
+                         shard_id, sampler)
+        files = _mindrecord_files(dataset_files)
+        from ..dialects import mindrecord
+        try:
+            fields = mindrecord.schema_fields(mindrecord.read_header(files[0])["schema"][0]["schema"])
+        except UserError as e:
+            raise UserRuntimeError(e.message, where=user_frame(), hint=e.hint) from None
+        by_name = {f.name: f for f in fields}
+        if columns_list is not None:
+            if not isinstance(columns_list, list) or not columns_list or \
+                    not all(isinstance(c, str) for c in columns_list):
+                raise UserTypeError(f"MindDataset: columns_list must be a non-empty list of column names, "
+                                    f"got {columns_list!r}", where=user_frame())
+            missing = [c for c in columns_list if c not in by_name]
+            if missing:
+                raise UserValueError(f"MindDataset: {files[0]} has no column {missing[0]!r}",
+                                     where=user_frame(), hint=f"its columns: {', '.join(by_name)}")
+        columns = list(columns_list or by_name)
+        super().__init__({"dataset_files": files, **args, "shuffle": mode,
+                          "num_parallel_workers": workers, "columns": columns,
+                          "column_types": [str(by_name[c].tensor_type()) for c in columns]})
+
+    @property
+    def sampler(self) -> samplers.BuiltinSampler:
+        if self._sampler is not None:
+            return self._sampler
+        return samplers.from_ir(sampler_of({**self._params, "shuffle": self._params["shuffle"] != "false"}))
+
+
 def _class_indexing(op: str, class_indexing) -> Optional[list]:
     """A user's {folder: label} as [name, label] pairs in the user's order
     (what get_class_indexing gives back); an empty dict means none."""

@@ -37,7 +37,7 @@ from ..diagnostics import UserError, UserRuntimeError
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
 from ..ir.traits import Batches, HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
-from . import samplers
+from . import mindrecord, samplers
 
 FAMILY = "dataset"
 DIALECT = Dialect("dataset")
@@ -704,6 +704,53 @@ CSV = define(
     doc="the records of CSV dataset_files (sorted; with header, every file's first record left "
         "out), one column a field typed by column_types (i32 / f32 / bytes: a string); order as "
         "TextFileDataset's, a worker a file at most")
+
+
+# =============================================================================
+# MindDataset: MindRecord files (irc.dialects.mindrecord)
+# =============================================================================
+
+class MindRecordReader(SourceReader):
+    """The rows of MindRecord shard files, shard after shard in ROW_ID
+    order; each pass picks them as MindSpore's shard operators do
+    (:func:`mindrecord.pass_order`)."""
+
+    def __init__(self, attrs):
+        self.shards = [mindrecord.ShardFile(p) for p in attrs["dataset_files"]]
+        self.counts = [len(s) for s in self.shards]
+        by_name = {f.name: f for f in self.shards[0].fields}
+        self.wanted = [by_name[c] for c in attrs["columns"]]
+        self.starts = np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
+
+    def __len__(self):
+        return int(self.starts[-1])
+
+    def read(self, indices):
+        shard_of = np.searchsorted(self.starts, indices, side="right") - 1
+        rows = [self.shards[s].row(int(i - self.starts[s]), self.wanted)
+                for i, s in zip(indices.tolist(), shard_of.tolist())]
+        return [[row[j] for row in rows] for j in range(len(self.wanted))]
+
+    def origins(self, indices):
+        shard_of = np.searchsorted(self.starts, indices, side="right") - 1
+        return [self.shards[s].path for s in shard_of.tolist()]
+
+    def pick(self, attrs, at):
+        spec = attrs.get("sampler") or samplers.sampler_of(
+            {**attrs, "shuffle": attrs["shuffle"] != "false"})
+        return mindrecord.pass_order(spec, attrs["shuffle"], self.counts, at)
+
+
+MIND_DATASET = define(
+    "dataset.MindDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
+    attrs={"dataset_files": REQUIRED, "shuffle": "global", "num_samples": None, "num_shards": None,
+           "shard_id": None, "sampler": None, "num_parallel_workers": None, "columns": REQUIRED,
+           "column_types": REQUIRED},
+    infer=lambda attrs, ins: _types_attr(attrs),
+    traits=(RowSource(reader=MindRecordReader, count=source_count(MindRecordReader)),),
+    doc="the rows of MindRecord shard files (every file's own index), shard after shard; "
+        "columns typed from the header's schema; shuffle 'global' / 'files' / 'infile' / 'false' and "
+        "samplers as MindSpore's shard operators (irc.dialects.mindrecord.pass_order)")
 
 
 # =============================================================================

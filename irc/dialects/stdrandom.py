@@ -33,7 +33,9 @@ _BLOCK = 4096
 
 class _RawStream:
     """Raw engine output in blocks, with unused values handed back;
-    ``more(m)`` makes the engine's next ``m`` (or more) outputs."""
+    ``more(m)`` makes the engine's next ``m`` (or more) outputs, each in
+    [MIN, MIN + RANGE] (the engine's ``min()`` and ``max() - min()``)."""
+    MIN, RANGE = 0, _U32_RANGE
 
     def __init__(self, more: Callable[[int], np.ndarray]):
         self._more = more
@@ -69,6 +71,7 @@ class Mt19937(_RawStream):
 
 class Mt19937_64(_RawStream):
     """``std::mt19937_64(seed)``."""
+    RANGE = 2**64 - 1
 
     _N, _M = 312, 156
     _UPPER, _LOWER = np.uint64(0xFFFFFFFF80000000), np.uint64(0x7FFFFFFF)
@@ -107,23 +110,50 @@ class Mt19937_64(_RawStream):
         return np.concatenate(blocks)
 
 
+class MinstdRand0(_RawStream):
+    """``std::minstd_rand0(seed)``, libstdc++'s ``std::default_random_engine``
+    (what MindRecord's shuffles draw from): x <- 16807 x mod (2**31 - 1)."""
+    MIN, RANGE = 1, 2**31 - 3
+    _A, _M = 16807, 2**31 - 1
+    _POWERS = None              # A**1 .. A**_BLOCK mod M: a block is x * powers mod M
+
+    def __init__(self, seed: int):
+        x = int(seed) % self._M
+        self._x = x or 1
+        super().__init__(self._outputs)
+
+    def _outputs(self, m: int) -> np.ndarray:
+        cls = type(self)
+        if cls._POWERS is None:
+            powers = [cls._A]
+            for _ in range(_BLOCK - 1):
+                powers.append(powers[-1] * cls._A % cls._M)
+            cls._POWERS = np.array(powers, np.uint64)
+        blocks = []
+        for _ in range(-(-m // _BLOCK)):
+            block = np.uint64(self._x) * cls._POWERS % np.uint64(cls._M)   # < 2**62: exact
+            self._x = int(block[-1])
+            blocks.append(block)
+        return np.concatenate(blocks)
+
+
 # -- distributions -----------------------------------------------------------------
 
-def uniform_below(gen: Mt19937, bounds) -> np.ndarray:
+def uniform_below(gen: _RawStream, bounds) -> np.ndarray:
     """One ``uniform_int_distribution(0, bound - 1)(gen)`` per bound, in order
-    (each bound in [1, 2**32])."""
+    (each bound in [1, gen.RANGE + 1])."""
     bounds = np.asarray(bounds, dtype=np.uint64).reshape(-1)
     out = np.empty(len(bounds), np.uint64)
-    # a bound of 2**32 takes the raw draw: scaling 1, nothing rejected
-    scaling = np.where(bounds > _U32_RANGE, np.uint64(1), np.uint64(_U32_RANGE) // np.maximum(bounds, 1))
+    # a bound of RANGE + 1 takes the raw draw: scaling 1, nothing rejected
+    scaling = np.where(bounds > gen.RANGE, np.uint64(1), np.uint64(gen.RANGE) // np.maximum(bounds, 1))
     past = bounds * scaling
-    expected_rejections = float(np.sum(1.0 - past / 4294967296.0))
+    expected_rejections = float(np.sum(1.0 - past / (gen.RANGE + 1.0)))
     if expected_rejections > len(bounds) / 256:
         return _uniform_scalar(gen, past, scaling)
     i, chunk = 0, _BLOCK
     while i < len(bounds):
         m = min(len(bounds) - i, chunk)
-        raw = gen.take(m)
+        raw = gen.take(m) - np.uint64(gen.MIN)
         rejected = raw >= past[i:i + m]
         j = int(rejected.argmax()) if rejected.any() else m
         out[i:i + j] = raw[:j] // scaling[i:i + j]
@@ -145,7 +175,7 @@ def _uniform_scalar(gen: Mt19937, past: np.ndarray, scaling: np.ndarray) -> np.n
         while True:
             if at == len(raw):
                 raw, at = gen.take(len(past) + 64).tolist(), 0
-            x = raw[at]
+            x = raw[at] - gen.MIN
             at += 1
             if x < limit:
                 break
@@ -179,13 +209,13 @@ def discrete(gen: Mt19937, weights, m: int) -> np.ndarray:
 
 # -- std::shuffle ------------------------------------------------------------------
 
-def shuffle_order(gen: Mt19937, n: int) -> np.ndarray:
+def shuffle_order(gen: _RawStream, n: int) -> np.ndarray:
     """The permutation ``std::shuffle(v.begin(), v.end(), gen)`` applies:
     afterwards ``v[i]`` holds what ``v[order[i]]`` held."""
     order = list(range(n))
     if n < 2:
         return np.arange(n, dtype=np.int64)
-    if _U32_RANGE // n >= n:
+    if gen.RANGE // n >= n:
         # two swap positions from one draw in [0, s * (s + 1)): for positions
         # i and i + 1, s = i + 1 (after one lone swap when n is even)
         lone = n % 2 == 0
