@@ -576,7 +576,7 @@ class Dataset:
 
     def output_types(self) -> list[np.dtype]:
         """Each column's numpy dtype; a bytes column's is its first row's:
-        str (a text) or uint8 (a file's bytes)."""
+        str (a text), bytes (a MindRecord bytes field) or uint8 (a file's bytes)."""
         from ..ir.types import to_numpy_dtype
         module, types = self._host_outputs()
         row = self._first_row_as_mindspore("types", module)
@@ -586,7 +586,8 @@ class Dataset:
                 row = HostEngine(module, "host").first_row()
         firsts = list(row.values()) if row else [None] * len(types)
         return [to_numpy_dtype(t.dtype) if t.dtype != "bytes" else
-                np.dtype("<U") if np.asarray(v).dtype.kind == "U" else np.dtype(np.uint8)
+                np.dtype("<U") if np.asarray(v).dtype.kind == "U" else
+                np.dtype("S") if np.asarray(v).dtype.kind == "S" else np.dtype(np.uint8)
                 for t, v in builtins.zip(types, firsts)]
 
     def get_batch_size(self) -> int:
@@ -985,7 +986,7 @@ def _mindrecord_files(dataset_files) -> list[str]:
                                  hint="give a MindRecord file FileWriter wrote (any one of its shards)")
     from ..dialects import mindrecord
     try:
-        files = mindrecord.shard_files(given)
+        files = mindrecord.shard_files(given, whole_dataset=not isinstance(dataset_files, list))
         for f in files:
             if not os.path.isfile(f):
                 raise mindrecord.MindRecordError(

@@ -212,7 +212,14 @@ def encode_raw(fields: list[Field], row: dict) -> bytes:
             scalars[f.name] = int(value)
         else:
             scalars[f.name] = float(np.float32(value)) if f.type == "float32" else float(value)
-    return _msgpack().packb(scalars or DUMMY_RAW, use_bin_type=True)
+    msgpack = _msgpack()
+    scalars = scalars or DUMMY_RAW
+    # nlohmann::json writes a float as float32 when that holds it exactly: so does this
+    parts = [msgpack.Packer().pack_map_header(len(scalars))]
+    for key, value in scalars.items():
+        single = isinstance(value, float) and float(np.float32(value)) == value
+        parts += [msgpack.packb(key), msgpack.packb(value, use_single_float=single)]
+    return b"".join(parts)
 
 
 # =============================================================================
@@ -241,10 +248,11 @@ def read_header(path: str) -> dict:
     return header
 
 
-def shard_files(given: list[str]) -> list[str]:
-    """The shard files a MindDataset reads: one file name means every shard
-    of its dataset (its header names them, beside it); a list, those files."""
-    if len(given) > 1:
+def shard_files(given: list[str], whole_dataset: bool) -> list[str]:
+    """The shard files a MindDataset reads: ``whole_dataset`` (a file name
+    given), every shard of its dataset (its header names them, beside it);
+    else (a list given) those files."""
+    if not whole_dataset:
         return list(given)
     header = read_header(given[0])
     folder = os.path.dirname(given[0])

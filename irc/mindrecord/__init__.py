@@ -275,7 +275,8 @@ class FileReader:
             raise UserTypeError("[ParamTypeError]: Invalid parameter type. 'file_name' expect str or list type.",
                                 where=user_frame())
         try:
-            self._shards = [fmt.ShardFile(p) for p in fmt.shard_files(given)]
+            self._shards = [fmt.ShardFile(p) for p in
+                            fmt.shard_files(given, whole_dataset=not isinstance(file_name, list))]
         except UserError as e:
             raise UserRuntimeError(e.message.replace("MindDataset:", "FileReader:"), where=user_frame(),
                                    hint=e.hint) from None

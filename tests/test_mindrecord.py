@@ -1,0 +1,133 @@
+"""MindRecord files (``mindspore.mindrecord`` and ``MindDataset``): the model
+zoo converts its data to them (DeepFM, Wide&Deep, SSD, DeepLabv3, BERT,
+Transformer ...).  irc writes MindSpore 2.10's bytes and reads its files
+with its row orders; damaged files and bad rows are located errors."""
+import os
+import shutil
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from irc.cli import main
+from irc.dialects import mindrecord, stdrandom
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "fixtures", "mindrecord")      # written by MindSpore 2.10 (mindrecord_rows.py)
+
+
+def test_rows_orders_and_bytes_as_mindspore(tmp_path, capsys):
+    """The script writes the rows MindSpore wrote into the fixture (the same
+    bytes, pages and index), then reads both copies in every order
+    MindDataset offers, over three epochs, as MindSpore 2.10 did."""
+    from irc.capture import RUN, run_script
+    from printout import MINDSPORE_STYLE, assert_prints_as
+    capsys.readouterr()
+    run_script(os.path.join(MINDSPORE_STYLE, "mindrecord_rows.py"), mode=RUN,
+               argv=[str(tmp_path / "out"), FIXTURE])
+    out = [line for line in capsys.readouterr().out.strip().splitlines() if not line.startswith("irc:")]
+    assert "shard 0 same bytes as MindSpore's: True" in out
+    assert_prints_as(out, os.path.join(MINDSPORE_STYLE, "mindrecord_rows.mindspore.txt"), rel=0, abs=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=40))
+def test_packed_ints_round_trip(values):
+    data = np.array(values, np.int64)
+    packed = mindrecord.pack_ints(data)
+    assert (mindrecord.unpack_ints(packed, np.int64) == data).all()
+    # each value at the narrowest of 1, 2, 4, 8 bytes, behind a count and 2 bits a value
+    widths = [next(w for w in (1, 2, 4, 8) if -2**(8 * w - 1) <= v < 2**(8 * w - 1)) for v in values]
+    assert len(packed) == 4 + -(-len(values) // 4) + sum(widths)
+
+
+def test_minstd_rand0_is_the_standards():
+    # [rand.predef]: the 10000th output of a default-constructed minstd_rand0 is 1043618065
+    assert int(stdrandom.MinstdRand0(1).take(10000)[-1]) == 1043618065
+    assert stdrandom.MinstdRand0(0).take(1)[0] == 16807          # seed 0 becomes 1
+
+
+def _copy_fixture(tmp_path):
+    folder = tmp_path / "data"
+    shutil.copytree(FIXTURE, folder)
+    return folder
+
+
+READ = textwrap.dedent("""\
+    import mindspore.dataset as ds
+
+    data = ds.MindDataset({path!r}, shuffle=False)
+    print(sum(1 for _ in data.create_dict_iterator(output_numpy=True)))
+""")
+
+
+def _run(tmp_path, capsys, source: str) -> tuple[int, str, str]:
+    script = tmp_path / "job.py"
+    script.write_text(source)
+    code = main(["run", str(script)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("junk", "is not a MindRecord file"),
+    ("no_index", "has no index file"),
+    ("cut", "is cut short"),
+    ("no_shard", "rows.mindrecord1, a shard of"),
+])
+def test_damaged_datasets_are_located_errors(tmp_path, capsys, damage, message):
+    folder = _copy_fixture(tmp_path)
+    first = folder / "rows.mindrecord0"
+    if damage == "junk":
+        first.write_bytes(b"not a mindrecord file at all" * 10)
+    elif damage == "no_index":
+        os.remove(str(first) + ".db")
+    elif damage == "cut":
+        data = first.read_bytes()
+        first.write_bytes(data[:len(data) - 5000])
+    else:
+        os.remove(folder / "rows.mindrecord1")
+    code, out, err = _run(tmp_path, capsys, READ.format(path=str(first)))
+    assert code == 1 and message in err and "Traceback" not in err, err
+    assert "job.py:3:" in err          # the MindDataset's line
+
+
+WRITE = textwrap.dedent("""\
+    import numpy as np
+    from mindspore.mindrecord import FileWriter
+
+    writer = FileWriter({path!r}, overwrite={overwrite})
+    writer.add_schema({{"id": {{"type": "int32"}}, "v": {{"type": "float32", "shape": [2]}}}}, "t")
+    writer.write_raw_data({rows})
+    writer.commit()
+    print("written")
+""")
+
+
+def test_existing_files_are_kept_without_overwrite(tmp_path, capsys):
+    path = tmp_path / "d.mindrecord"
+    path.write_bytes(b"the user's data")
+    rows = '[{"id": 1, "v": np.zeros(2, np.float32)}]'
+    code, out, err = _run(tmp_path, capsys, WRITE.format(path=str(path), overwrite=False, rows=rows))
+    assert code == 1 and "job.py:6:" in err and "already exist" in err and "overwrite" in err
+    assert path.read_bytes() == b"the user's data" and not os.path.exists(str(path) + ".db")
+    code, out, err = _run(tmp_path, capsys, WRITE.format(path=str(path), overwrite=True, rows=rows))
+    assert code == 0 and "written" in out and mindrecord.read_header(str(path))["shard_addresses"] == ["d.mindrecord"]
+
+
+def test_rows_that_do_not_fit_the_schema_are_left_out_with_a_warning(tmp_path, capsys):
+    path = tmp_path / "d.mindrecord"
+    rows = ('[{"id": 1, "v": np.zeros(2, np.float32)}, {"id": 2, "v": np.zeros(2, np.float64)},'
+            ' {"id": 3}, {"id": 4, "v": np.ones(2, np.float32)}]')
+    code, out, err = _run(tmp_path, capsys, WRITE.format(path=str(path), overwrite=False, rows=rows))
+    assert code == 0, err
+    assert "row 1 of this write is left out: field 'v' must be a numpy float32 array of shape [2], " \
+           "got float64 [2]" in err and "row 2 of this write is left out: field 'v' is missing" in err
+    shard = mindrecord.ShardFile(str(path))
+    assert [int(shard.row(i, shard.fields)[0]) for i in range(len(shard))] == [1, 4]
+    shard.close()
+    os.remove(path)
+    os.remove(str(path) + ".db")
+    code, out, err = _run(tmp_path, capsys, WRITE.format(path=str(path), overwrite=False, rows='[{"id": "x"}]'))
+    assert code == 1 and "job.py:6:" in err and "no valid data" in err and "Traceback" not in err
