@@ -31,6 +31,15 @@ def test_rows_orders_and_bytes_as_mindspore(tmp_path, capsys):
     assert_prints_as(out, os.path.join(MINDSPORE_STYLE, "mindrecord_rows.mindspore.txt"), rel=0, abs=0)
 
 
+def test_encoded_images_in_a_bytes_field_decode_as_in_mindspore(tmp_path, capsys):
+    from irc.capture import RUN, run_script
+    from printout import MINDSPORE_STYLE, assert_prints_as
+    capsys.readouterr()
+    run_script(os.path.join(MINDSPORE_STYLE, "mindrecord_images.py"), mode=RUN, argv=[str(tmp_path)])
+    out = [line for line in capsys.readouterr().out.strip().splitlines() if not line.startswith("irc:")]
+    assert_prints_as(out, os.path.join(MINDSPORE_STYLE, "mindrecord_images.mindspore.txt"), rel=1e-5, abs=1e-4)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=40))
 def test_packed_ints_round_trip(values):

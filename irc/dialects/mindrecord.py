@@ -92,7 +92,9 @@ class Field:
     def tensor_type(self) -> TensorType:
         dtype = FIELD_TYPES[self.type][1]
         if self.type == "bytes":
-            return TensorType("bytes", (1,))        # MindSpore: a bytes array of one element
+            # one encoded value, as an image file's bytes are (its rows: a bytes array
+            # of one element, as MindSpore gives them)
+            return TensorType("bytes", ())
         if self.shape is None:
             return TensorType(dtype, ())
         if list(self.shape) == [-1]:
@@ -412,6 +414,26 @@ class ShardWriter:
         self.pages: list[dict] = []
         self.rows: list[list] = []       # per row: the INDEXES columns (without ROW_ID) + index values
         self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+
+    @classmethod
+    def reopen(cls, path: str) -> "ShardWriter":
+        """A committed shard file, to append rows to (its pages from its
+        header, its rows from its index)."""
+        shard = ShardFile(path)
+        header = shard.header
+        writer = cls.__new__(cls)
+        writer.path, writer.shard_id = path, int(header["shard_id"])
+        writer.header_size, writer.page_size = int(header["header_size"]), int(header["page_size"])
+        writer.pages = header["page"]
+        index_names = [f["index_field"] for f in header.get("index_fields") or []]
+        picks = ", ".join(["PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, PAGE_ID_BLOB, PAGE_OFFSET_BLOB, "
+                           "PAGE_OFFSET_BLOB_END, ROW_GROUP_ID"] + [f'"{n}_0"' for n in index_names])
+        with sqlite3.connect(f"file:{path}.db?mode=ro", uri=True) as db:
+            writer.rows = [list(r) for r in db.execute(f"SELECT {picks} FROM INDEXES ORDER BY ROW_ID")]
+        db.close()
+        shard.close()
+        writer.fd = os.open(path, os.O_RDWR)
+        return writer
 
     def _last(self, kind: str) -> Optional[dict]:
         return next((p for p in reversed(self.pages) if p["page_type"] == kind), None)

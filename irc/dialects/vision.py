@@ -576,6 +576,8 @@ def _as_bytes(x) -> bytes:
         raise TypeError(f"Decode: expected encoded image bytes, got {type(v).__name__}")
     if a.dtype == np.uint8 and a.ndim == 1:
         return a.tobytes()
+    if a.dtype.kind == "S" and a.shape == (1,):      # a MindRecord bytes field (MindDataset's form)
+        return a.tobytes()
     raise TypeError(f"Decode: expected encoded image bytes, got an array of dtype {a.dtype} "
                     f"and shape {a.shape}")
 

@@ -119,6 +119,36 @@ class FileWriter:
         self._compression = 0
         self._done = False
 
+    @classmethod
+    def open_for_append(cls, file_name):
+        """A FileWriter adding rows to a committed dataset (any one of its
+        shard files); its schema, index fields and sizes are the dataset's."""
+        if not isinstance(file_name, (str, os.PathLike)):
+            raise UserTypeError("[ParamTypeError]: Invalid parameter type. 'file_name' expect str type.",
+                                where=user_frame())
+        file_name = os.fspath(file_name)
+        if not os.path.isfile(file_name):
+            raise UserValueError(f"Invalid file, path: {file_name} does not exist.", where=user_frame())
+        try:
+            paths = fmt.shard_files([file_name], whole_dataset=True)
+            header = fmt.read_header(paths[0])
+            shards = [fmt.ShardWriter.reopen(p) for p in paths]
+        except UserError as e:
+            raise UserRuntimeError(e.message.replace("MindDataset:", "FileWriter:"), where=user_frame(),
+                                   hint=e.hint) from None
+        writer = cls.__new__(cls)
+        writer._paths = paths
+        writer._overwrite = False
+        writer._fields = fmt.schema_fields(header["schema"][0]["schema"])
+        writer._desc = header["schema"][0].get("desc", "")
+        by_name = {f.name: f for f in writer._fields}
+        writer._index = [by_name[f["index_field"]] for f in header.get("index_fields") or []]
+        writer._header_size, writer._page_size = int(header["header_size"]), int(header["page_size"])
+        writer._shards = shards
+        writer._compression = int(header.get("compression_size") or 0)
+        writer._done = False
+        return writer
+
     # -- settings ------------------------------------------------------------------
 
     def _size(self, what: str, size, low: int, high: int) -> int:

@@ -6,6 +6,7 @@ three epochs, sharded with and without shuffle, num_samples, samplers) and
 FileReader.  Run with a folder to write into and, optionally, a MindSpore-
 written copy of the same files to compare bytes with.  MindSpore's output
 is in mindrecord_rows.mindspore.txt."""
+import hashlib
 import os
 import sys
 
@@ -96,3 +97,11 @@ if len(sys.argv) > 2:                       # a MindSpore-written copy: the same
         with open(path + suffix, "rb") as a, open(os.path.join(sys.argv[2], "rows.mindrecord" + suffix), "rb") as b:
             print("shard", suffix, "same bytes as MindSpore's:", a.read() == b.read())
     show(os.path.join(sys.argv[2], "rows.mindrecord0"))
+
+appender = FileWriter.open_for_append(path + "1")       # any shard opens the whole dataset
+appender.write_raw_data(rows(42, 6, np.random.RandomState(8)))
+appender.commit()
+print("appended", ids(ds.MindDataset(path + "0", shuffle=False)))
+for suffix in ("0", "1"):
+    with open(path + suffix, "rb") as f:
+        print("appended shard", suffix, hashlib.sha1(f.read()).hexdigest())
