@@ -726,10 +726,16 @@ class MindRecordReader(SourceReader):
         return int(self.starts[-1])
 
     def read(self, indices):
+        indices = np.asarray(indices, np.int64)
         shard_of = np.searchsorted(self.starts, indices, side="right") - 1
-        rows = [self.shards[s].row(int(i - self.starts[s]), self.wanted)
-                for i, s in zip(indices.tolist(), shard_of.tolist())]
-        return [[row[j] for row in rows] for j in range(len(self.wanted))]
+        columns: list[list] = [[None] * len(indices) for _ in self.wanted]
+        for s in np.unique(shard_of).tolist():       # a shard's rows at once, put back in order
+            at = np.flatnonzero(shard_of == s)
+            for column, values in zip(columns, self.shards[s].rows((indices[at] - self.starts[s]).tolist(),
+                                                                    self.wanted)):
+                for k, v in zip(at.tolist(), values):
+                    column[k] = v
+        return columns
 
     def origins(self, indices):
         shard_of = np.searchsorted(self.starts, indices, side="right") - 1

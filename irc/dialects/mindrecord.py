@@ -153,6 +153,34 @@ def unpack_ints(data: bytes, dtype) -> np.ndarray:
     return out.astype(dtype)
 
 
+def unpack_ints_many(datas: list[bytes], dtype) -> list[np.ndarray]:
+    """:func:`unpack_ints` of many arrays at once (a chunk of rows' field):
+    a dozen numpy calls for the chunk instead of a dozen per row."""
+    if not datas:
+        return []
+    counts = np.array([struct.unpack_from(">I", d, 0)[0] for d in datas], np.int64)
+    sizes = np.array([len(d) for d in datas], np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    buf = np.frombuffer(b"".join(datas), np.uint8)
+    total = int(counts.sum())
+    ends = np.cumsum(counts)
+    row_of = np.repeat(np.arange(len(datas)), counts)
+    j = np.arange(total) - np.repeat(ends - counts, counts)          # element index within its row
+    codes = (buf[starts[row_of] + 4 + j // 4] >> ((3 - j % 4) * 2).astype(np.uint8)) & 3
+    widths = np.left_shift(1, codes.astype(np.int64))
+    before = np.cumsum(widths) - widths                              # body bytes before, over all rows
+    first = (ends - counts)[row_of]
+    offsets = starts[row_of] + 4 + (counts[row_of] + 3) // 4 + before - before[np.minimum(first, total - 1)]
+    if ((offsets + widths) > np.repeat(starts + sizes, counts)).any():
+        raise ValueError("a packed int array is cut short")
+    out = np.empty(total, np.int64)
+    for code, width in enumerate(_WIDTHS):
+        pick = codes == code
+        if pick.any():
+            out[pick] = buf[offsets[pick][:, None] + np.arange(width)].view(f"<i{width}").reshape(-1)
+    return np.split(out.astype(dtype, copy=False), ends[:-1])
+
+
 def encode_blob(fields: list[Field], row: dict) -> bytes:
     """A row's blob: its blob fields' bytes (packed ints where the schema has any)."""
     parts = []
@@ -310,6 +338,38 @@ class ShardFile:
             raise
         except Exception as e:  # noqa: BLE001 - a damaged row: msgpack, struct or numpy refused it
             raise MindRecordError(f"MindDataset: {self.path} row {i} cannot be read ({e})",
+                                  hint="the file is damaged") from None
+
+    def rows(self, indices: list[int], wanted: list[Field]) -> list[list[np.ndarray]]:
+        """Column by column, the values of rows ``indices`` (packed ints
+        unpacked for all the rows at once)."""
+        raw_wanted = any(not f.is_blob for f in wanted)
+        blob_wanted = any(f.is_blob for f in wanted)
+        values = []
+        try:
+            for i in indices:
+                _, raw_page, raw_at, raw_end, blob_page, blob_at, blob_end = self.locations[i].tolist()
+                row = {}
+                if raw_wanted:
+                    row.update(_msgpack().unpackb(self._span(raw_page, raw_at, raw_end)[8:], raw=False))
+                if blob_wanted:
+                    row.update(decode_blob(self.blobs, self._span(blob_page, blob_at, blob_end)[8:]))
+                values.append(row)
+            columns = []
+            for f in wanted:
+                data = [row[f.name] for row in values]
+                if f.packs_ints:
+                    arrays = unpack_ints_many(data, FIELD_TYPES[f.type][0])
+                    if f.shape is not None and list(f.shape) != [-1]:
+                        arrays = [a.reshape(f.shape) for a in arrays]
+                    columns.append(arrays)
+                else:
+                    columns.append([field_value(f, d) for d in data])
+            return columns
+        except MindRecordError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a damaged row: msgpack, struct or numpy refused it
+            raise MindRecordError(f"MindDataset: {self.path} has a row that cannot be read ({e})",
                                   hint="the file is damaged") from None
 
     def close(self) -> None:
