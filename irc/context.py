@@ -79,7 +79,8 @@ def get_context(key: str):
 def set_deterministic(deterministic: bool) -> None:
     """``mindspore.set_deterministic``: the same results, bit for bit, from
     run to run (on CUDA: deterministic cuDNN algorithms and gradients
-    without atomic adds; the CPU's already are)."""
+    without atomic adds; the CPU's steps are, their index-adding gradients
+    lowered to onnxruntime's serial ScatterElements, not its racing ScatterND)."""
     if not isinstance(deterministic, bool):
         raise UserValueError(f"set_deterministic takes True or False, got {deterministic!r}",
                              where=user_frame())
