@@ -442,9 +442,7 @@ def _scatter_add_onnx(emit, inputs, attrs, draws):
     from .nn import _i64_indices
     dy, data, indices = inputs
     axis = int(attrs["axis"]) % len(emit.in_types[1].shape)
-    zeros = emit.op("ConstantOfShape", [emit.op("Shape", [data])],
-                    value=onnx.helper.make_tensor("zero", onnx.TensorProto.FLOAT, [1], [0.0]))
-    return [emit.op("ScatterElements", [emit.op("CastLike", [zeros, dy]),
+    return [emit.op("ScatterElements", [_zeros(emit, emit.op("Shape", [data]), dy),
                                         _i64_indices(emit, indices, data, axis), dy],
                     axis=axis, reduction="add")]
 
@@ -462,9 +460,7 @@ def _gather_grad_onnx(emit, inputs, attrs, draws):
     row_shape = emit.op("Concat", [emit.const(_i64([-1])), emit.op("Slice", [
         emit.op("Shape", [data]), emit.const(_i64([1])), emit.const(_i64([np.iinfo(np.int64).max]))])],
         axis=0)
-    zeros = emit.op("ConstantOfShape", [emit.op("Shape", [data])],
-                    value=onnx.helper.make_tensor("zero", onnx.TensorProto.FLOAT, [1], [0.0]))
-    zeros = emit.op("CastLike", [zeros, dy])
+    zeros = _zeros(emit, emit.op("Shape", [data]), dy)
     rows = emit.op("Reshape", [dy, row_shape])
     if emit.target == "cuda":
         return [emit.op("ScatterND", [zeros, flat, rows], reduction="add")]
@@ -498,9 +494,7 @@ def _maxpool_grad_onnx(emit, inputs, attrs, draws):
         return [_maxpool_grad_by_taps_onnx(emit, dy, idx, attrs, x_chw[1:], dy_chw[1:])]
     shape = emit.op("Shape", [x])
     flat = emit.const(_i64([-1]))
-    zeros = emit.op("ConstantOfShape", [emit.op("Reshape", [emit.op("Size", [x]), flat])],
-                    value=onnx.helper.make_tensor("zero", onnx.TensorProto.FLOAT, [1], [0.0]))
-    zeros = emit.op("CastLike", [zeros, dy])
+    zeros = _zeros(emit, emit.op("Reshape", [emit.op("Size", [x]), flat]), dy)
     dx = emit.op("ScatterElements", [zeros, emit.op("Reshape", [idx, flat]),
                                      emit.op("Reshape", [dy, flat])], axis=0, reduction="add")
     return [emit.op("Reshape", [dx, shape])]
@@ -623,9 +617,14 @@ def _affine_per_channel(emit, v, scale, bias):
 
 
 def _channel_zeros(emit, like):
-    zeros = emit.op("ConstantOfShape", [emit.op("Shape", [like])],
+    return _zeros(emit, emit.op("Shape", [like]), like)
+
+
+def _zeros(emit, shape, dtype_of):
+    """Zeros of the run-time ``shape``, in ``dtype_of``'s element type."""
+    zeros = emit.op("ConstantOfShape", [shape],
                     value=onnx.helper.make_tensor("zero", onnx.TensorProto.FLOAT, [1], [0.0]))
-    return emit.op("CastLike", [zeros, like])
+    return emit.op("CastLike", [zeros, dtype_of])
 
 
 @lowering(BN_GRAD)

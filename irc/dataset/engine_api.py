@@ -1041,7 +1041,8 @@ class MindDataset(MappableDataset):
     def sampler(self) -> samplers.BuiltinSampler:
         if self._sampler is not None:
             return self._sampler
-        return samplers.from_ir(sampler_of({**self._params, "shuffle": self._params["shuffle"] != "false"}))
+        from ..dialects import mindrecord
+        return samplers.from_ir(mindrecord.sampler_spec(self._params))
 
 
 def _class_indexing(op: str, class_indexing) -> Optional[list]:

@@ -716,11 +716,19 @@ class MindRecordReader(SourceReader):
     (:func:`mindrecord.pass_order`)."""
 
     def __init__(self, attrs):
-        self.shards = [mindrecord.ShardFile(p) for p in attrs["dataset_files"]]
+        self.shards = [mindrecord.ShardFile(p, self._index(p)) for p in attrs["dataset_files"]]
         self.counts = [len(s) for s in self.shards]
         by_name = {f.name: f for f in self.shards[0].fields}
         self.wanted = [by_name[c] for c in attrs["columns"]]
         self.starts = np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
+
+    @staticmethod
+    def _index(path: str):
+        """The shard's index, kept across the readers of a run (its count, passes, evaluations)."""
+        try:
+            return _cached(path, mindrecord.load_index)
+        except OSError as e:
+            raise UserError(f"MindDataset: cannot read {path}: {e.strerror}") from None
 
     def __len__(self):
         return int(self.starts[-1])
@@ -742,9 +750,7 @@ class MindRecordReader(SourceReader):
         return [self.shards[s].path for s in shard_of.tolist()]
 
     def pick(self, attrs, at):
-        spec = attrs.get("sampler") or samplers.sampler_of(
-            {**attrs, "shuffle": attrs["shuffle"] != "false"})
-        return mindrecord.pass_order(spec, attrs["shuffle"], self.counts, at)
+        return mindrecord.pass_order(mindrecord.sampler_spec(attrs), attrs["shuffle"], self.counts, at)
 
 
 MIND_DATASET = define(

@@ -33,6 +33,7 @@ import json
 import os
 import sqlite3
 import struct
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Optional
 
@@ -135,27 +136,12 @@ def pack_ints(values: np.ndarray) -> bytes:
 
 
 def unpack_ints(data: bytes, dtype) -> np.ndarray:
-    (n,) = struct.unpack_from(">I", data, 0)
-    bitmap = np.frombuffer(data, np.uint8, -(-n // 4), 4)
-    codes = ((bitmap[:, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3).reshape(-1)[:n]
-    widths = np.array(_WIDTHS)[codes]
-    start = 4 + len(bitmap)
-    if start + int(widths.sum()) > len(data):
-        raise ValueError("a packed int array is cut short")
-    body = np.frombuffer(data, np.uint8, int(widths.sum()), start)
-    out = np.empty(n, np.int64)
-    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
-    for code, width in enumerate(_WIDTHS):
-        pick = codes == code
-        if pick.any():
-            at = offsets[pick][:, None] + np.arange(width)
-            out[pick] = body[at].copy().view(f"<i{width}").reshape(-1)
-    return out.astype(dtype)
+    return unpack_ints_many([data], dtype)[0]
 
 
 def unpack_ints_many(datas: list[bytes], dtype) -> list[np.ndarray]:
-    """:func:`unpack_ints` of many arrays at once (a chunk of rows' field):
-    a dozen numpy calls for the chunk instead of a dozen per row."""
+    """Packed int arrays (a chunk of rows' field) unpacked together: a dozen
+    numpy calls for the chunk, not a dozen per row."""
     if not datas:
         return []
     counts = np.array([struct.unpack_from(">I", d, 0)[0] for d in datas], np.int64)
@@ -215,33 +201,43 @@ def decode_blob(fields: list[Field], blob: bytes) -> dict:
     return out
 
 
-def field_value(f: Field, data) -> np.ndarray:
-    """A field's value as MindDataset gives it: ``data`` the blob bytes or the raw value."""
+def field_values(f: Field, data: list) -> list[np.ndarray]:
+    """A field's values as MindDataset gives them, from each row's blob
+    bytes or raw value: bytes as a one-element bytes array, strings and
+    scalars 0-d, arrays in the schema's shape."""
     if f.type == "bytes":
-        return np.array([bytes(data)])
+        return [np.array([bytes(d)]) for d in data]
     if f.type == "string":
-        return np.asarray(str(data))
+        return [np.asarray(str(d)) for d in data]
     dtype = FIELD_TYPES[f.type][0]
     if not f.is_blob:
-        return np.asarray(data, dtype)
-    values = unpack_ints(data, dtype) if f.packs_ints else np.frombuffer(data, np.dtype(dtype).newbyteorder("<")).astype(dtype)
-    if f.shape is not None and list(f.shape) != [-1]:
-        values = values.reshape([d for d in f.shape])
-    return values
+        return [np.asarray(d, dtype) for d in data]
+    if f.packs_ints:
+        arrays = unpack_ints_many(data, dtype)
+    else:
+        little = np.dtype(dtype).newbyteorder("<")
+        arrays = [np.frombuffer(d, little).astype(dtype) for d in data]
+    if list(f.shape) != [-1]:
+        arrays = [a.reshape(f.shape) for a in arrays]
+    return arrays
+
+
+def _scalar(f: Field, value):
+    """A scalar field's value as stored (a float32 field's rounded to float32)."""
+    if f.type == "string":
+        return str(value)
+    if f.type in ("int32", "int64"):
+        return int(value)
+    return float(np.float32(value)) if f.type == "float32" else float(value)
+
+
+def index_values(index_fields: list[Field], row: dict) -> list:
+    """A row's values of the index fields, as the index stores them."""
+    return [_scalar(f, row[f.name]) for f in index_fields]
 
 
 def encode_raw(fields: list[Field], row: dict) -> bytes:
-    scalars = {}
-    for f in fields:
-        if f.is_blob:
-            continue
-        value = row[f.name]
-        if f.type == "string":
-            scalars[f.name] = str(value)
-        elif f.type in ("int32", "int64"):
-            scalars[f.name] = int(value)
-        else:
-            scalars[f.name] = float(np.float32(value)) if f.type == "float32" else float(value)
+    scalars = {f.name: _scalar(f, row[f.name]) for f in fields if not f.is_blob}
     msgpack = _msgpack()
     scalars = scalars or DUMMY_RAW
     # nlohmann::json writes a float as float32 when that holds it exactly: so does this
@@ -289,27 +285,35 @@ def shard_files(given: list[str], whole_dataset: bool) -> list[str]:
     return [os.path.join(folder, name) for name in header["shard_addresses"]]
 
 
+_LOCATIONS = ("ROW_ID, PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, "
+              "PAGE_ID_BLOB, PAGE_OFFSET_BLOB, PAGE_OFFSET_BLOB_END")
+
+
+def load_index(path: str) -> tuple[dict, np.ndarray]:
+    """A shard file's header and its rows' page locations (``[rows, 7]``,
+    INDEXES' columns by ROW_ID): what opening a shard reads."""
+    header = read_header(path)
+    index = path + ".db"
+    if not os.path.isfile(index):
+        raise MindRecordError(f"MindDataset: {path} has no index file {index}",
+                              hint="FileWriter.commit() writes it; copy it along with the data file")
+    try:
+        with closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as db:
+            rows = db.execute(f"SELECT {_LOCATIONS} FROM INDEXES ORDER BY ROW_ID").fetchall()
+    except sqlite3.Error as e:
+        raise MindRecordError(f"MindDataset: cannot read the index {index}: {e}") from None
+    return header, np.array(rows, np.int64).reshape(-1, 7)
+
+
 class ShardFile:
-    """One shard file's rows, found through its index."""
+    """One shard file's rows, found through its index (``index``: what
+    :func:`load_index` read, when the caller keeps it across readers)."""
 
-    _COLUMNS = ("ROW_ID, PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, "
-                "PAGE_ID_BLOB, PAGE_OFFSET_BLOB, PAGE_OFFSET_BLOB_END")
-
-    def __init__(self, path: str):
+    def __init__(self, path: str, index: Optional[tuple[dict, np.ndarray]] = None):
         self.path = path
-        self.header = read_header(path)
+        self.header, self.locations = index or load_index(path)
         self.fields = schema_fields(self.header["schema"][0]["schema"])
         self.blobs = blob_fields(self.fields)
-        index = path + ".db"
-        if not os.path.isfile(index):
-            raise MindRecordError(f"MindDataset: {path} has no index file {index}",
-                                  hint="FileWriter.commit() writes it; copy it along with the data file")
-        try:
-            with sqlite3.connect(f"file:{index}?mode=ro", uri=True) as db:
-                rows = db.execute(f"SELECT {self._COLUMNS} FROM INDEXES ORDER BY ROW_ID").fetchall()
-        except sqlite3.Error as e:
-            raise MindRecordError(f"MindDataset: cannot read the index {index}: {e}") from None
-        self.locations = np.array(rows, np.int64).reshape(-1, 7)
         self.file = open(path, "rb")        # closed with the reader
 
     def __len__(self) -> int:
@@ -323,26 +327,9 @@ class ShardFile:
                                   hint="the file is damaged or was not completely copied")
         return data
 
-    def row(self, i: int, wanted: list[Field]) -> list[np.ndarray]:
-        _, raw_page, raw_at, raw_end, blob_page, blob_at, blob_end = self.locations[i].tolist()
-        try:
-            values = {}
-            if any(not f.is_blob for f in wanted):
-                raw = self._span(raw_page, raw_at, raw_end)
-                values.update(_msgpack().unpackb(raw[8:], raw=False))
-            if any(f.is_blob for f in wanted):
-                blob = self._span(blob_page, blob_at, blob_end)[8:]
-                values.update(decode_blob(self.blobs, blob))
-            return [field_value(f, values[f.name]) for f in wanted]
-        except MindRecordError:
-            raise
-        except Exception as e:  # noqa: BLE001 - a damaged row: msgpack, struct or numpy refused it
-            raise MindRecordError(f"MindDataset: {self.path} row {i} cannot be read ({e})",
-                                  hint="the file is damaged") from None
-
     def rows(self, indices: list[int], wanted: list[Field]) -> list[list[np.ndarray]]:
-        """Column by column, the values of rows ``indices`` (packed ints
-        unpacked for all the rows at once)."""
+        """Column by column, the values of rows ``indices`` (each field
+        decoded for all the rows at once)."""
         raw_wanted = any(not f.is_blob for f in wanted)
         blob_wanted = any(f.is_blob for f in wanted)
         values = []
@@ -355,17 +342,7 @@ class ShardFile:
                 if blob_wanted:
                     row.update(decode_blob(self.blobs, self._span(blob_page, blob_at, blob_end)[8:]))
                 values.append(row)
-            columns = []
-            for f in wanted:
-                data = [row[f.name] for row in values]
-                if f.packs_ints:
-                    arrays = unpack_ints_many(data, FIELD_TYPES[f.type][0])
-                    if f.shape is not None and list(f.shape) != [-1]:
-                        arrays = [a.reshape(f.shape) for a in arrays]
-                    columns.append(arrays)
-                else:
-                    columns.append([field_value(f, d) for d in data])
-            return columns
+            return [field_values(f, [row[f.name] for row in values]) for f in wanted]
         except MindRecordError:
             raise
         except Exception as e:  # noqa: BLE001 - a damaged row: msgpack, struct or numpy refused it
@@ -412,6 +389,12 @@ def _chain(key: tuple, at: samplers.Pass, n: int, step) -> np.ndarray:
     seed = at.seed
     return samplers._replayed(key, at.index, lambda: step(np.arange(n, dtype=np.int64), seed + 1),
                               lambda order, i: step(order, seed + 1 + i))
+
+
+def sampler_spec(attrs: dict) -> dict:
+    """The sampler a MindDataset reads with: its own, or the one its
+    arguments stand for (any shuffle mode but "false" shuffles)."""
+    return attrs.get("sampler") or samplers.sampler_of({**attrs, "shuffle": attrs["shuffle"] != "false"})
 
 
 def pass_order(spec: dict, mode: str, counts: list[int], at: Optional[samplers.Pass]) -> np.ndarray:
@@ -479,8 +462,7 @@ class ShardWriter:
     def reopen(cls, path: str) -> "ShardWriter":
         """A committed shard file, to append rows to (its pages from its
         header, its rows from its index)."""
-        shard = ShardFile(path)
-        header = shard.header
+        header, _ = load_index(path)
         writer = cls.__new__(cls)
         writer.path, writer.shard_id = path, int(header["shard_id"])
         writer.header_size, writer.page_size = int(header["header_size"]), int(header["page_size"])
@@ -488,10 +470,8 @@ class ShardWriter:
         index_names = [f["index_field"] for f in header.get("index_fields") or []]
         picks = ", ".join(["PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, PAGE_ID_BLOB, PAGE_OFFSET_BLOB, "
                            "PAGE_OFFSET_BLOB_END, ROW_GROUP_ID"] + [f'"{n}_0"' for n in index_names])
-        with sqlite3.connect(f"file:{path}.db?mode=ro", uri=True) as db:
+        with closing(sqlite3.connect(f"file:{path}.db?mode=ro", uri=True)) as db:
             writer.rows = [list(r) for r in db.execute(f"SELECT {picks} FROM INDEXES ORDER BY ROW_ID")]
-        db.close()
-        shard.close()
         writer.fd = os.open(path, os.O_RDWR)
         return writer
 

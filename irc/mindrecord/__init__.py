@@ -251,10 +251,7 @@ class FileWriter:
                                         "(the warnings above say what was wrong)")
         blobs = [fmt.encode_blob(fmt.blob_fields(self._fields), r) for r in good]
         raws = [fmt.encode_raw(self._fields, r) for r in good]
-        index = self._index_fields()
-        values = [[r[f.name] if f.type != "float32" else float(np.float32(r[f.name])) for f in index]
-                  for r in good]
-        values = [[int(v) if isinstance(v, (int, np.integer)) else v for v in row] for row in values]
+        values = [fmt.index_values(self._index_fields(), r) for r in good]
         self._compression += sum(_unpacked_size(self._fields, r) for r in good) - sum(map(len, blobs))
         per, extra = divmod(len(good), len(self._shards))
         start = 0
@@ -330,9 +327,10 @@ class FileReader:
 
     def get_next(self):
         for shard in self._shards:
-            for i in range(len(shard)):
-                values = shard.row(i, self._fields)
-                yield {f.name: _python_value(f, v) for f, v in zip(self._fields, values)}
+            for start in range(0, len(shard), 256):
+                columns = shard.rows(list(range(start, min(start + 256, len(shard)))), self._fields)
+                for values in zip(*columns):
+                    yield {f.name: _python_value(f, v) for f, v in zip(self._fields, values)}
 
     def close(self):
         for shard in self._shards:
