@@ -387,7 +387,7 @@ def _shuffle_step(mode: str, counts: list[int], num_samples: Optional[int]):
 def _chain(key: tuple, at: samplers.Pass, n: int, step) -> np.ndarray:
     """Pass ``at.index``'s order: each pass applies ``step`` (seeded seed + 1 + pass) to the last."""
     seed = at.seed
-    return samplers._replayed(key, at.index, lambda: step(np.arange(n, dtype=np.int64), seed + 1),
+    return samplers.replayed(key + (seed,), at.index, lambda: step(np.arange(n, dtype=np.int64), seed + 1),
                               lambda order, i: step(order, seed + 1 + i))
 
 
@@ -412,10 +412,9 @@ def pass_order(spec: dict, mode: str, counts: list[int], at: Optional[samplers.P
         rows = np.arange(min(start, n), n, dtype=np.int64)
         return rows[:limit] if limit else rows
     if kind in ("SubsetSampler", "SubsetRandomSampler"):
-        indices = np.asarray(spec["indices"], np.int64)
-        if len(indices) and (indices.min() < 0 or indices.max() >= n):
-            bad = indices[(indices < 0) | (indices >= n)][0]
-            raise UserRuntimeError(f"MindDataset: {kind} index {bad} is out of range for {n} rows")
+        # MindSpore takes any index modulo the rows, as an unsigned 64-bit number (-1: 2**64 - 1)
+        indices = np.asarray(spec["indices"], np.int64).astype(np.uint64) % np.uint64(max(n, 1))
+        indices = indices.astype(np.int64)
         if kind == "SubsetRandomSampler":
             indices = _shuffled(indices, at.seed + 1)
         return indices[:limit] if limit else indices

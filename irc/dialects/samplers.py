@@ -74,7 +74,7 @@ _ORDERS_MAX = 8
 _orders_lock = threading.Lock()
 
 
-def _replayed(key: tuple, index: int, first: Callable[[], np.ndarray],
+def replayed(key: tuple, index: int, first: Callable[[], np.ndarray],
               step: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
     """Order ``index`` of the chain ``first()``, ``step(order 0, 1)``, ...,
     from the latest kept order before it."""
@@ -104,7 +104,7 @@ def reshuffled_rows(seed: int, n: int, index: int) -> np.ndarray:
     pass shuffles the previous order with ``mt19937(seed + pass)``."""
     def shuffled(order: np.ndarray, at: int) -> np.ndarray:
         return order[stdrandom.shuffle_order(stdrandom.Mt19937(seed + at), n)]
-    return _replayed(("rows", seed, n), index, lambda: shuffled(np.arange(n, dtype=np.int64), 0),
+    return replayed(("rows", seed, n), index, lambda: shuffled(np.arange(n, dtype=np.int64), 0),
                      shuffled)
 
 
@@ -292,7 +292,7 @@ def _subset_random_pick(spec, n, at, labels) -> np.ndarray:
 
     def shuffled(order: np.ndarray, _: int) -> np.ndarray:
         return order[stdrandom.shuffle_order(at.generator(), len(order))]
-    picked = _replayed(("subset", at.seed, ids.tobytes()), at.index, lambda: shuffled(ids, 0), shuffled)
+    picked = replayed(("subset", at.seed, ids.tobytes()), at.index, lambda: shuffled(ids, 0), shuffled)
     return _in_bounds(spec, picked[:_subset_count(spec, n, labels)], n)
 
 

@@ -77,6 +77,10 @@ def show(first):
     print("subset", ids(ds.MindDataset(first, sampler=ds.SubsetSampler([40, 3, 17, 0], num_samples=3))))
     print("subset random", ids(ds.MindDataset(first, sampler=ds.SubsetRandomSampler([40, 3, 17, 0, 8])), 2))
     print("sequential", ids(ds.MindDataset(first, sampler=ds.SequentialSampler(5, 6))))
+    print("subset random, indices past the rows and negative", ids(ds.MindDataset(
+        first, sampler=ds.SubsetRandomSampler([1, 50, 60, -1, -2]))))
+    counted_first = ds.MindDataset(first, sampler=ds.RandomSampler())
+    print("sized, then read", counted_first.get_dataset_size(), ids(counted_first, 2))
     print("one shard file", ids(ds.MindDataset([first], shuffle=False)))
     batched = ds.MindDataset(first, columns_list=["id", "pair"], shuffle=False).batch(8)
     print("batched", [b[1].shape for b in batched.create_tuple_iterator(output_numpy=True)])
