@@ -170,6 +170,8 @@ def _conv_input_flipped_onnx(emit, dy, w, attrs, pads):
 
 @lowering(CONV_TRANSPOSE)
 def _conv_transpose_onnx(emit, inputs, attrs, draws):
+    if len(inputs) == 3:
+        return [_conv_input_sized_onnx(emit, inputs, attrs)]
     dy_chw = _static_chw(emit.in_types[0]) if emit.in_types else None
     w_shape = _static_dims(emit.in_types[1].shape) if len(emit.in_types) > 1 else None
     if emit.target == "cpu" and int(attrs["group"]) == 1 and w_shape is not None and len(w_shape) == 4:
@@ -187,6 +189,18 @@ def _conv_transpose_onnx(emit, inputs, attrs, draws):
     return [emit.op("ConvTranspose", list(inputs), strides=list(attrs["strides"]), pads=p,
                     dilations=list(attrs["dilations"]), group=int(attrs["group"]),
                     output_padding=list(attrs["output_padding"]))]
+
+
+def _conv_input_sized_onnx(emit, inputs, attrs):
+    """dX sized like the Conv's input x, known only at run time: the
+    largest output padding a stride allows (stride - 1; the values of the
+    rows before it do not depend on it), cut to x's H and W."""
+    dy, w, x = inputs
+    op = [s - 1 for s in attrs["strides"]]
+    y = emit.op("ConvTranspose", [dy, w], strides=list(attrs["strides"]), pads=list(attrs["pads"]),
+                dilations=list(attrs["dilations"]), group=int(attrs["group"]), output_padding=op)
+    hw = emit.op("Slice", [emit.op("Shape", [x]), emit.const(_i64([2])), emit.const(_i64([4]))])
+    return emit.op("Slice", [y, emit.const(_i64([0, 0])), hw, emit.const(_i64([2, 3]))])
 
 
 def _conv_input_winograd_onnx(emit, inputs, attrs, w_shape):

@@ -448,9 +448,11 @@ CONV = _nn("Conv", attrs=dict(CONV_ATTRS),
 
 
 def _infer_conv_transpose(attrs, ins):
-    dy, w = ins
+    dy, w = ins[0], ins[1]
     n, _, ho, wo = dy.shape
     c = w.shape[1] * attrs["group"] if isinstance(w.shape[1], int) else UNKNOWN
+    if len(ins) == 3:                  # sized like a Conv's input known only at run time
+        return [TensorType(dy.dtype, (n, c, *ins[2].shape[2:]))]
     size = []
     for i, o in enumerate((ho, wo)):
         if not isinstance(o, int):
@@ -463,15 +465,17 @@ def _infer_conv_transpose(attrs, ins):
 
 
 CONV_TRANSPOSE = _nn("ConvTranspose", attrs={**CONV_ATTRS, "output_padding": [0, 0]},
-                     infer=_infer_conv_transpose, operands=("x", "weight"),
+                     infer=_infer_conv_transpose, operands=("x", "weight", "size_of?"),
                      doc="transposed 2-D convolution of NCHW x with weight [C_in, C_out/group, kh, kw] "
-                         "(a Conv's dX: output size (in - 1) * stride + span + output_padding - pads)")
+                         "(a Conv's dX: output size (in - 1) * stride + span + output_padding - pads; "
+                         "with size_of, that tensor's H and W: the Conv's input, when its size is "
+                         "known only at run time and a stride leaves rows no window reached)")
 
 
 @CONV_TRANSPOSE.host_batch
 def _conv_transpose_host(inputs, attrs, draws):
     dy, w = _f64(inputs[0]), _f64(inputs[1])
-    x_t = _infer_conv_transpose(attrs, [TensorType.of(inputs[0]), TensorType.of(inputs[1])])[0]
+    x_t = _infer_conv_transpose(attrs, [TensorType.of(v) for v in inputs])[0]
     n, c, h, wd = dy.shape[0], *x_t.shape[1:]
     pads, strides, dil, group = attrs["pads"], attrs["strides"], attrs["dilations"], attrs["group"]
     hp, wp = h + pads[0] + pads[2], wd + pads[1] + pads[3]

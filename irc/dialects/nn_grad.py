@@ -26,6 +26,7 @@ The backward ops below (family ``grad``) lower to standard ONNX operators:
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 
@@ -379,13 +380,16 @@ def _log_softmax_grad(ctx, node, douts):
 # convolution and matrix products
 # =============================================================================
 
-def _conv_out_padding(x: TensorType, dy: TensorType, w: TensorType, attrs) -> list[int]:
-    """Rows/columns at the end of x that no output position reached."""
+def _conv_out_padding(x: TensorType, dy: TensorType, w: TensorType, attrs) -> Optional[list[int]]:
+    """Rows/columns at the end of x that no output position reached; None
+    where that depends on a size known only at run time (a stride over 1)."""
     pads, strides, dil = attrs["pads"], attrs["strides"], attrs["dilations"]
     out = []
     for i in range(2):
         size, o = x.shape[2 + i], dy.shape[2 + i]
         if not isinstance(size, int) or not isinstance(o, int):
+            if strides[i] > 1:
+                return None
             out.append(0)
             continue
         span = (w.shape[2 + i] - 1) * dil[i] + 1
@@ -434,7 +438,8 @@ def _conv_grad(ctx, node, douts):
     grads = [None] * len(operands)
     if ctx.needs(0):
         pad = _conv_out_padding(ctx.type(x), ctx.type(dy), ctx.type(w), attrs)
-        grads[0] = ctx.add("nn.ConvTranspose", [dy, w], {**attrs, "output_padding": pad})
+        sized = [dy, w] if pad is not None else [dy, w, x]      # x's size read at run time
+        grads[0] = ctx.add("nn.ConvTranspose", sized, {**attrs, "output_padding": pad or [0, 0]})
     if ctx.needs(1):
         kernel = list(ctx.type(w).shape[2:])
         grads[1] = ctx.add("grad.ConvWeight", [x, dy], {**attrs, "kernel_shape": kernel})
@@ -448,9 +453,9 @@ def _conv_transpose_grad(ctx, node, douts):
     """A ConvTranspose is a Conv's dX: its dX is that Conv of dy, its dW the
     Conv's dW with dy as the input and x as the output's gradient."""
     dy = douts[0]
-    x, w = ctx.operands()
+    x, w = ctx.operands()[:2]
     attrs = {k: node.attrs[k] for k in _CONV_ATTRS}
-    grads = [None, None]
+    grads = [None] * len(ctx.operands())
     if ctx.needs(0):
         grads[0] = ctx.add("nn.Conv", [dy, w], attrs)
     if ctx.needs(1):
