@@ -260,6 +260,10 @@ def read_header(path: str) -> dict:
             if len(head) < 8:
                 raise ValueError("shorter than a header")
             (n,) = struct.unpack("<Q", head)
+            if n == 0 and os.path.getsize(path) > 8:
+                raise MindRecordError(f"MindDataset: {path} has no header: the FileWriter writing it "
+                                      f"stopped before commit()",
+                                      hint="write the dataset again (overwrite=True) and let it commit")
             if not 0 < n < MAX_HEADER_SIZE:
                 raise ValueError("no header length at its start")
             header = json.loads(f.read(n).decode("utf-8"))
