@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 
 from irc.dialects import stdrandom
-from irc.dialects.dataset import (INFINITE, batch_map_columns, call_per_batch_map,
+from irc.dialects.dataset import (INFINITE, batch_map_columns, call_per_batch_map, concat_keeps,
                                   sample_indices, stack_rows, to_user)
 from irc.dialects.samplers import Pass
 from irc.diagnostics import UserError
@@ -290,17 +290,64 @@ class SkipExec(PassExec):
 
 
 class ConcatExec:
+    """Each child's rows in turn.  Dealt over shards (``shards``), as
+    MindSpore's ConcatOp deals them: a child with its own offset sampler
+    already holds only this shard's rows (less a small child's placeholder);
+    any other child's rows go one by one to shard ``counter % num_shards``,
+    the counter running on over children, repeats and epochs."""
+
     def __init__(self, node, children):
         self.node, self.children, self.name = node, children, node.name
+        k = len(node.attrs["columns"])
+        types = node.in_types
+        # uint8 vectors concatenated with blobs (an encoded image as np.uint8) become blobs
+        self.to_blob = [[j for j in range(k) if types[c * k + j].dtype != "bytes"
+                         and node.out_types[j].dtype == "bytes"] for c in range(len(children))]
 
     def iterate(self, run):
-        for child in self.children:
+        shards = self.node.attrs.get("shards")
+        counter = run.carried(self.name + "/dealt", lambda: [0]) if shards else None
+        last = len(self.children) - 1
+        for c, child in enumerate(self.children):
             for chunk in child.iterate(run):
+                if self.to_blob[c]:
+                    chunk = _as_blobs(chunk, self.to_blob[c])
+                if shards:
+                    chunk = self._shard(shards, c, chunk, counter)
+                    if chunk is None:
+                        continue
                 yield run.tag(self.name, chunk)
+            if shards and not shards["dealt"][c] and c != last:
+                counter[0] += int(shards["rows"][c])
+
+    @staticmethod
+    def _shard(shards, c, chunk, counter):
+        n_shards, shard = int(shards["num_shards"]), int(shards["shard_id"])
+        if shards["dealt"][c]:
+            ids = counter[0] + np.arange(chunk.n)
+            counter[0] += chunk.n
+            keep = np.flatnonzero(ids % n_shards == shard)
+            if len(keep) == chunk.n:
+                return chunk
+            if not len(keep):
+                return None
+            return Chunk([col_take(col, keep) for col in chunk.data()], len(keep),
+                         {k: col_take(v, keep) for k, v in chunk.extra.items()})
+        return chunk if concat_keeps(shards, c, shard) else None
 
 
-class ZipExec(ConcatExec):
+def _as_blobs(chunk: Chunk, columns: list[int]) -> Chunk:
+    cols = list(chunk.data())
+    for j in columns:
+        cols[j] = [np.ascontiguousarray(col_row(cols[j], i)).tobytes() for i in range(chunk.n)]
+    return Chunk(cols, chunk.n, chunk.extra)
+
+
+class ZipExec:
     """Rows side by side; ends with the shortest child."""
+
+    def __init__(self, node, children):
+        self.node, self.children, self.name = node, children, node.name
 
     def iterate(self, run):
         its = [child.iterate(run) for child in self.children]

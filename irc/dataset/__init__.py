@@ -2,7 +2,8 @@
 
 Sources (``MnistDataset``, ``FashionMnistDataset``, ``KMnistDataset``,
 ``Cifar10Dataset``, ``Cifar100Dataset``, ``ImageFolderDataset`` / ``ImageFolder``,
-``TextFileDataset``, ``CSVDataset``, ``MindDataset``, ``NumpySlicesDataset``, ``GeneratorDataset``), their
+``TextFileDataset``, ``CSVDataset``, ``MindDataset``, ``NumpySlicesDataset``, ``GeneratorDataset``,
+``PaddedDataset``), their
 samplers (:mod:`irc.dataset.samplers`) and the pipeline methods (``map``,
 ``batch``, ``shuffle`` ...) build lazy Dataset nodes
 (:mod:`irc.dataset.engine_api`); iterating one lowers it to the
@@ -15,7 +16,8 @@ from ..dialects.dataset import BatchInfo  # noqa: F401  (a per_batch_map's argum
 from .engine_api import (  # noqa: F401
     BatchDataset, BatchMapDataset, Cifar10Dataset, Cifar100Dataset, ConcatDataset, CSVDataset, Dataset,
     DictIterator, FashionMnistDataset, GeneratorDataset, ImageFolder, ImageFolderDataset, KMnistDataset,
-    MapDataset, MappableDataset, MindDataset, MnistDataset, NumpySlicesDataset, ProjectDataset, RenameDataset,
+    MapDataset, MappableDataset, MindDataset, MnistDataset, NumpySlicesDataset, PaddedDataset, ProjectDataset,
+    RenameDataset,
     RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset, TextFileDataset, TupleIterator, ZipDataset,
     zip,
 )

@@ -697,6 +697,60 @@ class ConcatDataset(Dataset):
         from ..frontend.pipeline import column_names
         column_names(self)
 
+    def use_sampler(self, sampler) -> None:
+        """Deal the concatenated rows over shards: ``DistributedSampler``
+        without shuffle or num_samples (MindSpore's use, padding a dataset
+        with a PaddedDataset so that every shard gets as many rows).  Row i
+        of the concatenation goes to shard i % num_shards: a mappable child
+        reads through a copy of the sampler offset by the rows before it,
+        any other child is dealt row by row as it runs."""
+        if not isinstance(sampler, (samplers.DistributedSampler, samplers.RandomSampler)):
+            raise UserTypeError(f"The parameter {sampler} of concat must be DistributedSampler or "
+                                f"RandomSampler!", where=user_frame())
+        if isinstance(sampler, samplers.RandomSampler):
+            if sampler.replacement:
+                raise UserValueError("The parameter replacement of RandomSampler must be False!",
+                                     where=user_frame())
+            if sampler.get_num_samples() is not None:
+                raise UserValueError("The parameter num_samples of RandomSampler is not support to "
+                                     "be set!", where=user_frame())
+            raise UnsupportedError("not supported by irc yet: ConcatDataset.use_sampler(RandomSampler)",
+                                   where=user_frame(),
+                                   hint="shuffle(buffer_size) after the concat shuffles its rows")
+        if sampler.is_shuffled():
+            raise UserValueError("The parameter shuffle of DistributedSampler must be False!",
+                                 where=user_frame())
+        if sampler.num_shards <= 0:
+            raise UserValueError("The parameter num_shards of DistributedSampler must be positive int!",
+                                 where=user_frame())
+        if sampler.get_num_samples() is not None:
+            raise UserValueError("The parameter num_samples of DistributedSampler is not support to "
+                                 "be set!", where=user_frame())
+        n_shards = sampler.num_shards
+        rows = [c.get_dataset_size() for c in self.children]     # before any child is resampled
+        ranges, dealt, before = [], [], 0
+        for child, n in builtins.zip(self.children, rows):
+            if isinstance(child, MappableDataset) and child.sampler.get_num_samples() is not None:
+                raise UserValueError(f"The parameter NumSamples of {child} is not support to be set!",
+                                     where=user_frame())
+            if isinstance(child, (BatchDataset, PaddedBatchDataset)):
+                raise UserTypeError(f"The parameter {child} of concat must not be BatchDataset or "
+                                    f"PaddedBatchDataset!", where=user_frame())
+            # MindSpore counts an iterable GeneratorDataset as no rows here: it is dealt
+            size = 0 if isinstance(child, GeneratorDataset) and not child.is_random_access() else n
+            own = isinstance(child, MappableDataset) and size > 0
+            span = [-1, -1]
+            if own:
+                if size < n_shards:
+                    span = [before, (before + size) % n_shards if before + size >= n_shards else before + size]
+                child.use_sampler(copy.deepcopy(sampler).set_offset(before))
+            ranges.append(span)
+            dealt.append(not own)
+            before = (before + size) % n_shards
+        self._params["shards"] = {"num_shards": n_shards, "shard_id": sampler.shard_id,
+                                  "rows": rows, "dealt": dealt, "ranges": ranges}
+        self._size = None
+
 
 class ZipDataset(ConcatDataset):
     op = "dataset.zip"
@@ -997,6 +1051,62 @@ def _mindrecord_files(dataset_files) -> list[str]:
         raise UserRuntimeError(e.message, where=user_frame(), hint=e.hint) from None
 
 
+def _check_padding(padded_sample, num_padded, columns_list) -> None:
+    """MindSpore's checks of MindDataset's padding arguments, in its order."""
+    if num_padded is not None and (not is_int(num_padded) or isinstance(num_padded, bool)):
+        raise UserTypeError(f"Argument num_padded with value {num_padded!r} is not of type [<class 'int'>], "
+                            f"but got {type(num_padded)}.", where=user_frame())
+    if padded_sample is not None:
+        if not isinstance(padded_sample, dict):
+            raise UserTypeError(f"Argument padded_sample with value {padded_sample!r} is not of type "
+                                f"[<class 'dict'>], but got {type(padded_sample)}.", where=user_frame())
+        if num_padded is None:
+            raise UserRuntimeError("padded_sample is specified and requires num_padded as well.",
+                                   where=user_frame())
+        if num_padded < 0:
+            raise UserValueError(f"num_padded is invalid, num_padded={num_padded}.", where=user_frame())
+        if columns_list is None:
+            raise UserRuntimeError("padded_sample is specified and requires columns_list as well.",
+                                   where=user_frame())
+        if any(c not in padded_sample for c in columns_list):
+            raise UserValueError("padded_sample cannot match columns_list.", where=user_frame(),
+                                 hint="padded_sample needs a value for every column of columns_list")
+    elif num_padded is not None:
+        raise UserRuntimeError("num_padded is specified but padded_sample is not.", where=user_frame())
+
+
+def _padded_value(field, value):
+    """A padded row's value of ``field`` as the IR holds it: bytes as a list
+    of byte values, arrays flattened to a list, scalars and strings as they
+    are (MindSpore hands an array over as its bytes, read in the field's type)."""
+    import numpy as np
+    name, kind = field.name, field.type
+    if kind == "bytes":
+        if isinstance(value, np.ndarray):
+            value = value.tobytes()
+        if not isinstance(value, (bytes, bytearray)):
+            raise UserTypeError(f"MindDataset: padded_sample[{name!r}] must be bytes (a bytes field), "
+                                f"got {type(value).__name__}", where=user_frame())
+        return list(bytes(value))
+    if kind == "string":
+        if not isinstance(value, (str, np.str_)):
+            raise UserTypeError(f"MindDataset: padded_sample[{name!r}] must be a str (a string field), "
+                                f"got {type(value).__name__}", where=user_frame())
+        return str(value)
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise UserTypeError(f"MindDataset: padded_sample[{name!r}] must be numbers (a {kind} field), "
+                            f"got {array.dtype}", where=user_frame())
+    shape = list(field.shape or [])
+    want = int(np.prod(shape)) if shape and -1 not in shape else None
+    if (not shape and array.size != 1) or (want is not None and array.size != want):
+        raise UserValueError(f"MindDataset: padded_sample[{name!r}] has {array.size} values; the field's "
+                             f"shape {shape or '()'} holds {want or 1}", where=user_frame())
+    from ..dialects.mindrecord import FIELD_TYPES
+    flat = array.astype(FIELD_TYPES[kind][0]).ravel().tolist()
+    return flat if shape else flat[0]
+
+
 class MindDataset(MappableDataset):
     """MindRecord files (what ``mindspore.mindrecord.FileWriter`` writes):
     one column per schema field (sorted by name, or ``columns_list``'s
@@ -1010,8 +1120,7 @@ class MindDataset(MappableDataset):
                  num_samples=None, cache=None):
         name = "MindDataset"
         _unsupported(f"{name}(cache=...)", cache)
-        if padded_sample is not None or num_padded is not None:
-            _unsupported(f"{name}(padded_sample=..., num_padded=...)", True)
+        _check_padding(padded_sample, num_padded, columns_list)
         workers = _int(f"{name}: num_parallel_workers", num_parallel_workers, 1, allow_none=True)
         mode = _mindrecord_shuffle(shuffle)
         args = _sampling(name, num_samples, None if shuffle is None else mode != "false", num_shards,
@@ -1033,9 +1142,17 @@ class MindDataset(MappableDataset):
                 raise UserValueError(f"MindDataset: {files[0]} has no column {missing[0]!r}",
                                      where=user_frame(), hint=f"its columns: {', '.join(by_name)}")
         columns = list(columns_list or by_name)
+        padded = {}
+        if num_padded:
+            if mode in ("files", "infile"):
+                raise UnsupportedError(f"not supported by irc yet: MindDataset(shuffle=Shuffle.{mode.upper()}, "
+                                       f"num_padded=...)", where=user_frame(),
+                                       hint="padded rows shuffle with Shuffle.GLOBAL or shuffle=False")
+            padded = {"padded_sample": {c: _padded_value(by_name[c], padded_sample[c]) for c in columns},
+                      "num_padded": int(num_padded)}
         super().__init__({"dataset_files": files, **args, "shuffle": mode,
                           "num_parallel_workers": workers, "columns": columns,
-                          "column_types": [str(by_name[c].tensor_type()) for c in columns]})
+                          "column_types": [str(by_name[c].tensor_type()) for c in columns], **padded})
 
     @property
     def sampler(self) -> samplers.BuiltinSampler:
@@ -1277,6 +1394,11 @@ class GeneratorDataset(_PythonSource):
             self._dtypes = [to_ir(t) for t in column_types]
         super().__init__({"source": source, **sampling, "columns": names})
 
+    def is_random_access(self) -> bool:
+        """Whether the source is indexed (``__getitem__`` + ``__len__``) rather than iterated."""
+        from ..dialects.dataset import is_random_access
+        return is_random_access(self._params["source"])
+
     @property
     def params(self) -> dict:
         if "column_types" not in self._params:
@@ -1334,6 +1456,40 @@ class GeneratorDataset(_PythonSource):
                 return rows
             raise UserRuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} while "
                                    f"reading its first row: {e}", where=self.source) from None
+
+
+class _PaddedSamples:
+    """PaddedDataset's source: one row per dict, columns in the first dict's key order."""
+
+    def __init__(self, samples: list):
+        self.column_names = [str(k) for k in samples[0]]
+        self.samples = samples
+
+    def __getitem__(self, i):
+        return tuple(self.samples[i][k] for k in self.column_names)
+
+    def __len__(self):
+        return len(self.samples)
+
+
+class PaddedDataset(GeneratorDataset):
+    """Rows given as a list of dicts: filler appended to a dataset (``+``) so
+    that ``use_sampler(DistributedSampler(...))`` deals every shard as many
+    rows (the model zoo's distributed evaluations)."""
+
+    def __init__(self, padded_samples):
+        if not padded_samples:
+            raise UserValueError("padded_samples cannot be empty.", where=user_frame())
+        if not isinstance(padded_samples, list):
+            raise UserTypeError(f"Argument padded_samples with value {padded_samples!r} is not of type "
+                                f"[<class 'list'>], but got {type(padded_samples)}.", where=user_frame())
+        if not isinstance(padded_samples[0], dict):
+            raise UserTypeError(f"Argument padded_element with value {padded_samples[0]!r} is not of "
+                                f"type [<class 'dict'>], but got {type(padded_samples[0])}.",
+                                where=user_frame())
+        source = _PaddedSamples(padded_samples)
+        super().__init__(source, column_names=source.column_names, shuffle=False)
+        self.padded_samples = padded_samples
 
 
 def _widened(types: list) -> TensorType:

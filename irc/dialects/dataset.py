@@ -721,6 +721,11 @@ class MindRecordReader(SourceReader):
         by_name = {f.name: f for f in self.shards[0].fields}
         self.wanted = [by_name[c] for c in attrs["columns"]]
         self.starts = np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
+        # padded rows (num_padded copies of padded_sample) come after the files' rows
+        self.padded = int(attrs.get("num_padded") or 0)
+        if self.padded:
+            sample = attrs["padded_sample"]
+            self.padded_row = [mindrecord.padded_value(f, sample[f.name]) for f in self.wanted]
 
     @staticmethod
     def _index(path: str):
@@ -731,13 +736,17 @@ class MindRecordReader(SourceReader):
             raise UserError(f"MindDataset: cannot read {path}: {e.strerror}") from None
 
     def __len__(self):
-        return int(self.starts[-1])
+        return int(self.starts[-1]) + self.padded
 
     def read(self, indices):
         indices = np.asarray(indices, np.int64)
         shard_of = np.searchsorted(self.starts, indices, side="right") - 1
         columns: list[list] = [[None] * len(indices) for _ in self.wanted]
-        for s in np.unique(shard_of).tolist():       # a shard's rows at once, put back in order
+        for k in np.flatnonzero(indices >= self.starts[-1]).tolist():
+            for column, value in zip(columns, self.padded_row):
+                column[k] = value.copy()
+        shard_of[indices >= self.starts[-1]] = -1
+        for s in np.unique(shard_of[shard_of >= 0]).tolist():       # a shard's rows at once, put back in order
             at = np.flatnonzero(shard_of == s)
             for column, values in zip(columns, self.shards[s].rows((indices[at] - self.starts[s]).tolist(),
                                                                     self.wanted)):
@@ -747,22 +756,30 @@ class MindRecordReader(SourceReader):
 
     def origins(self, indices):
         shard_of = np.searchsorted(self.starts, indices, side="right") - 1
-        return [self.shards[s].path for s in shard_of.tolist()]
+        return [self.shards[s].path if i < self.starts[-1] else "padded_sample"
+                for s, i in zip(shard_of.tolist(), np.asarray(indices).tolist())]
 
     def pick(self, attrs, at):
-        return mindrecord.pass_order(mindrecord.sampler_spec(attrs), attrs["shuffle"], self.counts, at)
+        counts = self.counts + [self.padded] if self.padded else self.counts
+        spec = mindrecord.sampler_spec(attrs)
+        if self.padded and spec["kind"] == "DistributedSampler" and sum(counts) % int(spec["num_shards"]):
+            raise UserRuntimeError(f"Invalid data, the size of dataset and padded samples: {sum(counts)} can "
+                                   f"not be divisible by the value of 'num_shards': {spec['num_shards']}.",
+                                   hint="Please adjust the value of 'num_padded'.")
+        return mindrecord.pass_order(spec, attrs["shuffle"], counts, at)
 
 
 MIND_DATASET = define(
     "dataset.MindDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
     attrs={"dataset_files": REQUIRED, "shuffle": "global", "num_samples": None, "num_shards": None,
            "shard_id": None, "sampler": None, "num_parallel_workers": None, "columns": REQUIRED,
-           "column_types": REQUIRED},
+           "column_types": REQUIRED, "padded_sample": None, "num_padded": 0},
     infer=lambda attrs, ins: _types_attr(attrs),
     traits=(RowSource(reader=MindRecordReader, count=source_count(MindRecordReader)),),
     doc="the rows of MindRecord shard files (every file's own index), shard after shard; "
         "columns typed from the header's schema; shuffle 'global' / 'files' / 'infile' / 'false' and "
-        "samplers as MindSpore's shard operators (irc.dialects.mindrecord.pass_order)")
+        "samplers as MindSpore's shard operators (irc.dialects.mindrecord.pass_order); num_padded "
+        "copies of padded_sample (a value per column) after the files' rows")
 
 
 # =============================================================================
@@ -938,6 +955,12 @@ def _infer_concat(attrs, ins):
     out = []
     for j, name in enumerate(attrs["columns"]):
         types = [g[j] for g in groups]
+        if any(_is_blob(t) for t in types) and all(_is_blob(t) or _is_byte_vector(t) for t in types):
+            # a file's bytes beside a uint8 vector (the model zoo pads an
+            # ImageFolderDataset with an encoded image as np.uint8): both are
+            # MindSpore's uint8 tensors; the vectors become blobs
+            out.append(TensorType("bytes", ()))
+            continue
         first = types[0]
         for t in types[1:]:
             if t.dtype != first.dtype or t.rank != first.rank:
@@ -948,8 +971,40 @@ def _infer_concat(attrs, ins):
     return out
 
 
+def _is_blob(t) -> bool:
+    return t.dtype == "bytes" and t.rank == 0
+
+
+def _is_byte_vector(t) -> bool:
+    return t.dtype == "u8" and t.rank == 1
+
+
 def _sum_counts(attrs, counts):
     return None if any(c is None for c in counts) else sum(counts)
+
+
+def _concat_count(attrs, counts):
+    """Rows of a concat; dealt over shards (``use_sampler``), MindSpore's
+    ConcatNode size: the children's whole sizes, split as evenly as a
+    DistributedSampler would, whatever each shard then reads."""
+    shards = attrs.get("shards")
+    if shards is None:
+        return _sum_counts(attrs, counts)
+    total, n, r = sum(shards["rows"]), int(shards["num_shards"]), int(shards["shard_id"])
+    return total // n + (r < total % n)
+
+
+def concat_keeps(shards: dict, child: int, shard: int) -> bool:
+    """Whether ``shard`` keeps the row a child with its own offset sampler
+    gave it.  A child smaller than the shard count gives an empty shard its
+    row 0 as a placeholder; only the shards in the child's [start, end)
+    range (wrapping around) hold a real row (MindSpore's ConcatOp)."""
+    start, end = shards["ranges"][child]
+    if start == -1 and end == -1:
+        return True
+    if start < end:
+        return start <= shard < end
+    return shard >= start or shard < end
 
 
 def _min_counts(attrs, counts):
@@ -1120,8 +1175,14 @@ RENAME = define("dataset.rename", kind=PIPELINE, family=FAMILY,
                 doc="the same rows; the results carry the new column names")
 CONCAT = define("dataset.concat", kind=PIPELINE, family=FAMILY,
                 operands=("*columns",), results=("*columns",),
-                attrs={"columns": REQUIRED}, infer=_infer_concat, traits=(RowCount(_sum_counts),),
-                doc="the rows of each child in turn (operands: the columns of child 1, then child 2 ...)")
+                attrs={"columns": REQUIRED, "shards": None}, infer=_infer_concat,
+                traits=(RowCount(_concat_count),),
+                doc="the rows of each child in turn (operands: the columns of child 1, then child 2 ...); "
+                    "with ``shards`` (ConcatDataset.use_sampler(DistributedSampler)) the rows of the "
+                    "concatenation are dealt over num_shards: a child marked ``dealt`` row by row by "
+                    "a counter that runs on over the run, the others read through their own offset "
+                    "samplers (``rows``: each child's whole size; ``ranges``: where a small child's "
+                    "rows are real)")
 ZIP = define("dataset.zip", kind=PIPELINE, family=FAMILY,
              operands=("*columns",), results=("*columns",),
              attrs={"columns": REQUIRED}, infer=_same_types, traits=(RowCount(_min_counts),),

@@ -222,6 +222,19 @@ def field_values(f: Field, data: list) -> list[np.ndarray]:
     return arrays
 
 
+def padded_value(f: Field, value) -> np.ndarray:
+    """MindDataset's padded_sample value of ``f`` (as the IR holds it: bytes
+    as a list of byte values, an array flattened) as a row's value."""
+    if f.type == "bytes":
+        return np.array([bytes(value)])
+    if f.type == "string":
+        return np.asarray(str(value))
+    array = np.asarray(value, FIELD_TYPES[f.type][0])
+    if f.shape is not None and list(f.shape) != [-1]:
+        array = array.reshape(f.shape)
+    return array
+
+
 def _scalar(f: Field, value):
     """A scalar field's value as stored (a float32 field's rounded to float32)."""
     if f.type == "string":
@@ -434,9 +447,18 @@ def pass_order(spec: dict, mode: str, counts: list[int], at: Optional[samplers.P
         if spec.get("shuffle"):
             # every pass shuffles the rows as first read, with that pass's seed
             order = _shuffle_step(mode, counts, None)(order, at.seed + 1 + at.index)
-        per_shard = -(-n // shards) if n else 0
-        picks = (shard + shards * np.arange(per_shard)) % max(n, 1)
-        rows = order[picks] if n else order
+        offset = int(spec.get("offset", -1))
+        if offset >= 0:
+            # with an offset (ConcatDataset.use_sampler's) MindRecord's shards
+            # are runs of rows, their sizes those of rows dealt from shard ``offset``
+            dealt = n + offset
+            sizes = [dealt // shards + (r < dealt % shards) - (r < offset) for r in range(shards)]
+            start = sum(sizes[:shard])
+            rows = order[start:start + sizes[shard]]
+        else:
+            per_shard = -(-n // shards) if n else 0
+            picks = (shard + shards * np.arange(per_shard)) % max(n, 1)
+            rows = order[picks] if n else order
         return rows[:limit] if limit else rows
     raise UserRuntimeError(f"MindDataset: irc does not read MindRecord files with a {kind}",
                            hint="use shuffle / num_shards / num_samples, or a Sequential, Random, "

@@ -246,7 +246,10 @@ class _Lowering:
         if op == "dataset.concat":
             _check_concat(ds, [[n for n, _ in c] for c in children])
             values = [v for c in children for _, v in c]
-            return self.add(ds, op, values, {"columns": names}, names)
+            attrs = {"columns": names}
+            if p.get("shards"):
+                attrs["shards"] = p["shards"]
+            return self.add(ds, op, values, attrs, names)
         if op == "dataset.zip":
             all_names = column_names(ds)
             values = [v for c in children for _, v in c]
