@@ -3,7 +3,7 @@
 Sources (``MnistDataset``, ``FashionMnistDataset``, ``KMnistDataset``,
 ``Cifar10Dataset``, ``Cifar100Dataset``, ``ImageFolderDataset`` / ``ImageFolder``,
 ``TextFileDataset``, ``CSVDataset``, ``MindDataset``, ``NumpySlicesDataset``, ``GeneratorDataset``,
-``PaddedDataset``), their
+``PaddedDataset``, ``TFRecordDataset``), their
 samplers (:mod:`irc.dataset.samplers`) and the pipeline methods (``map``,
 ``batch``, ``shuffle`` ...) build lazy Dataset nodes
 (:mod:`irc.dataset.engine_api`); iterating one lowers it to the
@@ -17,7 +17,7 @@ from .engine_api import (  # noqa: F401
     BatchDataset, BatchMapDataset, Cifar10Dataset, Cifar100Dataset, ConcatDataset, CSVDataset, Dataset,
     DictIterator, FashionMnistDataset, GeneratorDataset, ImageFolder, ImageFolderDataset, KMnistDataset,
     MapDataset, MappableDataset, MindDataset, MnistDataset, NumpySlicesDataset, PaddedDataset, ProjectDataset,
-    RenameDataset,
+    RenameDataset, Schema, TFRecordDataset,
     RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset, TextFileDataset, TupleIterator, ZipDataset,
     zip,
 )

@@ -1015,6 +1015,165 @@ class CSVDataset(_FileSource):
 
 # -- MindRecord files ------------------------------------------------------------------
 
+# MindSpore's data type names (a Schema's column types) -> IR dtypes
+_SCHEMA_TYPES = {"bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+                 "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
+                 "float32": "f32", "float64": "f64", "string": "bytes", "bytes": "u8"}
+
+
+class Schema:
+    """A dataset's columns: names, data types and shapes (MindSpore's
+    ``dataset.Schema``), from ``add_column`` calls or a JSON schema file
+    (``{"datasetType": "TF", "numRows": N, "columns": {name: {"type": ..., "shape": [...]}}}``)."""
+
+    def __init__(self, schema_file=None):
+        self.schema_file = schema_file or ""
+        self.columns: dict[str, dict] = {}
+        self.num_rows = 0
+        if schema_file:
+            import json
+            try:
+                with open(schema_file) as f:
+                    obj = json.load(f)
+            except OSError as e:
+                raise UserRuntimeError(f"Schema: cannot read {schema_file}: {e.strerror}", where=user_frame()) from None
+            except ValueError as e:
+                raise UserRuntimeError(f"Schema: {schema_file} is not JSON ({e})", where=user_frame()) from None
+            self.from_json(obj)
+
+    def add_column(self, name, de_type, shape=None):
+        if not isinstance(name, str) or not name:
+            raise UserTypeError(f"Schema: a column's name must be a non-empty str, got {name!r}",
+                                where=user_frame())
+        type_name = de_type if isinstance(de_type, str) else getattr(de_type, "name", str(de_type))
+        type_name = {"float": "float32", "int": "int32"}.get(type_name, type_name)
+        if type_name not in _SCHEMA_TYPES:
+            raise UserValueError(f"Unknown column type: {de_type!r}", where=user_frame(),
+                                 hint=f"one of {', '.join(_SCHEMA_TYPES)}")
+        if shape is not None and (not isinstance(shape, (list, tuple)) or not all(is_int(d) for d in shape)):
+            raise UserTypeError(f"Schema: column {name!r}: shape must be a list of ints, got {shape!r}",
+                                where=user_frame())
+        self.columns[name] = {"type": type_name, **({} if shape is None else {"shape": [int(d) for d in shape]})}
+
+    def parse_columns(self, columns):
+        items = columns.items() if isinstance(columns, dict) else [(c.get("name"), c) for c in columns]
+        for name, spec in items:
+            if name is None:
+                raise UserRuntimeError("Column's name is missing", where=user_frame())
+            if "type" not in spec:
+                raise UserRuntimeError(f"Column's type is missing: {name}", where=user_frame())
+            self.add_column(name, spec["type"], spec.get("shape"))
+
+    def from_json(self, json_obj):
+        if "columns" not in json_obj:
+            raise UserRuntimeError("Columns are missing.", where=user_frame())
+        self.num_rows = int(json_obj.get("numRows", 0) or 0)
+        self.parse_columns(json_obj["columns"])
+
+    def to_json(self):
+        import json
+        return json.dumps({"columns": {n: {**spec, "rank": len(spec.get("shape", [-1]))}
+                                       for n, spec in self.columns.items()},
+                           "numRows": self.num_rows}, indent=2)
+
+    def __str__(self):
+        return self.to_json()
+
+    def column_types(self) -> dict[str, str]:
+        """Each column's IR type (an unknown shape: a vector of unknown length)."""
+        out = {}
+        for name, spec in self.columns.items():
+            dtype = _SCHEMA_TYPES[spec["type"]]
+            shape = spec.get("shape")
+            if dtype == "bytes":
+                out[name] = "bytes[]"
+            elif shape is None:
+                out[name] = f"{dtype}[?]"
+            else:
+                out[name] = f"{dtype}[{', '.join('?' if d < 0 else str(d) for d in shape)}]"
+        return out
+
+
+def _tfrecord_types(first_file: str, compression, columns_list) -> dict[str, str]:
+    """A schema-less TFRecordDataset's columns: the first file's first
+    records' features (sorted by name), typed by kind, a dimension known
+    where those records agree."""
+    from ..dialects import tfrecord
+    records = tfrecord.read_records(first_file, compression)[:8]
+    if not records:
+        raise UserRuntimeError(f"TFRecordDataset: {first_file} has no records to learn the columns from",
+                               where=user_frame(), hint="give a schema")
+    seen: dict[str, list] = {}
+    for record in records:
+        for name, feature in tfrecord.parse(record, first_file).items():
+            kind, values = tfrecord.feature_values(feature)
+            size = len(values[0]) if kind == "bytes_list" and len(values) == 1 else len(values)
+            seen.setdefault(name, []).append((kind, size))
+    out = {}
+    for name in sorted(seen):
+        kinds = {k for k, _ in seen[name]}
+        sizes = {n for _, n in seen[name]}
+        if len(kinds) > 1:
+            raise UserRuntimeError(f"TFRecordDataset: feature {name!r} of {first_file} changes kind "
+                                   f"({', '.join(sorted(kinds))})", where=user_frame(), hint="give a schema")
+        dtype = {"int64_list": "i64", "float_list": "f32", "bytes_list": "u8"}[kinds.pop()]
+        out[name] = f"{dtype}[{sizes.pop() if len(sizes) == 1 and len(seen[name]) == len(records) else '?'}]"
+    if columns_list is not None:
+        missing = [c for c in columns_list if c not in out]
+        if missing:
+            raise UserRuntimeError(f"TFRecordDataset: {first_file} has no feature {missing[0]!r}",
+                                   where=user_frame(), hint=f"its features: {', '.join(out)}")
+    return out
+
+
+class TFRecordDataset(_FileSource):
+    """The ``tf.train.Example`` records of TFRecord files: a column a
+    feature (the schema's columns, ``columns_list``'s, or every feature of
+    the first records, sorted by name), typed by the schema or by the
+    feature's kind (int64 / float32 / the bytes as uint8)."""
+    op = "dataset.TFRecordDataset"
+
+    def __init__(self, dataset_files, schema=None, columns_list=None, num_samples=None,
+                 num_parallel_workers=None, shuffle=samplers.Shuffle.GLOBAL, num_shards=None, shard_id=None,
+                 shard_equal_rows=False, cache=None, compression_type=None):
+        name = "TFRecordDataset"
+        if not isinstance(dataset_files, (str, list)):
+            raise UserTypeError("dataset_files should be type str or a list of strings.", where=user_frame())
+        if not dataset_files:
+            raise UserValueError(f"Input dataset_files can not be empty, but got '{dataset_files}'.",
+                                 where=user_frame())
+        if columns_list is not None and not isinstance(columns_list, list):
+            raise UserTypeError(f"Argument columns_list with value {columns_list!r} is not of type "
+                                f"[<class 'list'>], but got {type(columns_list)}.", where=user_frame())
+        if not isinstance(shard_equal_rows, (bool, np.bool_)):
+            raise UserTypeError(f"Argument shard_equal_rows with value {shard_equal_rows!r} is not of type "
+                                f"[<class 'bool'>], but got {type(shard_equal_rows)}.", where=user_frame())
+        if compression_type is not None and compression_type not in ("", "ZLIB", "GZIP"):
+            raise UserValueError(f"Input compression_type can only be either '' (no compression), 'ZLIB', or "
+                                 f"'GZIP', but got '{compression_type}'.", where=user_frame())
+        args = _file_args(name, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache)
+        files = _dataset_files(dataset_files)
+        compression = compression_type or None
+        if schema is not None and not isinstance(schema, Schema):
+            schema = Schema(schema)
+        if schema is not None:
+            types = schema.column_types()
+            if args["num_samples"] is None and schema.num_rows:
+                args["num_samples"] = schema.num_rows
+        else:
+            try:
+                types = _tfrecord_types(files[0], compression, columns_list)
+            except UserError as e:
+                raise UserRuntimeError(e.message, where=user_frame(), hint=e.hint) from None
+        columns = list(columns_list) if columns_list else list(types)
+        missing = [c for c in columns if c not in types]
+        if missing:
+            raise UserRuntimeError(f"TFRecordDataset: the schema has no column {missing[0]!r}", where=user_frame())
+        super().__init__((), {"dataset_files": files, **args, "shard_equal_rows": bool(shard_equal_rows),
+                              "compression_type": compression, "schema": schema is not None, "columns": columns,
+                              "column_types": [types[c] for c in columns]})
+
+
 def _mindrecord_shuffle(shuffle) -> str:
     """MindDataset's shuffle: "global" (None, True, Shuffle.GLOBAL), "files",
     "infile" or "false"."""

@@ -25,6 +25,7 @@ not from the op.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -37,7 +38,7 @@ from ..diagnostics import UserError, UserRuntimeError
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
 from ..ir.traits import Batches, HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
-from . import mindrecord, samplers
+from . import mindrecord, samplers, tfrecord
 
 FAMILY = "dataset"
 DIALECT = Dialect("dataset")
@@ -166,9 +167,11 @@ _FILE_LOCK = threading.Lock()
 _FILE_CACHE_MAX = 8
 
 
-def _cached(path: str, load):
+def _cached(path: str, load, variant=()):
+    """``load(path)``, kept while the file is unchanged (``variant``: what
+    else the result depends on)."""
     st = os.stat(path)
-    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, load.__name__)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, getattr(load, "func", load).__name__, variant)
     with _FILE_LOCK:
         if key in _FILE_CACHE:
             return _FILE_CACHE[key]
@@ -704,6 +707,116 @@ CSV = define(
     doc="the records of CSV dataset_files (sorted; with header, every file's first record left "
         "out), one column a field typed by column_types (i32 / f32 / bytes: a string); order as "
         "TextFileDataset's, a worker a file at most")
+
+
+# =============================================================================
+# TFRecordDataset: tf.train.Example records (irc.dialects.tfrecord)
+# =============================================================================
+
+def _tfrecord_column(path: str, name: str, kind: str, values: list, t: TensorType,
+                     shaped: bool) -> np.ndarray:
+    """A feature's values in its column's type: cast; shaped by a schema's
+    shape (``shaped``), else a vector as long as the feature (the type's
+    length is the first records': a later row may differ, as in MindSpore)."""
+    if kind == "bytes_list":
+        if t.dtype == "bytes":
+            if len(values) != 1:
+                raise UserError(f"TFRecordDataset: {path}: feature {name!r} holds {len(values)} strings, "
+                                f"irc reads one a row")
+            return np.asarray(values[0].decode("utf-8", "replace"))
+        if len(values) != 1:
+            raise UserError(f"TFRecordDataset: {path}: feature {name!r} holds {len(values)} byte strings, "
+                            f"irc reads one a row", hint="one bytes value a feature (an encoded image ...)")
+        array = np.frombuffer(values[0], np.uint8).astype(_np_dtype(t.dtype))
+    else:
+        array = np.asarray(values, _np_dtype(t.dtype))
+    if not shaped:
+        return array
+    if t.rank and all(isinstance(d, int) for d in t.shape):
+        if array.size != int(np.prod(t.shape)):
+            raise UserError(f"TFRecordDataset: {path}: feature {name!r} has {array.size} values, its "
+                            f"column is {t}", hint="a schema's shape must hold every row's values")
+        array = array.reshape(t.shape)
+    elif t.rank == 0:
+        if array.size != 1:
+            raise UserError(f"TFRecordDataset: {path}: feature {name!r} has {array.size} values, its "
+                            f"column is {t}")
+        array = array.reshape(())
+    return array
+
+
+def _load_tfrecord(path: str, attrs) -> list[list]:
+    types = _types_attr(attrs)
+    columns: list[list] = [[] for _ in types]
+    for record in tfrecord.read_records(path, attrs["compression_type"]):
+        features = tfrecord.parse(record, path)
+        for column, name, t in zip(columns, attrs["columns"], types):
+            if name not in features:
+                raise UserError(f"TFRecordDataset: {path} has a record without the feature {name!r}",
+                                hint="every record needs every column's feature")
+            kind, values = tfrecord.feature_values(features[name])
+            column.append(_tfrecord_column(path, name, kind, values, t, attrs["schema"]))
+    return columns
+
+
+class TFRecordReader(TextFileReader):
+    """The records of TFRecord files, a column a feature; read in
+    MindSpore's order as the text files are (:func:`file_rows_order`).
+    Without ``shard_equal_rows`` a shard is whole files (file i to shard
+    i % num_shards), as MindSpore's TFReaderOp deals them."""
+    op = "TFRecordDataset"
+    workers_per_file = True
+
+    def __init__(self, attrs):
+        self.attrs = attrs
+        self.counts, self.columns = [], [[] for _ in attrs["columns"]]
+        for path in attrs["dataset_files"]:
+            try:
+                cols = _cached(path, functools.partial(_load_tfrecord, attrs=attrs),
+                               (attrs["compression_type"], tuple(attrs["columns"]), tuple(attrs["column_types"]),
+                                attrs["schema"]))
+            except OSError as e:
+                raise UserError(f"TFRecordDataset: cannot read {path}: {e.strerror}") from None
+            self.counts.append(len(cols[0]))
+            for column, values in zip(self.columns, cols):
+                column.extend(values)
+        if not sum(self.counts):
+            raise UserError(f"TFRecordDataset: no records in {list(attrs['dataset_files'])}")
+        for j, column in enumerate(self.columns):
+            if column[0].dtype.kind != "U" and len({c.shape for c in column}) == 1:
+                self.columns[j] = np.stack(column)
+
+    def read(self, indices):
+        return [c[indices] if isinstance(c, np.ndarray) else [c[i] for i in indices] for c in self.columns]
+
+    def pick(self, attrs, at):
+        shards = int(attrs["num_shards"] or 1)
+        if shards == 1 or attrs["shard_equal_rows"]:
+            return super().pick(attrs, at)
+        # a shard is whole files: this shard's files read as one unsharded dataset
+        mine = [f for f in range(len(self.counts)) if f % shards == int(attrs["shard_id"])]
+        if not mine:
+            raise UserError(f"TFRecordDataset: {len(self.counts)} files cannot be dealt to {shards} shards",
+                            hint="give at least num_shards files, or shard_equal_rows=True")
+        sub = TextFileReader.__new__(TFRecordReader)
+        sub.counts = [self.counts[f] for f in mine]
+        rows = TextFileReader.pick(sub, {**attrs, "num_shards": 1, "shard_id": 0}, at)
+        starts = np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
+        sub_starts = np.concatenate([[0], np.cumsum(sub.counts)]).astype(np.int64)
+        file_of = np.searchsorted(sub_starts, rows, side="right") - 1
+        return starts[np.asarray(mine)[file_of]] + rows - sub_starts[file_of]
+
+
+TFRECORD = define(
+    "dataset.TFRecordDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
+    attrs={**_FILE_ATTRS, "shard_equal_rows": False, "compression_type": None, "schema": False,
+           "columns": REQUIRED, "column_types": REQUIRED},
+    infer=lambda attrs, ins: _types_attr(attrs),
+    traits=(RowSource(reader=TFRecordReader, count=source_count(TFRecordReader)),),
+    doc="the tf.train.Example records of TFRecord dataset_files (sorted), a column a feature typed by "
+        "column_types (``schema``: a schema's, its shapes enforced; else the first records', a row's "
+        "length free); order as TextFileDataset's, a worker a file at most; without shard_equal_rows "
+        "a shard is whole files")
 
 
 # =============================================================================

@@ -36,7 +36,6 @@ import os
 import platform
 import re
 import stat
-import struct
 import sys
 import time
 from collections import defaultdict
@@ -46,6 +45,7 @@ import numpy as np
 
 from ..capture import register_process_state
 from ..common.tensor import Parameter, Tensor
+from ..dialects import tfrecord
 from ..diagnostics import (
     UnsupportedError,
     UserRuntimeError,
@@ -150,17 +150,8 @@ def event_file_name(prefix: str, suffix: str, time_second: str) -> str:
 
 # -- the file format --------------------------------------------------------------------------
 
-def masked_crc32c(data: bytes) -> int:
-    """TFRecord's masked CRC-32C (Castagnoli), as MindSpore's event writer stores it."""
-    import google_crc32c
-    crc = google_crc32c.value(data)
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def frame(data: bytes) -> bytes:
-    """One record: length, its masked CRC, the data, its masked CRC."""
-    length = struct.pack("<Q", len(data))
-    return length + struct.pack("<I", masked_crc32c(length)) + data + struct.pack("<I", masked_crc32c(data))
+# TFRecord's framing (irc.dialects.tfrecord): length, its masked CRC-32C, data, its masked CRC-32C
+masked_crc32c, frame = tfrecord.masked_crc32c, tfrecord.frame
 
 
 class _EventFile:

@@ -1,0 +1,152 @@
+"""TFRecord files of ``tf.train.Example`` records, as MindSpore's
+TFRecordDataset reads them (and as MindInsight's summary files frame theirs).
+
+A record is its length (8 bytes, little-endian), the length's masked
+CRC-32C (4 bytes), the data and the data's masked CRC-32C; a file may be
+GZIP or ZLIB compressed as a whole.  An Example maps feature names to a
+``bytes_list``, ``float_list`` or ``int64_list``: declared here from
+TensorFlow's ``example.proto`` / ``feature.proto`` field numbers into a
+descriptor pool of irc's own, so no TensorFlow is needed and no other
+``tensorflow.Example`` in the default pool can clash.
+
+Without a schema a feature becomes a vector: int64 from ``int64_list``,
+float32 from ``float_list``, uint8 (the bytes) from a one-element
+``bytes_list``, as MindSpore 2.10 gives them.
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+import struct
+import zlib
+from typing import Optional
+
+import numpy as np
+
+from ..diagnostics import UserError
+
+__all__ = ["COMPRESSIONS", "Example", "feature_values", "frame", "masked_crc32c", "read_records"]
+
+COMPRESSIONS = {None: None, "": None, "GZIP": "GZIP", "ZLIB": "ZLIB"}
+# feature kind -> the numpy type a schema-less read gives
+KIND_DTYPES = {"int64_list": np.int64, "float_list": np.float32, "bytes_list": np.uint8}
+
+
+def masked_crc32c(data: bytes) -> int:
+    """TFRecord's masked CRC-32C (Castagnoli)."""
+    import google_crc32c
+    crc = google_crc32c.value(data)
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def frame(data: bytes) -> bytes:
+    """One record: length, its masked CRC, the data, its masked CRC."""
+    length = struct.pack("<Q", len(data))
+    return length + struct.pack("<I", masked_crc32c(length)) + data + struct.pack("<I", masked_crc32c(data))
+
+
+class TFRecordError(UserError):
+    pass
+
+
+def read_records(path: str, compression: Optional[str] = None) -> list[bytes]:
+    """The records of a TFRecord file; a damaged or cut-short file is a
+    TFRecordError naming it."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise TFRecordError(f"TFRecordDataset: cannot read {path}: {e.strerror}") from None
+    try:
+        if compression == "GZIP":
+            data = gzip.decompress(data)
+        elif compression == "ZLIB":
+            data = zlib.decompress(data)
+    except (OSError, zlib.error, EOFError) as e:
+        raise TFRecordError(f"TFRecordDataset: {path} is not {compression}-compressed ({e})",
+                            hint="compression_type must say how the files were written") from None
+    records, at, end = [], 0, len(data)
+    while at < end:
+        if at + 12 > end:
+            raise TFRecordError(f"TFRecordDataset: {path} is cut short (a record's length at byte {at})",
+                                hint="the file is damaged or was not completely copied")
+        head = data[at:at + 8]
+        (length,) = struct.unpack("<Q", head)
+        if struct.unpack("<I", data[at + 8:at + 12])[0] != masked_crc32c(head):
+            raise TFRecordError(f"TFRecordDataset: {path} is not a TFRecord file (the record at byte {at} "
+                                f"has a bad length checksum)",
+                                hint="give TFRecord files (compressed ones with compression_type)")
+        body = data[at + 12:at + 12 + length]
+        if at + 16 + length > end:
+            raise TFRecordError(f"TFRecordDataset: {path} is cut short (the record at byte {at})",
+                                hint="the file is damaged or was not completely copied")
+        if struct.unpack("<I", data[at + 12 + length:at + 16 + length])[0] != masked_crc32c(body):
+            raise TFRecordError(f"TFRecordDataset: {path} has a damaged record at byte {at} (its checksum "
+                                f"does not match)", hint="the file is damaged")
+        records.append(body)
+        at += 16 + length
+    return records
+
+
+def _file_descriptor():
+    from google.protobuf import descriptor_pb2
+    F = descriptor_pb2.FieldDescriptorProto
+    fd = descriptor_pb2.FileDescriptorProto(name="irc/tensorflow_example.proto", package="tensorflow",
+                                            syntax="proto3")
+
+    def message(name: str, fields, oneof: bool = False):
+        m = fd.message_type.add(name=name)
+        if oneof:
+            m.oneof_decl.add(name="kind")
+        for label, kind, field, number in fields:
+            f = m.field.add(name=field, number=number,
+                            label=F.LABEL_REPEATED if label == "repeated" else F.LABEL_OPTIONAL)
+            scalar = {"bytes": F.TYPE_BYTES, "float": F.TYPE_FLOAT, "int64": F.TYPE_INT64}
+            if kind in scalar:
+                f.type = scalar[kind]
+            else:
+                f.type, f.type_name = F.TYPE_MESSAGE, ".tensorflow." + kind
+            if oneof:
+                f.oneof_index = 0
+        return m
+
+    message("BytesList", [("repeated", "bytes", "value", 1)])
+    message("FloatList", [("repeated", "float", "value", 1)])
+    message("Int64List", [("repeated", "int64", "value", 1)])
+    message("Feature", [("optional", "BytesList", "bytes_list", 1), ("optional", "FloatList", "float_list", 2),
+                        ("optional", "Int64List", "int64_list", 3)], oneof=True)
+    features = message("Features", [("repeated", "Features.FeatureEntry", "feature", 1)])
+    entry = features.nested_type.add(name="FeatureEntry")
+    entry.options.map_entry = True
+    entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    entry.field.add(name="value", number=2, type=F.TYPE_MESSAGE, type_name=".tensorflow.Feature",
+                    label=F.LABEL_OPTIONAL)
+    message("Example", [("optional", "Features", "features", 1)])
+    return fd
+
+
+@functools.cache
+def Example():  # noqa: N802 -- the message class, named as TensorFlow names it
+    """``tensorflow.Example``'s message class (its own descriptor pool)."""
+    from google.protobuf import descriptor_pool, message_factory
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(_file_descriptor())
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorflow.Example"))
+
+
+def parse(record: bytes, path: str):
+    example = Example()()
+    try:
+        example.ParseFromString(record)
+    except Exception as e:  # noqa: BLE001 - protobuf's DecodeError, whatever the backend
+        raise TFRecordError(f"TFRecordDataset: {path} holds a record that is not a tf.train.Example ({e})",
+                            hint="TFRecordDataset reads tf.train.Example records") from None
+    return example.features.feature
+
+
+def feature_values(feature) -> tuple[str, list]:
+    """(kind, values) of one Feature: kind ``int64_list``, ``float_list`` or ``bytes_list``."""
+    kind = feature.WhichOneof("kind")
+    if kind is None:
+        return "float_list", []
+    return kind, list(getattr(feature, kind).value)
