@@ -92,6 +92,10 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         return self._data if dtype is None else self._data.astype(dtype)
 
+    def value(self) -> "Tensor":
+        """Itself (MindSpore's ``Parameter.value()``: the value a graph reads)."""
+        return self
+
     def init_data(self, *args, **kwargs) -> "Tensor":
         """Its values: irc makes them when the Tensor is made, so the
         arguments (MindSpore's slices and layouts) change nothing."""

@@ -1,7 +1,7 @@
 """``mindspore.nn`` Cells that move, pad, select or drop whole slices of a
 tensor: ``PixelShuffle``/``PixelUnshuffle``, ``ChannelShuffle``,
 ``Unflatten``, ``Roll``, ``Tril``/``Triu``, the ``...Pad1d/2d/3d`` family,
-``Dropout1d``/``Dropout2d``, ``Norm``, ``OneHot``, ``MatMul``, ``Range`` and
+``Dropout1d``/``Dropout2d``, ``Norm``, ``ClipByNorm``, ``OneHot``, ``MatMul``, ``Range`` and
 ``Linear`` (``Dense``'s torch-style name), ``CentralCrop``.  Each is a few ``irc.ops``
 calls, so each traces and trains as those ops do."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .cell import Cell
 __all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Unflatten", "Roll", "Tril", "Triu",
            "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "Dropout1d", "Dropout2d",
-           "Norm", "OneHot", "MatMul", "Range", "Linear", "CentralCrop"]
+           "Norm", "ClipByNorm", "OneHot", "MatMul", "Range", "Linear", "CentralCrop"]
 
 
 def _positive_int(cls: str, name: str, value) -> int:
@@ -262,6 +262,22 @@ class Norm(Cell):
     def construct(self, x):
         axis = None if self.axis == () else self.axis
         return ops.sqrt(ops.sum(ops.square(x), axis, self.keep_dims))
+
+
+class ClipByNorm(Cell):
+    """``x * clip_norm / max(||x||, clip_norm)``, the 2-norm over ``axis`` (all
+    when None); a zero norm's square root is kept out of the gradient, as
+    MindSpore's select does."""
+
+    def __init__(self, axis=None):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x, clip_norm):
+        squares = ops.sum(ops.square(ops.cast(x, mstype.float32)), self.axis, True)
+        positive = squares > 0
+        norm = ops.select(positive, ops.sqrt(ops.select(positive, squares, ops.ones_like(squares))), squares)
+        return ops.reshape((x * clip_norm) / ops.maximum(norm, clip_norm), x.shape)
 
 
 class OneHot(Cell):

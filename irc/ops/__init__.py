@@ -30,7 +30,7 @@ from .operations import (  # noqa: F401
     AvgPool, BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, CumSum, Depend, Div, Dropout,
     DType, Elu, Equal, Erf, Exp, ExpandDims, Expm1, Eye, Fill, Flatten, Floor, FloatStatus, FloorDiv,
     FloorMod,
-    Gather, GatherV2, GeLU, Greater, GreaterEqual, HSigmoid, HSwish, Identity, IsFinite, IsNan,
+    Gather, GatherNd, GatherV2, GeLU, Greater, GreaterEqual, HSigmoid, HSwish, Identity, IsFinite, IsNan,
     L2Normalize, Less, LessEqual, Log, Log1p, LogicalAnd, LogicalNot, LogicalOr, LogSoftmax,
     MatMul, Maximum, MaxPool, Minimum, MirrorPad, Mul, Neg, NotEqual, OneHot, Ones, OnesLike, Pad,
     Pow, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, Print, RealDiv, Reciprocal, ReduceOp,
@@ -38,7 +38,7 @@ from .operations import (  # noqa: F401
     ReduceMax, ReduceMean, ReduceMin, ReduceSum, ReLU, ReLU6, Reshape, ResizeBilinearV2,
     ResizeNearestNeighbor, Round, Rsqrt, Select, Shape, Sigmoid, SigmoidCrossEntropyWithLogits,
     Sign, Sin, Softmax, Softplus, SparseSoftmaxCrossEntropyWithLogits, Split, Sqrt, Square,
-    Squeeze, Stack, StopGradient, StridedSlice, Sub, Tan, Tanh, Tile, Transpose, Unstack, Zeros,
+    Squeeze, Stack, StopGradient, StridedSlice, Sub, Tan, Tanh, Tile, TopK, Transpose, Unstack, Zeros,
     ZerosLike, constexpr, prim_attr_register,
 )
 

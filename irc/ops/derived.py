@@ -779,6 +779,23 @@ def gather_elements(input, dim, index):  # noqa: A002
     return _one("nn.GatherElements", [x, index], {"axis": _axis(dim, _rank(x), "gather_elements")})
 
 
+def gather_nd(input_x, indices):
+    """``input_x`` at the index vectors in ``indices``' last axis (each
+    addresses its first dimensions): one gather of the rows of ``input_x``
+    with those dimensions flattened, so the gradient is the gather's."""
+    x, index = _as_tensor(input_x), _as_tensor(indices, "indices")
+    if not is_integer(type_of(index).dtype):
+        raise _type_error(f"gather_nd: indices must be integers, got {type_of(index).dtype}")
+    depth = _static(index, _rank(index) - 1, "gather_nd") if _rank(index) else 0
+    if not 0 < depth <= _rank(x):
+        raise _error(f"gather_nd: indices of {depth} values address a tensor of rank {_rank(x)}")
+    lead = [_static(x, a, "gather_nd") for a in range(depth)]
+    strides = [math.prod(lead[a + 1:]) for a in range(depth)]
+    flat_index = sum(mul(cast(index, "i64"), _constant(strides, "i64")), -1)
+    rows = reshape(x, (-1, *type_of(x).shape[depth:])) if depth > 1 else x
+    return gather(rows, flat_index, 0)
+
+
 def gather_d(x, dim, index):
     return gather_elements(x, dim, index)
 

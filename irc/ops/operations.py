@@ -288,6 +288,27 @@ class Gather(Primitive):
         return F.gather(input_params, input_indices, axis, self.batch_dims)
 
 
+class GatherNd(Primitive):
+    """``GatherNd()(input_x, indices)``: see :func:`irc.ops.derived.gather_nd`."""
+
+    def __call__(self, input_x, indices):
+        from .derived import gather_nd
+        return gather_nd(input_x, indices)
+
+
+class TopK(Primitive):
+    """``TopK(sorted=True)(input_x, k)``: the k largest values along the last
+    axis and their int32 indices (ties in index order)."""
+
+    def __init__(self, sorted=True):  # noqa: A002 -- MindSpore's name
+        super().__init__()
+        self.sorted = sorted
+
+    def __call__(self, input_x, k):
+        from .derived import topk
+        return topk(input_x, int(k))
+
+
 class OneHot(Primitive):
     def __init__(self, axis: int = -1):
         super().__init__()
