@@ -30,8 +30,11 @@ _sources: dict[str, str] = {}
 def set_auto_parallel_context(**kwargs) -> None:
     where = user_frame()
     for key, value in kwargs.items():
+        # accepted and kept without effect: how MindSpore fuses or places its
+        # collectives (irc all-reduces each step's gradients in one call)
         if key not in _DEFAULTS and key not in ("search_mode", "parameter_broadcast",
-                                                "enable_parallel_optimizer", "pipeline_stages"):
+                                                "enable_parallel_optimizer", "pipeline_stages",
+                                                "all_reduce_fusion_config"):
             raise UserValueError(f"set_auto_parallel_context has no option {key!r}",
                                  where=where, hint=f"irc knows: {', '.join(sorted(_DEFAULTS))}")
         if key == "parallel_mode":

@@ -24,6 +24,12 @@ class Primitive:
         self.name = name or type(self).__name__
         self.attrs: dict = {}
 
+    def shard(self, in_strategy=None, out_strategy=None) -> "Primitive":
+        """A semi-auto-parallel split of the op: kept (``in_strategy`` /
+        ``out_strategy`` attributes), as irc parallelises over the data only."""
+        self.in_strategy, self.out_strategy = in_strategy, out_strategy
+        return self
+
     def add_prim_attr(self, name: str, value) -> "Primitive":
         self.attrs[name] = value
         return self
@@ -294,6 +300,28 @@ class GatherNd(Primitive):
     def __call__(self, input_x, indices):
         from .derived import gather_nd
         return gather_nd(input_x, indices)
+
+
+class Unique(Primitive):
+    """``Unique()(x)``: (the distinct values of a 1-D x in order of first
+    appearance, int32 indices of each element's value in them), eagerly.
+    Its output's size depends on the data, which a compiled graph cannot
+    hold: inside one it is a located error."""
+
+    def __call__(self, input_x):
+        if is_symbolic(input_x):
+            raise UnsupportedError("not supported by irc yet: ops.Unique inside a compiled network",
+                                   where=user_frame(),
+                                   hint="its output's size depends on the data; call it eagerly")
+        from ..common.tensor import Tensor
+        x = np.asarray(input_x.asnumpy() if hasattr(input_x, "asnumpy") else input_x)
+        if x.ndim != 1:
+            raise UserValueError(f"Unique: the input must be 1-D, got shape {list(x.shape)}", where=user_frame())
+        values, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return Tensor(values[order]), Tensor(rank[inverse].astype(np.int32))
 
 
 class TopK(Primitive):
