@@ -157,7 +157,7 @@ class SourceExec:
     def iterate(self, run):
         reader = self.reader(run)
         at = Pass(run.seed, run.new_pass(self.name))
-        size = 1 if getattr(run, "alone", False) else reader.chunk_rows
+        size = 1 if run.alone else reader.chunk_rows
         if reader.random_access:
             try:
                 ids = sample_indices(self.attrs, reader, at)

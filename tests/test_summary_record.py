@@ -127,9 +127,7 @@ def test_the_checksums_are_mindspores_masked_crc32c():
     broken[20] ^= 1
     with pytest.raises(AssertionError, match="CRC"):
         records(bytes(broken), google_crc32c.value)
-    from irc.train.summary_record import (
-        frame,  # irc frames MindSpore's records byte for byte
-    )
+    from irc.dialects.tfrecord import frame  # irc frames MindSpore's records byte for byte
     first, second = records(data)[:2]
     start = 16 + len(first)
     assert frame(first) + frame(second) == data[:start + 16 + len(second)]

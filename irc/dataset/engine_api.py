@@ -97,6 +97,16 @@ def _pad_info(what: str, pad_info) -> dict:
     return pads
 
 
+def _type_check(name: str, value, types: tuple) -> None:
+    """MindSpore's validator ``type_check``: a TypeError in its words, a
+    bool not taken for an int."""
+    if isinstance(value, types) and not (isinstance(value, bool) and bool not in types and int in types):
+        return
+    raise UserTypeError(f"Argument {name} with value {value!r} is not of type "
+                        f"{[t for t in types if t.__module__ == 'builtins']}, but got {type(value)}.",
+                        where=user_frame())
+
+
 def _unsupported(what: str, value, default=None):
     if value is not default:
         raise UnsupportedError(f"not supported by irc yet: {what}", where=user_frame(),
@@ -742,7 +752,7 @@ class ConcatDataset(Dataset):
             span = [-1, -1]
             if own:
                 if size < n_shards:
-                    span = [before, (before + size) % n_shards if before + size >= n_shards else before + size]
+                    span = [before, (before + size) % n_shards]
                 child.use_sampler(copy.deepcopy(sampler).set_offset(before))
             ranges.append(span)
             dealt.append(not own)
@@ -877,10 +887,7 @@ class Cifar100Dataset(MnistDataset):
 def _dataset_files(dataset_files) -> list[str]:
     """The files of a file name, a glob pattern or a list of them, sorted
     (MindSpore's ``_find_files``; a pattern matching no file is an error)."""
-    if not isinstance(dataset_files, (str, list)):
-        raise UserTypeError(f"Argument dataset files with value {dataset_files!r} is not of type "
-                            f"[<class 'str'>, <class 'list'>], but got {type(dataset_files)}.",
-                            where=user_frame())
+    _type_check("dataset files", dataset_files, (str, list))
     if not dataset_files:
         raise UserValueError(f"Input dataset_files can not be empty, but got '{dataset_files}'.",
                              where=user_frame())
@@ -970,9 +977,7 @@ class CSVDataset(_FileSource):
         _check_files_arg(dataset_files)
         if field_delim is None:
             field_delim = ","
-        if not isinstance(field_delim, str):
-            raise UserTypeError(f"Argument field delim with value {field_delim!r} is not of type "
-                                f"[<class 'str'>], but got {type(field_delim)}.", where=user_frame())
+        _type_check("field delim", field_delim, (str,))
         if field_delim in ('"', "\r", "\n") or len(field_delim) != 1:
             raise UserValueError("field_delim is invalid.", where=user_frame(),
                                  hint="one character, not a quote or a line break")
@@ -1013,12 +1018,7 @@ class CSVDataset(_FileSource):
         return first[1]
 
 
-# -- MindRecord files ------------------------------------------------------------------
-
-# MindSpore's data type names (a Schema's column types) -> IR dtypes
-_SCHEMA_TYPES = {"bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-                 "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
-                 "float32": "f32", "float64": "f64", "string": "bytes", "bytes": "u8"}
+# -- TFRecord and MindRecord files ---------------------------------------------------------
 
 
 class Schema:
@@ -1042,14 +1042,20 @@ class Schema:
             self.from_json(obj)
 
     def add_column(self, name, de_type, shape=None):
+        """A column of ``de_type`` (a MindSpore dtype or its name; "string"
+        a text), of ``shape`` (None: a vector of any length)."""
+        from ..common.dtype import from_ir, to_ir
         if not isinstance(name, str) or not name:
             raise UserTypeError(f"Schema: a column's name must be a non-empty str, got {name!r}",
                                 where=user_frame())
-        type_name = de_type if isinstance(de_type, str) else getattr(de_type, "name", str(de_type))
-        type_name = {"float": "float32", "int": "int32"}.get(type_name, type_name)
-        if type_name not in _SCHEMA_TYPES:
-            raise UserValueError(f"Unknown column type: {de_type!r}", where=user_frame(),
-                                 hint=f"one of {', '.join(_SCHEMA_TYPES)}")
+        if str(de_type).lower() == "string":
+            type_name = "string"
+        else:
+            try:
+                type_name = from_ir(to_ir(de_type)).name.rstrip("_")
+            except UserError:
+                raise UserValueError(f"Unknown column type: {de_type!r}", where=user_frame(),
+                                     hint="a MindSpore dtype (mstype.int32, 'float32' ...) or 'string'") from None
         if shape is not None and (not isinstance(shape, (list, tuple)) or not all(is_int(d) for d in shape)):
             raise UserTypeError(f"Schema: column {name!r}: shape must be a list of ints, got {shape!r}",
                                 where=user_frame())
@@ -1080,50 +1086,14 @@ class Schema:
         return self.to_json()
 
     def column_types(self) -> dict[str, str]:
-        """Each column's IR type (an unknown shape: a vector of unknown length)."""
+        """Each column's IR type (no shape: a vector of unknown length; a string: a text)."""
+        from ..common.dtype import to_ir
         out = {}
         for name, spec in self.columns.items():
-            dtype = _SCHEMA_TYPES[spec["type"]]
-            shape = spec.get("shape")
-            if dtype == "bytes":
-                out[name] = "bytes[]"
-            elif shape is None:
-                out[name] = f"{dtype}[?]"
-            else:
-                out[name] = f"{dtype}[{', '.join('?' if d < 0 else str(d) for d in shape)}]"
+            shape = spec.get("shape", ["?"])
+            out[name] = "bytes[]" if spec["type"] == "string" else \
+                f"{to_ir(spec['type'])}[{', '.join('?' if d == '?' or d < 0 else str(d) for d in shape)}]"
         return out
-
-
-def _tfrecord_types(first_file: str, compression, columns_list) -> dict[str, str]:
-    """A schema-less TFRecordDataset's columns: the first file's first
-    records' features (sorted by name), typed by kind, a dimension known
-    where those records agree."""
-    from ..dialects import tfrecord
-    records = tfrecord.read_records(first_file, compression)[:8]
-    if not records:
-        raise UserRuntimeError(f"TFRecordDataset: {first_file} has no records to learn the columns from",
-                               where=user_frame(), hint="give a schema")
-    seen: dict[str, list] = {}
-    for record in records:
-        for name, feature in tfrecord.parse(record, first_file).items():
-            kind, values = tfrecord.feature_values(feature)
-            size = len(values[0]) if kind == "bytes_list" and len(values) == 1 else len(values)
-            seen.setdefault(name, []).append((kind, size))
-    out = {}
-    for name in sorted(seen):
-        kinds = {k for k, _ in seen[name]}
-        sizes = {n for _, n in seen[name]}
-        if len(kinds) > 1:
-            raise UserRuntimeError(f"TFRecordDataset: feature {name!r} of {first_file} changes kind "
-                                   f"({', '.join(sorted(kinds))})", where=user_frame(), hint="give a schema")
-        dtype = {"int64_list": "i64", "float_list": "f32", "bytes_list": "u8"}[kinds.pop()]
-        out[name] = f"{dtype}[{sizes.pop() if len(sizes) == 1 and len(seen[name]) == len(records) else '?'}]"
-    if columns_list is not None:
-        missing = [c for c in columns_list if c not in out]
-        if missing:
-            raise UserRuntimeError(f"TFRecordDataset: {first_file} has no feature {missing[0]!r}",
-                                   where=user_frame(), hint=f"its features: {', '.join(out)}")
-    return out
 
 
 class TFRecordDataset(_FileSource):
@@ -1142,12 +1112,9 @@ class TFRecordDataset(_FileSource):
         if not dataset_files:
             raise UserValueError(f"Input dataset_files can not be empty, but got '{dataset_files}'.",
                                  where=user_frame())
-        if columns_list is not None and not isinstance(columns_list, list):
-            raise UserTypeError(f"Argument columns_list with value {columns_list!r} is not of type "
-                                f"[<class 'list'>], but got {type(columns_list)}.", where=user_frame())
-        if not isinstance(shard_equal_rows, (bool, np.bool_)):
-            raise UserTypeError(f"Argument shard_equal_rows with value {shard_equal_rows!r} is not of type "
-                                f"[<class 'bool'>], but got {type(shard_equal_rows)}.", where=user_frame())
+        if columns_list is not None:
+            _type_check("columns_list", columns_list, (list,))
+        _type_check("shard_equal_rows", shard_equal_rows, (bool, np.bool_))
         if compression_type is not None and compression_type not in ("", "ZLIB", "GZIP"):
             raise UserValueError(f"Input compression_type can only be either '' (no compression), 'ZLIB', or "
                                  f"'GZIP', but got '{compression_type}'.", where=user_frame())
@@ -1161,14 +1128,17 @@ class TFRecordDataset(_FileSource):
             if args["num_samples"] is None and schema.num_rows:
                 args["num_samples"] = schema.num_rows
         else:
+            from ..dialects import tfrecord
             try:
-                types = _tfrecord_types(files[0], compression, columns_list)
+                types = tfrecord.feature_types(files[0], compression)
             except UserError as e:
                 raise UserRuntimeError(e.message, where=user_frame(), hint=e.hint) from None
         columns = list(columns_list) if columns_list else list(types)
         missing = [c for c in columns if c not in types]
         if missing:
-            raise UserRuntimeError(f"TFRecordDataset: the schema has no column {missing[0]!r}", where=user_frame())
+            where = "the schema" if schema is not None else files[0]
+            raise UserRuntimeError(f"TFRecordDataset: {where} has no {'column' if schema else 'feature'} "
+                                   f"{missing[0]!r}", where=user_frame(), hint=f"its columns: {', '.join(types)}")
         super().__init__((), {"dataset_files": files, **args, "shard_equal_rows": bool(shard_equal_rows),
                               "compression_type": compression, "schema": schema is not None, "columns": columns,
                               "column_types": [types[c] for c in columns]})
@@ -1212,13 +1182,10 @@ def _mindrecord_files(dataset_files) -> list[str]:
 
 def _check_padding(padded_sample, num_padded, columns_list) -> None:
     """MindSpore's checks of MindDataset's padding arguments, in its order."""
-    if num_padded is not None and (not is_int(num_padded) or isinstance(num_padded, bool)):
-        raise UserTypeError(f"Argument num_padded with value {num_padded!r} is not of type [<class 'int'>], "
-                            f"but got {type(num_padded)}.", where=user_frame())
+    if num_padded is not None:
+        _type_check("num_padded", num_padded, (int, np.integer))
     if padded_sample is not None:
-        if not isinstance(padded_sample, dict):
-            raise UserTypeError(f"Argument padded_sample with value {padded_sample!r} is not of type "
-                                f"[<class 'dict'>], but got {type(padded_sample)}.", where=user_frame())
+        _type_check("padded_sample", padded_sample, (dict,))
         if num_padded is None:
             raise UserRuntimeError("padded_sample is specified and requires num_padded as well.",
                                    where=user_frame())
@@ -1232,38 +1199,6 @@ def _check_padding(padded_sample, num_padded, columns_list) -> None:
                                  hint="padded_sample needs a value for every column of columns_list")
     elif num_padded is not None:
         raise UserRuntimeError("num_padded is specified but padded_sample is not.", where=user_frame())
-
-
-def _padded_value(field, value):
-    """A padded row's value of ``field`` as the IR holds it: bytes as a list
-    of byte values, arrays flattened to a list, scalars and strings as they
-    are (MindSpore hands an array over as its bytes, read in the field's type)."""
-    import numpy as np
-    name, kind = field.name, field.type
-    if kind == "bytes":
-        if isinstance(value, np.ndarray):
-            value = value.tobytes()
-        if not isinstance(value, (bytes, bytearray)):
-            raise UserTypeError(f"MindDataset: padded_sample[{name!r}] must be bytes (a bytes field), "
-                                f"got {type(value).__name__}", where=user_frame())
-        return list(bytes(value))
-    if kind == "string":
-        if not isinstance(value, (str, np.str_)):
-            raise UserTypeError(f"MindDataset: padded_sample[{name!r}] must be a str (a string field), "
-                                f"got {type(value).__name__}", where=user_frame())
-        return str(value)
-    array = np.asarray(value)
-    if array.dtype.kind not in "biuf":
-        raise UserTypeError(f"MindDataset: padded_sample[{name!r}] must be numbers (a {kind} field), "
-                            f"got {array.dtype}", where=user_frame())
-    shape = list(field.shape or [])
-    want = int(np.prod(shape)) if shape and -1 not in shape else None
-    if (not shape and array.size != 1) or (want is not None and array.size != want):
-        raise UserValueError(f"MindDataset: padded_sample[{name!r}] has {array.size} values; the field's "
-                             f"shape {shape or '()'} holds {want or 1}", where=user_frame())
-    from ..dialects.mindrecord import FIELD_TYPES
-    flat = array.astype(FIELD_TYPES[kind][0]).ravel().tolist()
-    return flat if shape else flat[0]
 
 
 class MindDataset(MappableDataset):
@@ -1307,8 +1242,11 @@ class MindDataset(MappableDataset):
                 raise UnsupportedError(f"not supported by irc yet: MindDataset(shuffle=Shuffle.{mode.upper()}, "
                                        f"num_padded=...)", where=user_frame(),
                                        hint="padded rows shuffle with Shuffle.GLOBAL or shuffle=False")
-            padded = {"padded_sample": {c: _padded_value(by_name[c], padded_sample[c]) for c in columns},
-                      "num_padded": int(num_padded)}
+            try:
+                sample = {c: mindrecord.padded_ir_value(by_name[c], padded_sample[c]) for c in columns}
+            except UserError as e:
+                raise UserTypeError(e.message, where=user_frame(), hint=e.hint) from None
+            padded = {"padded_sample": sample, "num_padded": int(num_padded)}
         super().__init__({"dataset_files": files, **args, "shuffle": mode,
                           "num_parallel_workers": workers, "columns": columns,
                           "column_types": [str(by_name[c].tensor_type()) for c in columns], **padded})
@@ -1326,9 +1264,7 @@ def _class_indexing(op: str, class_indexing) -> Optional[list]:
     (what get_class_indexing gives back); an empty dict means none."""
     if class_indexing is None:
         return None
-    if not isinstance(class_indexing, dict):
-        raise UserTypeError(f"Argument class_indexing with value {class_indexing!r} is not of type "
-                            f"[<class 'dict'>], but got {type(class_indexing)}.", where=user_frame())
+    _type_check("class_indexing", class_indexing, (dict,))
     for name, label in class_indexing.items():
         if not isinstance(name, str):
             raise UserTypeError(f"{op}: class_indexing's keys must be folder names (str), got {name!r}",
@@ -1639,13 +1575,8 @@ class PaddedDataset(GeneratorDataset):
     def __init__(self, padded_samples):
         if not padded_samples:
             raise UserValueError("padded_samples cannot be empty.", where=user_frame())
-        if not isinstance(padded_samples, list):
-            raise UserTypeError(f"Argument padded_samples with value {padded_samples!r} is not of type "
-                                f"[<class 'list'>], but got {type(padded_samples)}.", where=user_frame())
-        if not isinstance(padded_samples[0], dict):
-            raise UserTypeError(f"Argument padded_element with value {padded_samples[0]!r} is not of "
-                                f"type [<class 'dict'>], but got {type(padded_samples[0])}.",
-                                where=user_frame())
+        _type_check("padded_samples", padded_samples, (list,))
+        _type_check("padded_element", padded_samples[0], (dict,))
         source = _PaddedSamples(padded_samples)
         super().__init__(source, column_names=source.column_names, shuffle=False)
         self.padded_samples = padded_samples

@@ -543,7 +543,8 @@ def file_rows_order(counts: list[int], order, workers: int, num_shards: int, sha
     ``workers`` in turn, each reads its own in order, and the rows come one
     from each worker in turn (a worker with none left is skipped)."""
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    m = -(-int(starts[-1]) // num_shards)
+    total = sum(counts[f] for f in order)       # the files read (a shard of whole files: its own)
+    m = -(-int(total) // num_shards)
     lo, hi = shard_id * m, (shard_id + 1) * m
     blocks, pre = [], 0
     while True:
@@ -552,7 +553,7 @@ def file_rows_order(counts: list[int], order, workers: int, num_shards: int, sha
             if pre <= lo < pre + c or lo <= pre < hi:
                 blocks.append(starts[f] + np.arange(max(0, lo - pre), min(c, hi - pre), dtype=np.int64))
             pre += c
-        if pre >= hi or not starts[-1]:
+        if pre >= hi or not total:
             break
     queues = [np.concatenate(blocks[w::workers] or [np.zeros(0, np.int64)]) for w in range(workers)]
     turn = np.concatenate([np.arange(len(q)) for q in queues])
@@ -644,8 +645,12 @@ class TextFileReader(SourceReader):
         if not sum(self.counts):
             raise UserError(f"{self.op}: no rows in {list(attrs['dataset_files'])}",
                             hint="every file is empty (or only a header)")
-        self.columns = [c if t.dtype == "bytes" else np.asarray(c, _np_dtype(t.dtype))
-                        for c, t in zip(columns, self.types(attrs))]
+        self.columns = self.stacked(columns)
+
+    def stacked(self, columns: list[list]) -> list:
+        """The columns read whole: arrays of their values, strings kept as a list."""
+        return [c if t.dtype == "bytes" else np.asarray(c, _np_dtype(t.dtype))
+                for c, t in zip(columns, self.types(self.attrs))]
 
     def types(self, attrs) -> list[TensorType]:
         return [TensorType("bytes", ())]
@@ -660,15 +665,23 @@ class TextFileReader(SourceReader):
         return [c[indices] if isinstance(c, np.ndarray) else [np.asarray(c[i]) for i in indices]
                 for c in self.columns]
 
+    def whole_file_shard(self, attrs) -> Optional[list[int]]:
+        """The files of this shard where a shard is whole files (else None:
+        a shard is a run of rows)."""
+        return None
+
     def pick(self, attrs, at):
         from .draws import mindspore_workers
         mode, files = attrs["shuffle"] if at is not None else "false", len(self.counts)
         order = np.arange(files) if mode == "false" else samplers.reshuffled_rows(at.seed, files, at.index)
+        shards, shard = int(attrs["num_shards"] or 1), int(attrs["shard_id"] or 0)
+        mine = self.whole_file_shard(attrs)
+        if mine is not None:
+            order, shards, shard = [f for f in order if f in mine], 1, 0
         workers = int(attrs["num_parallel_workers"] or mindspore_workers())
         if self.workers_per_file:
-            workers = min(workers, files)
-        rows = file_rows_order(self.counts, order, workers, int(attrs["num_shards"] or 1),
-                               int(attrs["shard_id"] or 0))
+            workers = min(workers, len(order))
+        rows = file_rows_order(self.counts, order, workers, shards, shard)
         if attrs["num_samples"]:
             rows = rows[:int(attrs["num_samples"])]
         if mode == "global":
@@ -713,50 +726,9 @@ CSV = define(
 # TFRecordDataset: tf.train.Example records (irc.dialects.tfrecord)
 # =============================================================================
 
-def _tfrecord_column(path: str, name: str, kind: str, values: list, t: TensorType,
-                     shaped: bool) -> np.ndarray:
-    """A feature's values in its column's type: cast; shaped by a schema's
-    shape (``shaped``), else a vector as long as the feature (the type's
-    length is the first records': a later row may differ, as in MindSpore)."""
-    if kind == "bytes_list":
-        if t.dtype == "bytes":
-            if len(values) != 1:
-                raise UserError(f"TFRecordDataset: {path}: feature {name!r} holds {len(values)} strings, "
-                                f"irc reads one a row")
-            return np.asarray(values[0].decode("utf-8", "replace"))
-        if len(values) != 1:
-            raise UserError(f"TFRecordDataset: {path}: feature {name!r} holds {len(values)} byte strings, "
-                            f"irc reads one a row", hint="one bytes value a feature (an encoded image ...)")
-        array = np.frombuffer(values[0], np.uint8).astype(_np_dtype(t.dtype))
-    else:
-        array = np.asarray(values, _np_dtype(t.dtype))
-    if not shaped:
-        return array
-    if t.rank and all(isinstance(d, int) for d in t.shape):
-        if array.size != int(np.prod(t.shape)):
-            raise UserError(f"TFRecordDataset: {path}: feature {name!r} has {array.size} values, its "
-                            f"column is {t}", hint="a schema's shape must hold every row's values")
-        array = array.reshape(t.shape)
-    elif t.rank == 0:
-        if array.size != 1:
-            raise UserError(f"TFRecordDataset: {path}: feature {name!r} has {array.size} values, its "
-                            f"column is {t}")
-        array = array.reshape(())
-    return array
-
-
 def _load_tfrecord(path: str, attrs) -> list[list]:
-    types = _types_attr(attrs)
-    columns: list[list] = [[] for _ in types]
-    for record in tfrecord.read_records(path, attrs["compression_type"]):
-        features = tfrecord.parse(record, path)
-        for column, name, t in zip(columns, attrs["columns"], types):
-            if name not in features:
-                raise UserError(f"TFRecordDataset: {path} has a record without the feature {name!r}",
-                                hint="every record needs every column's feature")
-            kind, values = tfrecord.feature_values(features[name])
-            column.append(_tfrecord_column(path, name, kind, values, t, attrs["schema"]))
-    return columns
+    return tfrecord.load_columns(path, attrs["compression_type"], list(attrs["columns"]), _types_attr(attrs),
+                                 attrs["schema"])
 
 
 class TFRecordReader(TextFileReader):
@@ -767,44 +739,26 @@ class TFRecordReader(TextFileReader):
     op = "TFRecordDataset"
     workers_per_file = True
 
-    def __init__(self, attrs):
-        self.attrs = attrs
-        self.counts, self.columns = [], [[] for _ in attrs["columns"]]
-        for path in attrs["dataset_files"]:
-            try:
-                cols = _cached(path, functools.partial(_load_tfrecord, attrs=attrs),
-                               (attrs["compression_type"], tuple(attrs["columns"]), tuple(attrs["column_types"]),
-                                attrs["schema"]))
-            except OSError as e:
-                raise UserError(f"TFRecordDataset: cannot read {path}: {e.strerror}") from None
-            self.counts.append(len(cols[0]))
-            for column, values in zip(self.columns, cols):
-                column.extend(values)
-        if not sum(self.counts):
-            raise UserError(f"TFRecordDataset: no records in {list(attrs['dataset_files'])}")
-        for j, column in enumerate(self.columns):
-            if column[0].dtype.kind != "U" and len({c.shape for c in column}) == 1:
-                self.columns[j] = np.stack(column)
+    def load(self, path: str) -> list[list]:
+        attrs = self.attrs
+        return _cached(path, functools.partial(_load_tfrecord, attrs=attrs),
+                       (attrs["compression_type"], tuple(attrs["columns"]), tuple(attrs["column_types"]),
+                        attrs["schema"]))
 
-    def read(self, indices):
-        return [c[indices] if isinstance(c, np.ndarray) else [c[i] for i in indices] for c in self.columns]
+    def stacked(self, columns: list[list]) -> list:
+        """Rows of one shape stacked; a column whose rows differ (no schema) stays a list."""
+        return [np.stack(c) if c[0].dtype.kind != "U" and len({v.shape for v in c}) == 1 else c
+                for c in columns]
 
-    def pick(self, attrs, at):
+    def whole_file_shard(self, attrs) -> Optional[list[int]]:
         shards = int(attrs["num_shards"] or 1)
         if shards == 1 or attrs["shard_equal_rows"]:
-            return super().pick(attrs, at)
-        # a shard is whole files: this shard's files read as one unsharded dataset
+            return None
         mine = [f for f in range(len(self.counts)) if f % shards == int(attrs["shard_id"])]
         if not mine:
             raise UserError(f"TFRecordDataset: {len(self.counts)} files cannot be dealt to {shards} shards",
                             hint="give at least num_shards files, or shard_equal_rows=True")
-        sub = TextFileReader.__new__(TFRecordReader)
-        sub.counts = [self.counts[f] for f in mine]
-        rows = TextFileReader.pick(sub, {**attrs, "num_shards": 1, "shard_id": 0}, at)
-        starts = np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
-        sub_starts = np.concatenate([[0], np.cumsum(sub.counts)]).astype(np.int64)
-        file_of = np.searchsorted(sub_starts, rows, side="right") - 1
-        return starts[np.asarray(mine)[file_of]] + rows - sub_starts[file_of]
+        return mine
 
 
 TFRECORD = define(

@@ -222,9 +222,39 @@ def field_values(f: Field, data: list) -> list[np.ndarray]:
     return arrays
 
 
+def padded_ir_value(f: Field, value):
+    """A user's MindDataset ``padded_sample`` value of ``f`` as the IR holds
+    it: bytes as a list of byte values, an array flattened to a list, a
+    scalar or a string as it is (MindSpore hands an array over as its bytes,
+    read in the field's type); :func:`padded_value` reads it back."""
+    if f.type == "bytes":
+        if isinstance(value, np.ndarray):
+            value = value.tobytes()
+        if not isinstance(value, (bytes, bytearray)):
+            raise MindRecordError(f"MindDataset: padded_sample[{f.name!r}] must be bytes (a bytes field), "
+                                  f"got {type(value).__name__}")
+        return list(bytes(value))
+    if f.type == "string":
+        if not isinstance(value, (str, np.str_)):
+            raise MindRecordError(f"MindDataset: padded_sample[{f.name!r}] must be a str (a string field), "
+                                  f"got {type(value).__name__}")
+        return str(value)
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise MindRecordError(f"MindDataset: padded_sample[{f.name!r}] must be numbers (a {f.type} field), "
+                              f"got {array.dtype}")
+    shape = list(f.shape or [])
+    want = int(np.prod(shape)) if shape and -1 not in shape else None
+    if (not shape and array.size != 1) or (want is not None and array.size != want):
+        raise MindRecordError(f"MindDataset: padded_sample[{f.name!r}] has {array.size} values; the field's "
+                              f"shape {shape or '()'} holds {want or 1}")
+    flat = array.astype(FIELD_TYPES[f.type][0]).ravel().tolist()
+    return flat if shape else flat[0]
+
+
 def padded_value(f: Field, value) -> np.ndarray:
-    """MindDataset's padded_sample value of ``f`` (as the IR holds it: bytes
-    as a list of byte values, an array flattened) as a row's value."""
+    """MindDataset's padded_sample value of ``f`` (as the IR holds it:
+    :func:`padded_ir_value`) as a row's value."""
     if f.type == "bytes":
         return np.array([bytes(value)])
     if f.type == "string":

@@ -24,12 +24,12 @@ from typing import Optional
 import numpy as np
 
 from ..diagnostics import UserError
+from ..ir.types import TensorType, to_numpy_dtype
 
-__all__ = ["COMPRESSIONS", "Example", "feature_values", "frame", "masked_crc32c", "read_records"]
+__all__ = ["Example", "feature_types", "frame", "load_columns", "masked_crc32c", "read_records"]
 
-COMPRESSIONS = {None: None, "": None, "GZIP": "GZIP", "ZLIB": "ZLIB"}
-# feature kind -> the numpy type a schema-less read gives
-KIND_DTYPES = {"int64_list": np.int64, "float_list": np.float32, "bytes_list": np.uint8}
+# feature kind -> the IR dtype a schema-less read gives (MindSpore 2.10's)
+KIND_DTYPES = {"int64_list": "i64", "float_list": "f32", "bytes_list": "u8"}
 
 
 def masked_crc32c(data: bytes) -> int:
@@ -150,3 +150,69 @@ def feature_values(feature) -> tuple[str, list]:
     if kind is None:
         return "float_list", []
     return kind, list(getattr(feature, kind).value)
+
+
+def _row_value(path: str, name: str, kind: str, values: list, t: TensorType, shaped: bool) -> np.ndarray:
+    """One feature of one record in its column's type ``t``: cast; shaped by
+    a schema's shape (``shaped``), else a vector as long as the feature (the
+    type's length is the first records': a later row may differ, as in
+    MindSpore).  A bytes feature is one byte string: its bytes, or a text
+    where the column is a string."""
+    if kind == "bytes_list":
+        if len(values) != 1:
+            raise TFRecordError(f"TFRecordDataset: {path}: feature {name!r} holds {len(values)} byte strings, "
+                                f"irc reads one a row", hint="one bytes value a feature (an encoded image ...)")
+        if t.dtype == "bytes":
+            return np.asarray(values[0].decode("utf-8", "replace"))
+        array = np.frombuffer(values[0], np.uint8).astype(to_numpy_dtype(t.dtype))
+    else:
+        array = np.asarray(values, to_numpy_dtype(t.dtype))
+    if not shaped or t.dtype == "bytes":
+        return array
+    if any(not isinstance(d, int) for d in t.shape):
+        return array
+    if array.size != int(np.prod(t.shape)):
+        raise TFRecordError(f"TFRecordDataset: {path}: feature {name!r} has {array.size} values, its "
+                            f"column is {t}", hint="a schema's shape must hold every row's values")
+    return array.reshape(t.shape)
+
+
+def load_columns(path: str, compression: Optional[str], columns: list[str], types: list[TensorType],
+                 shaped: bool) -> list[list]:
+    """A file's ``columns`` (a list of row values each) in their ``types``;
+    ``shaped``: the types are a schema's, their shapes enforced."""
+    out: list[list] = [[] for _ in types]
+    for record in read_records(path, compression):
+        features = parse(record, path)
+        for column, name, t in zip(out, columns, types):
+            if name not in features:
+                raise TFRecordError(f"TFRecordDataset: {path} has a record without the feature {name!r}",
+                                    hint="every record needs every column's feature")
+            kind, values = feature_values(features[name])
+            column.append(_row_value(path, name, kind, values, t, shaped))
+    return out
+
+
+def feature_types(path: str, compression: Optional[str], probe: int = 8) -> dict[str, str]:
+    """A schema-less read's columns: the features of the file's first
+    ``probe`` records, sorted by name, typed by kind; a vector's length known
+    where those records agree."""
+    records = read_records(path, compression)[:probe]
+    if not records:
+        raise TFRecordError(f"TFRecordDataset: {path} has no records to learn the columns from",
+                            hint="give a schema")
+    seen: dict[str, list] = {}
+    for record in records:
+        for name, feature in parse(record, path).items():
+            kind, values = feature_values(feature)
+            seen.setdefault(name, []).append((kind, len(values[0]) if kind == "bytes_list" and values else
+                                              len(values)))
+    types = {}
+    for name in sorted(seen):
+        kinds, sizes = {k for k, _ in seen[name]}, {n for _, n in seen[name]}
+        if len(kinds) > 1:
+            raise TFRecordError(f"TFRecordDataset: feature {name!r} of {path} changes kind "
+                                f"({', '.join(sorted(kinds))})", hint="give a schema")
+        length = sizes.pop() if len(sizes) == 1 and len(seen[name]) == len(records) else "?"
+        types[name] = f"{KIND_DTYPES[kinds.pop()]}[{length}]"
+    return types

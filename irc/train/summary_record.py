@@ -150,10 +150,6 @@ def event_file_name(prefix: str, suffix: str, time_second: str) -> str:
 
 # -- the file format --------------------------------------------------------------------------
 
-# TFRecord's framing (irc.dialects.tfrecord): length, its masked CRC-32C, data, its masked CRC-32C
-masked_crc32c, frame = tfrecord.masked_crc32c, tfrecord.frame
-
-
 class _EventFile:
     """One event file, made on its first record (the summary file then
     begins with the version event); with ``max_file_size`` it takes records
@@ -176,7 +172,7 @@ class _EventFile:
             self._append(data)
 
     def _append(self, data: bytes) -> None:
-        record = frame(data)
+        record = tfrecord.frame(data)   # TFRecord's framing, as MindSpore writes event files
         if self.budget is not None:
             if self.budget < len(record):
                 _warn(f"'max_file_size' reached: There are {self.budget} bytes remaining, but the "
