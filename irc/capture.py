@@ -97,6 +97,7 @@ _RENAMES = {
     "mindspore.nn.dynamic_lr": "irc.nn.learning_rate_schedule",
     "mindspore.nn.layer": "irc.nn",
     "mindspore.ops.primitive": "irc.ops.operations",
+    "mindspore.common.api": "irc.train.functional",   # jit, ms_function, jit_class (the model zoo's BERT)
     # MindInsight's summaries (irc.train.summary is irc's own run summary)
     "mindspore.train.summary": "irc.train.summary_record",
     "mindspore.train.summary.summary_record": "irc.train.summary_record",

@@ -41,7 +41,7 @@ def text_files(tmp_path):
     return [str(tmp_path / n) for n in ("a.txt", "b.txt", "c.txt")]
 
 
-def test_shuffled_text_files_are_irc_draws_repeatable_and_sharded_apart(text_files):
+def test_shuffled_text_files_are_repeatable_and_sharded_apart(text_files):
     plain = texts(ds.TextFileDataset(text_files, shuffle=False))
     first = texts(ds.TextFileDataset(text_files))                      # Shuffle.GLOBAL by default
     assert sorted(first) == sorted(plain) and first != plain
@@ -179,3 +179,17 @@ def test_irc_compile_records_a_text_and_csv_pipeline(tmp_path, capsys):
     assert "[[2, 3]]" in capsys.readouterr().out
     ir = (out / "00_capture.ir").read_text()
     assert "dataset.CSVDataset()" in ir and 'column_types = ["i32[]", "bytes[]"]' in ir
+
+
+def test_shuffled_text_file_sources_read_as_mindspore(tmp_path, capsys):
+    """TextFileDataset, CSVDataset and TFRecordDataset shuffled globally and
+    by files, unsharded and sharded both ways, over three epochs, with
+    num_samples and repeat, for two seeds: MindSpore 2.10's rows, in order."""
+    import os
+
+    from irc.capture import RUN, run_script
+    from printout import MINDSPORE_STYLE, assert_prints_as
+    capsys.readouterr()
+    run_script(os.path.join(MINDSPORE_STYLE, "shuffled_files.py"), mode=RUN, argv=[str(tmp_path)])
+    out = [line for line in capsys.readouterr().out.strip().splitlines() if not line.startswith("irc:")]
+    assert_prints_as(out, os.path.join(MINDSPORE_STYLE, "shuffled_files.mindspore.txt"), rel=0, abs=0)

@@ -38,7 +38,7 @@ from ..diagnostics import UserError, UserRuntimeError
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
 from ..ir.traits import Batches, HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
-from . import mindrecord, samplers, tfrecord
+from . import mindrecord, samplers, stdrandom, tfrecord
 
 FAMILY = "dataset"
 DIALECT = Dialect("dataset")
@@ -561,6 +561,27 @@ def file_rows_order(counts: list[int], order, workers: int, num_shards: int, sha
     return np.concatenate(queues)[np.lexsort((worker, turn))]
 
 
+def file_keys_order(seed: int, files: int, index: int, sharded: bool) -> np.ndarray:
+    """The file order of pass ``index`` of a shuffled text-file reader, as
+    MindSpore's NonMappableLeafOp shuffles its file keys: every pass
+    shuffles the previous pass's order with ``std::mt19937`` seeded with the
+    run's seed (the same permutation again each pass) or, sharded, with the
+    pass number + 1 (every shard draws the same orders, whatever the seed)."""
+    def step(order: np.ndarray, at: int) -> np.ndarray:
+        return order[stdrandom.shuffle_order(stdrandom.Mt19937(at + 1 if sharded else seed), files)]
+    return samplers.replayed(("file keys", None if sharded else seed, files), index,
+                             lambda: step(np.arange(files, dtype=np.int64), 0), step)
+
+
+def file_shuffle_size(num_files: int, num_shards: int, num_rows: int) -> int:
+    """The buffer of the shuffle MindSpore puts after a globally shuffled
+    text-file source (ComputeShuffleSize): four times a shard's rows per
+    file, at most 10,000 (measured: 16 for 18 rows in 4 files, 20 for a
+    shard of 23 of them)."""
+    per_shard = -(-num_rows // max(num_shards, 1))
+    return max(1, min(per_shard // num_files * 4, 10000))
+
+
 def _text_lines(path: str) -> list[str]:
     """A text file's lines (split at line feeds, a carriage return kept), empty ones left out."""
     with open(path, "rb") as f:
@@ -625,8 +646,9 @@ def _load_csv(path: str, attrs) -> list:
 
 class TextFileReader(SourceReader):
     """The rows of ``dataset_files`` (file after file); each pass reads them
-    in MindSpore's order (:func:`file_rows_order`), files and rows shuffled
-    with irc's draws (``shuffle``: "global" both, "files" the files only)."""
+    in MindSpore's order (:func:`file_rows_order`), its files shuffled as
+    MindSpore's (``shuffle`` "files" or "global"; "global" rows by the
+    shuffle after the source: :meth:`shuffle_size`)."""
     op = "TextFileDataset"
     workers_per_file = False      # at most a worker a file (MindSpore's CSV reader: yes)
 
@@ -665,27 +687,35 @@ class TextFileReader(SourceReader):
         return [c[indices] if isinstance(c, np.ndarray) else [np.asarray(c[i]) for i in indices]
                 for c in self.columns]
 
-    def whole_file_shard(self, attrs) -> Optional[list[int]]:
-        """The files of this shard where a shard is whole files (else None:
-        a shard is a run of rows)."""
-        return None
+    def whole_file_shard(self, attrs) -> bool:
+        """Whether a shard is whole files (else a run of rows)."""
+        return False
+
+    def shuffle_size(self, attrs) -> Optional[int]:
+        """The buffer of the row shuffle a "global" shuffle puts after this
+        source (the frontend adds it as a ``dataset.shuffle``); None: none."""
+        if attrs["shuffle"] != "global":
+            return None
+        return file_shuffle_size(len(self.counts), int(attrs["num_shards"] or 1), sum(self.counts))
 
     def pick(self, attrs, at):
+        """The rows of pass ``at``: files in MindSpore's order (shuffled,
+        "global" or "files", by :func:`file_keys_order`), dealt to the
+        workers; a "global" shuffle's rows are then shuffled by the
+        ``dataset.shuffle`` after the source."""
         from .draws import mindspore_workers
         mode, files = attrs["shuffle"] if at is not None else "false", len(self.counts)
-        order = np.arange(files) if mode == "false" else samplers.reshuffled_rows(at.seed, files, at.index)
         shards, shard = int(attrs["num_shards"] or 1), int(attrs["shard_id"] or 0)
-        mine = self.whole_file_shard(attrs)
-        if mine is not None:
-            order, shards, shard = [f for f in order if f in mine], 1, 0
+        order = np.arange(files) if mode == "false" else file_keys_order(at.seed, files, at.index, shards > 1)
+        if self.whole_file_shard(attrs):
+            # a shard of whole files: every num_shards-th file of this pass's order
+            order, shards, shard = list(order)[shard::shards], 1, 0
         workers = int(attrs["num_parallel_workers"] or mindspore_workers())
         if self.workers_per_file:
             workers = min(workers, len(order))
         rows = file_rows_order(self.counts, order, workers, shards, shard)
         if attrs["num_samples"]:
             rows = rows[:int(attrs["num_samples"])]
-        if mode == "global":
-            rows = rows[samplers.reshuffled_rows(at.seed + 1, len(rows), at.index)]
         return rows
 
 
@@ -709,8 +739,9 @@ TEXT_FILE = define(
     attrs={**_FILE_ATTRS, "columns": ["text"]},
     infer=lambda attrs, ins: [TensorType("bytes", ())],
     traits=(RowSource(reader=TextFileReader, count=source_count(TextFileReader)),),
-    doc="the lines of dataset_files (sorted; empty lines left out), one string a row; unshuffled "
-        "in MindSpore's order (file_rows_order), shuffle 'global' / 'files' with irc's draws")
+    doc="the lines of dataset_files (sorted; empty lines left out), one string a row, in MindSpore's "
+        "order (file_rows_order); shuffle 'files' / 'global' shuffles the files as MindSpore does "
+        "(file_keys_order), 'global' with a dataset.shuffle after the source for the rows")
 CSV = define(
     "dataset.CSVDataset", kind=SOURCE, family=FAMILY, operands=(), results=("*columns",),
     attrs={**_FILE_ATTRS, "field_delim": ",", "header": REQUIRED, "columns": REQUIRED,
@@ -750,15 +781,14 @@ class TFRecordReader(TextFileReader):
         return [np.stack(c) if c[0].dtype.kind != "U" and len({v.shape for v in c}) == 1 else c
                 for c in columns]
 
-    def whole_file_shard(self, attrs) -> Optional[list[int]]:
+    def whole_file_shard(self, attrs) -> bool:
         shards = int(attrs["num_shards"] or 1)
         if shards == 1 or attrs["shard_equal_rows"]:
-            return None
-        mine = [f for f in range(len(self.counts)) if f % shards == int(attrs["shard_id"])]
-        if not mine:
+            return False
+        if len(self.counts) < shards:
             raise UserError(f"TFRecordDataset: {len(self.counts)} files cannot be dealt to {shards} shards",
                             hint="give at least num_shards files, or shard_equal_rows=True")
-        return mine
+        return True
 
 
 TFRECORD = define(

@@ -26,6 +26,7 @@ from ..diagnostics import UserError, UserRuntimeError, UserValueError
 from ..dialects.dataset import callable_name
 from ..ir.graph import HOST, Graph, Loc, Module, Value
 from ..ir.registry import SOURCE, get
+from ..ir.traits import RowSource
 from ..ir.types import TensorType
 
 MAP = "map"
@@ -180,6 +181,18 @@ def _loc(ds) -> Optional[Loc]:
         return None
 
 
+def _shuffle_after(ds, attrs: dict) -> Optional[int]:
+    """The buffer of the shuffle MindSpore adds after source ``ds`` (a
+    globally shuffled text-file source), or None."""
+    reader = get(ds.op).trait(RowSource).reader
+    if not (isinstance(reader, type) and hasattr(reader, "shuffle_size")) or attrs.get("shuffle") != "global":
+        return None
+    try:
+        return reader(attrs).shuffle_size(attrs)
+    except UserError as e:
+        raise UserRuntimeError(e.message, where=ds.source, hint=e.hint) from None
+
+
 class _Lowering:
     def __init__(self, module: Module, graph: Graph):
         self.module, self.graph = module, graph
@@ -225,7 +238,14 @@ class _Lowering:
             attrs["sampler"] = {**sampler, "sampler": key}
         names = list(attrs["columns"])
         node = self.graph.add(ds.op, [], attrs, names=names, loc=_loc(ds))
-        return list(zip(names, node.outs))
+        cols = list(zip(names, node.outs))
+        buffer = _shuffle_after(ds, attrs)
+        if buffer:
+            # MindSpore's global shuffle of a text-file source: its files, then its rows
+            # through a shuffle op it adds after the source (TFRecordNode::Build ...)
+            cols = self.add(ds, "dataset.shuffle", [v for _, v in cols],
+                            {"buffer_size": buffer, "reshuffle_each_epoch": True}, names)
+        return cols
 
     # -- pipeline operators ---------------------------------------------------------
     def pipeline(self, ds) -> list[tuple[str, Value]]:

@@ -11,7 +11,7 @@ from ..diagnostics import UserTypeError, user_frame
 from . import composite_getattr
 from .functional import clip_by_global_norm  # noqa: F401  (C.clip_by_global_norm, the zoo's)
 
-__all__ = ["MultitypeFuncGraph", "HyperMap", "Map", "clip_by_global_norm"]
+__all__ = ["MultitypeFuncGraph", "HyperMap", "Map", "add_flags", "clip_by_global_norm"]
 
 # ops functions MindSpore's composite module also holds (``C.ones_like(loss)``
 # in the model zoo's loss-scale steps), found in irc.ops on first use
@@ -106,6 +106,16 @@ class HyperMap(Map):
 
     def _item(self, fn, args):
         return self._map(fn, args)
+
+
+def add_flags(fn=None, **flags):
+    """``@C.add_flags(has_effect=True)``: MindSpore's graph-compiler flags on
+    a function, kept in its ``_func_graph_flags`` (irc traces a construct
+    with its side effects in order whatever the flags say)."""
+    def mark(f):
+        f.__dict__.setdefault("_func_graph_flags", {}).update(flags)
+        return f
+    return mark if fn is None else mark(fn)
 
 
 _composite_getattr = composite_getattr(__name__)

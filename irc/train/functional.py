@@ -39,6 +39,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ..common.api import jit_class  # noqa: F401 -- mindspore.common.api defines it beside jit
 from ..common.tensor import Parameter, Tensor
 from ..diagnostics import (UserError, UserIndexError, UserTypeError,
                            UserValueError, user_frame)
