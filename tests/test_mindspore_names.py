@@ -92,6 +92,30 @@ assert np.random.rand() == a
     run_script(_script(tmp_path, cap_text))
 
 
+def test_where_mindspore_defines_jit_add_flags_and_dtype_helpers(tmp_path):
+    """The model zoo's BERT imports these from where MindSpore 2.10 defines them."""
+    text = """\
+import numpy as np
+import mindspore
+from mindspore.common.api import jit, ms_function, jit_class
+from mindspore.common.dtype import dtype_to_nptype, dtype_to_pytype
+import mindspore.ops.composite as C
+assert jit is mindspore.jit and ms_function is mindspore.jit and jit_class is mindspore.jit_class
+assert dtype_to_nptype(mindspore.float16) is np.float16 and dtype_to_nptype(mindspore.int32) is np.int32
+assert mindspore.dtype_to_nptype is dtype_to_nptype
+assert dtype_to_pytype(mindspore.float32) is float and dtype_to_pytype(mindspore.bool_) is bool
+
+
+@C.add_flags(has_effect=True)
+def f(x):
+    return x + 1
+
+
+assert f(1) == 2 and f._func_graph_flags == {"has_effect": True}
+"""
+    run_script(_script(tmp_path, text))
+
+
 def test_profiler_records_onnxruntime_sessions_and_host(tmp_path):
     """Sessions made while a Profiler is active are profiled by onnxruntime;
     analyse() writes one Chrome trace and the per-operator tables."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtype as mstype
+from .dtype import dtype_to_nptype  # noqa: F401 -- also a top-level name
 from .tensor import Tensor
 
 __all__ = ["tensor", "from_numpy", "is_tensor", "mutable", "jit_class", "dtype_to_nptype"]
@@ -39,6 +40,3 @@ def jit_class(cls):
     use (irc's tracing reads any Python object): the class itself."""
     return cls
 
-
-def dtype_to_nptype(type_):
-    return mstype.numpy_dtype(type_).type

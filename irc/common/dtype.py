@@ -66,6 +66,17 @@ def numpy_dtype(dtype) -> np.dtype:
     return from_ir(to_ir(dtype)).numpy
 
 
+def dtype_to_nptype(type_):
+    """``mindspore.dtype_to_nptype``: the numpy scalar type of a MindSpore dtype."""
+    return numpy_dtype(type_).type
+
+
+def dtype_to_pytype(type_):
+    """The Python type of a MindSpore dtype's values: bool, int or float."""
+    kind = numpy_dtype(type_).kind
+    return bool if kind == "b" else float if kind == "f" else int
+
+
 def from_ir(ir: str) -> Type:
     for t in _ALL.values():
         if t.ir == ir:
