@@ -129,6 +129,11 @@ def test_reassigning_attributes():
     assert "relu" not in dict(net.name_cells())
     net.relu = nn.Sigmoid()
     assert list(net.name_cells())[-1] == "relu"
+    # a sub-cell assigned again keeps its place, as MindSpore's: the order fixes
+    # the parameters' order (ssd_mobilenet_v1 assigns its multi_box twice)
+    net.layer1 = nn.SequentialCell([Block()])
+    assert list(net.name_cells()) == ["layer1", "heads", "relu"]
+    assert nn.layer.CellList is nn.CellList         # MindSpore's nn.layer package
     with pytest.raises(UserError, match="Parameter 'scale' already exists in network, can not assign"):
         net.scale = 3                              # MindSpore's words
     net.scale = Tensor(np.full(net.scale.shape, 2.5, np.float32))     # MindSpore: set_data

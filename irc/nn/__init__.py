@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 
 from ..diagnostics import missing_names
 from .activation import (  # noqa: F401
@@ -34,6 +35,8 @@ _missing = missing_names(__name__)
 
 
 def __getattr__(name: str):
+    if name == "layer":   # MindSpore's nn.layer package: the layers, all here (``nn.layer.CellList``)
+        return sys.modules[__name__]
     if not name.startswith("_"):
         for modname in _EXTENSIONS:
             module = importlib.import_module(modname)

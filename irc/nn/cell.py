@@ -49,12 +49,12 @@ class Cell:
 
     def __setattr__(self, name: str, value) -> None:
         if isinstance(value, Parameter):
-            self._forget(name)
+            self._forget(name, keep="_params")
             self._registry("_params")[name] = value
             if value.name is None:
                 value.name = name
         elif isinstance(value, Cell):
-            self._forget(name)
+            self._forget(name, keep="_cells")
             self._registry("_cells")[name] = value
             if self._auto_prefix:
                 value.update_parameters_name(name + ".")
@@ -82,9 +82,12 @@ class Cell:
             self._forget(name)
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
+    def _forget(self, name: str, keep: str | None = None) -> None:
+        # a registry re-assigned under the same name keeps the slot, as MindSpore's
+        # dicts do: the order fixes parameter order and initialisers' draws
         for reg in ("_params", "_cells"):
-            self.__dict__.get(reg, {}).pop(name, None)
+            if reg != keep:
+                self.__dict__.get(reg, {}).pop(name, None)
         self.__dict__.pop(name, None)
 
     def __getattr__(self, name: str):
