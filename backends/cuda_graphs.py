@@ -16,7 +16,9 @@ writes A, and calls alternate between them (``gpu_graph_id``).
 
 onnxruntime refuses to record a model with any node on the CPU, and a
 kernel that waits for the device fails its recording (the first call of
-each graph); either way the caller runs the session the ordinary way.
+each graph); either way the caller runs the session the ordinary way.  A
+model with an output made of constants alone is not recorded at all
+(``outputs_read_inputs``).
 """
 from __future__ import annotations
 
@@ -36,11 +38,27 @@ def graph_session(model: onnx.ModelProto, options: ort.SessionOptions,
                   providers) -> Optional[ort.InferenceSession]:
     """A session that records CUDA graphs, or None where onnxruntime cannot
     (a node placed on the CPU)."""
+    if not outputs_read_inputs(model):
+        return None
     cuda = [(CUDA, {**cuda_provider_options(), "enable_cuda_graph": "1"})]
     try:
         return inference_session(model.SerializeToString(), options, cuda + list(providers[1:]))
     except Exception:   # noqa: BLE001 -- "not all nodes partitioned to CUDA": run it plainly
         return None
+
+
+def outputs_read_inputs(model: onnx.ModelProto) -> bool:
+    """Whether every output depends on an input.  onnxruntime folds an output
+    made of constants alone (the gradient of a plain sum: a call then its
+    gradient, in one jitted function) into an initializer and copies it into
+    the output buffer at each run: a synchronous copy, which a recording
+    refuses, and the failed recording leaves the stream capturing, so no
+    CUDA call of the process works after it (measured on an H100)."""
+    live = {i.name for i in model.graph.input}
+    for node in model.graph.node:                  # in topological order
+        if any(name in live for name in node.input):
+            live.update(node.output)
+    return all(o.name in live for o in model.graph.output)
 
 
 class CaptureFailed(Exception):

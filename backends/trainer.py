@@ -46,7 +46,7 @@ from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, gr
 from irc.dialects.train import ALL_FINITE, LOOP, state_fill
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
-from irc.ir.types import to_numpy_dtype
+from irc.ir.types import UNKNOWN, to_numpy_dtype
 
 from .label_checks import check_labels, label_bounds
 from .onnx_emitter import SIZE_DEPENDENT, LoweringOptions
@@ -202,7 +202,8 @@ class Program:
                 continue
             shape = value.shape() if isinstance(value, ort.OrtValue) else value.shape
             for d, n in zip(dims, shape):
-                if isinstance(d, str):
+                # "?" names no dimension in particular (two may differ): left to run time
+                if isinstance(d, str) and d != UNKNOWN:
                     sizes.setdefault(d, int(n))
         key = tuple(sorted(sizes.items()))
         if key not in self.sessions:
@@ -558,10 +559,18 @@ class TrainRun:
         # manager's drop_overflow_update): its loss does not stop training
         self.drops_overflow = any(g.find(ALL_FINITE.name) for g in module.graphs.values())
         self.dropped_steps = 0
+        # onnxruntime records no Loop (cuda_graphs.py): on CUDA a loop-sunk
+        # sink runs as its steps, each one replay of the recorded step graph
+        # (LeNet on an H100: 1.09 ms a step as the Loop's one plain call)
+        prog = self.program
+        self.sink_as_steps = (step_module is not None and isinstance(prog, Program)
+                              and prog.target == "cuda" and prog.sunk
+                              and bool(prog.graph.find(LOOP.name)))
 
     @property
     def step_program(self) -> Program:
-        """A one-step program (for sinks whose batches cannot be stacked)."""
+        """A one-step program (for sinks whose batches cannot be stacked, and
+        CUDA sinks run step by step)."""
         if not self.program.sunk:
             return self.program
         if self._step_program is None:
@@ -583,7 +592,7 @@ class TrainRun:
         rates = self.feeds.rates(first_step, count)
         images = sum(len(next(iter(b.columns.values()))) for b in batches)
         sink = Sink(first_step, steps, rates, stream.consumed, images=images)
-        if self.program.sunk and self.program.steps_per_call == count:
+        if self.program.sunk and self.program.steps_per_call == count and not self.sink_as_steps:
             sink.queue = stack_sink(self.program, steps, rates)
         return sink
 

@@ -13,7 +13,8 @@ Every figure is the median of ``--repeat`` rounds, runners taking turns.
 Needs a CUDA machine (onnxruntime-gpu's CUDA provider working) and torch
 with CUDA for the peer; without them it says so and exits 0.
 
-    python benchmarks/gpu.py [--steps 32] [--batch 32] [--repeat 5] [--skip-resnet] [--deterministic]
+    python benchmarks/gpu.py [--steps 32] [--batch 32] [--repeat 5] [--skip-lenet] [--skip-resnet]
+                             [--resnet 18x32,18x224,50x224] [--deterministic]
 """
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def lenet_rows(steps: int, repeat: int, torch) -> None:
     runners = {
         "one call per step": T.step_runner(Program(step_m, "device", cuda_graphs=False), weights, steps),
         "one call per step + CUDA graph": T.step_runner(Program(step_m, "device"), weights, steps),
-        "Loop sink (u=1)": T.sunk_runner(Program(loop_m, "device"), weights, steps),
+        # Model.train runs such a sink on CUDA as graphed steps (the row above)
+        "Loop sink (u=1), one plain call": T.sunk_runner(Program(loop_m, "device"), weights, steps),
         f"unrolled sink (u={steps})": T.sunk_runner(Program(sunk_m, "device", cuda_graphs=False),
                                                     weights, steps),
         f"unrolled sink (u={steps}) + CUDA graph": T.sunk_runner(Program(sunk_m, "device"),
@@ -89,6 +91,9 @@ def main(argv=None) -> int:
     p.add_argument("--resnet-steps", type=int, default=5, help="ResNet steps per round")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--skip-resnet", action="store_true")
+    p.add_argument("--skip-lenet", action="store_true")
+    p.add_argument("--resnet", default="18x32,18x224,50x224",
+                   help="the ResNet rows: DEPTHxSIZE, comma-separated")
     p.add_argument("--deterministic", action="store_true",
                    help="irc with set_deterministic(True) (bit-reproducible, slower kernels)")
     args = p.parse_args(argv)
@@ -105,9 +110,11 @@ def main(argv=None) -> int:
               + ("; irc with set_deterministic(True)" if args.deterministic else ""))
     else:
         print("PyTorch with CUDA is not installed: irc's figures only")
-    lenet_rows(args.steps, args.repeat, torch)
+    if not args.skip_lenet:
+        lenet_rows(args.steps, args.repeat, torch)
     if not args.skip_resnet:
-        for depth, size in ((18, 32), (18, 224), (50, 224)):
+        for row in args.resnet.split(","):
+            depth, size = (int(v) for v in row.split("x"))
             resnet_rows(depth, size, args.batch, args.resnet_steps, args.repeat, torch)
     return 0
 

@@ -351,3 +351,83 @@ def test_a_loop_sunk_program_on_cuda_is_not_recorded(monkeypatch):
             "epoch": 1, "callbacks": [], "dataset_sink_mode": True, "sink_size": 2,
             "steps_per_epoch": 2, "steps_per_sink": 2, "unroll": unroll}, None))
         assert Program(module, "device", device_target="CPU").cuda_graphs == graphed, unroll
+
+
+def test_a_loop_sunk_sink_can_run_as_its_steps(monkeypatch):
+    """On CUDA a loop-sunk sink runs as its steps, each one a replay of the
+    recorded step graph (onnxruntime records no Loop).  The mechanism, run
+    here on the CPU: the Loop's losses and weights, one device call per
+    step, callbacks still once per sink."""
+    from irc.backends import trainer
+    from irc.train.callback import LambdaCallback
+    init, run = trainer.TrainRun.__init__, trainer.Program.run
+
+    def train(as_steps):
+
+        def forced(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            self.sink_as_steps = as_steps
+        monkeypatch.setattr(trainer.TrainRun, "__init__", forced)
+        calls = []
+        monkeypatch.setattr(trainer.Program, "run", lambda self, feeds, state:
+                            calls.append(self.sunk) or run(self, feeds, state))
+        rng = np.random.default_rng(0)
+        data = NumpySlicesDataset({"x": rng.normal(size=(16, 4)).astype(np.float32),
+                                   "y": rng.integers(0, 3, 16).astype(np.int32)}, shuffle=False).batch(4)
+        irc.set_seed(1)
+        net = nn.Dense(4, 3)
+        model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                          nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        losses = []
+        model.train(2, data, callbacks=[LambdaCallback(
+            on_train_step_end=lambda rc: losses.append(float(rc.original_args().net_outputs.asnumpy())))],
+            dataset_sink_mode=True, sink_size=2)
+        return losses, calls, net.weight.asnumpy()
+
+    (loop_losses, loop_calls, loop_w), (step_losses, step_calls, step_w) = train(False), train(True)
+    assert loop_calls == [True] * 2 and step_calls == [False] * 4      # 2 sinks of 2 steps
+    assert len(step_losses) == len(loop_losses) == 2                   # once per sink
+    np.testing.assert_allclose(step_losses, loop_losses, rtol=1e-6)
+    np.testing.assert_allclose(step_w, loop_w, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.skipif(not runtime.cuda_status()[0], reason="needs CUDA (onnxruntime-gpu with a GPU)")
+def test_a_loop_sunk_sink_on_cuda_replays_its_steps(monkeypatch):
+    """On a GPU: Model.train in sink mode (an ONNX Loop, which onnxruntime
+    cannot record) runs each sink as replays of the recorded step graph."""
+    from irc.backends import trainer
+    made, init = [], trainer.TrainRun.__init__
+
+    def spy(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+    monkeypatch.setattr(trainer.TrainRun, "__init__", spy)
+    data = NumpySlicesDataset({"x": np.ones((16, 4), np.float32), "y": np.zeros(16, np.int32)},
+                              shuffle=False).batch(4)
+    net = nn.Dense(4, 3)
+    model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                      nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    model.train(2, data, dataset_sink_mode=True, sink_size=2)
+    run = made[0]
+    assert run.sink_as_steps and run.step_program.cuda_graphs
+    graphs = [calls for _, _, calls in run.step_program.sessions.values()]
+    assert graphs and all(g is not None and all(g.recorded) for g in graphs)
+
+
+def test_a_model_with_an_output_of_constants_alone_is_not_recorded():
+    """onnxruntime copies such an output (folded to an initializer) into its
+    buffer at every run, which a CUDA graph recording refuses, leaving the
+    stream capturing: a jitted call-then-gradient's ones-gradient."""
+    from onnx import TensorProto, helper
+    from irc.backends.cuda_graphs import graph_session, outputs_read_inputs
+
+    def model(second_output_reads_x):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+        ys = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("y", "z")]
+        ones = helper.make_node("Constant", [], ["ones"], value=helper.make_tensor("o", TensorProto.FLOAT, [2], [1, 1]))
+        nodes = [ones, helper.make_node("Relu", ["x"], ["y"]),
+                 helper.make_node("Add", ["y" if second_output_reads_x else "ones", "ones"], ["z"])]
+        return helper.make_model(helper.make_graph(nodes, "g", [x], ys))
+
+    assert outputs_read_inputs(model(True)) and not outputs_read_inputs(model(False))
+    assert graph_session(model(False), ort.SessionOptions(), [runtime.CUDA]) is None

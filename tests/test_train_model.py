@@ -137,7 +137,10 @@ def test_one_device_call_per_epoch():
     from irc.train.summary import summary_for
     before = summary_for().device_calls
     train(3, sink_size=4)
-    assert summary_for().device_calls - before == 3
+    # on CUDA a sink (an ONNX Loop, which onnxruntime cannot record) is its
+    # steps' replays of the recorded step (backends/trainer.py)
+    per_sink = 4 if irc.get_context("device_target") == "GPU" else 1
+    assert summary_for().device_calls - before == 3 * per_sink
 
 
 # -- optimisers and learning rates ---------------------------------------------------------------------

@@ -118,11 +118,11 @@ def test_a_cpu_program_lowers_again_for_the_batch_it_is_fed():
     its own direct Conv; losses and weights those of a program with
     Winograd off, to 1e-5."""
     images, labels, module = _wide_job({"dataset_sink_mode": False})
-    fast = Program(module, "device")
+    fast = Program(module, "device", device_target="CPU")
     assert fast.specialised and not fast.sessions            # made at the first call
     settings.winograd = False
     try:
-        plain = Program(module, "device")
+        plain = Program(module, "device", device_target="CPU")
     finally:
         settings.reset()
     assert not plain.specialised

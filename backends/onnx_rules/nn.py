@@ -231,10 +231,10 @@ def _batchnorm_onnx(emit, inputs, attrs, draws):
     x, scale, bias, running_mean, running_var = inputs
     if emit.target == "cpu":
         y, mean, var, n = _batch_normalized_cpu(emit, x, scale, bias, float(attrs["epsilon"]))
-        emit.memo[(BATCH_MOMENTS, x)] = mean, var       # the gradient's, not made again
     else:
         mean, var, n = _batch_moments(emit, x)
         y = emit.op("BatchNormalization", [x, scale, bias, mean, var], epsilon=float(attrs["epsilon"]))
+    emit.memo[(BATCH_MOMENTS, x)] = mean, var           # the gradient's, not made again
     m = attrs["momentum"]
     return [y, _running(emit, running_mean, mean, m),
             _running(emit, running_var, emit.op("Mul", [var, _unbiased_factor(emit, n, x)]), m)]
@@ -268,11 +268,14 @@ def _values_per_channel(emit, x: str) -> str:
 
 def _batch_moments(emit, x: str) -> tuple[str, str, str]:
     """Per-channel (axis 1) mean and biased variance of x, [C] each, and the
-    number of values per channel."""
-    axes = _onnx_axes(emit, [a for a in range(emit.in_types[0].rank) if a != 1])
-    mean = emit.op("ReduceMean", [x, axes], keepdims=1)
+    number of values per channel.  Staged (reductions.py): on CUDA one
+    ReduceMean over (N, H, W) ran at 145 GB/s on ResNet's stem."""
+    x_type = emit.in_types[0]
+    axes = [a for a in range(x_type.rank) if a != 1]
+    mean = reductions.reduce(emit, "ReduceMean", x, x_type, axes, keepdims=True)
     centred = emit.op("Sub", [x, mean])
-    var = emit.op("ReduceMean", [emit.op("Mul", [centred, centred]), axes], keepdims=0)
+    var = reductions.reduce(emit, "ReduceMean", emit.op("Mul", [centred, centred]), x_type, axes,
+                            keepdims=False)
     flat = emit.const(np.array([-1], np.int64))
     return emit.op("Reshape", [mean, flat]), var, _values_per_channel(emit, x)
 

@@ -31,7 +31,7 @@ from irc.dialects.nn_grad import (
 from irc.dialects.nn import CONV_TRANSPOSE
 
 from ..onnx_emitter import MS_DOMAIN
-from . import winograd
+from . import reductions, winograd
 from .nn import BATCH_MOMENTS
 from .table import lowering
 
@@ -656,7 +656,7 @@ def _bn_grad_onnx(emit, inputs, attrs, draws):
         m = emit.op("CastLike", [emit.op("Div", [emit.op("Size", [x]), emit.op(
             "Gather", [emit.op("Shape", [x]), emit.const(np.int64(1))], axis=0)]), x])  # values per channel
         forward = emit.memo.get((BATCH_MOMENTS, x))
-        if forward is not None:         # the forward's BatchNormalization made them (CPU)
+        if forward is not None:         # the forward's moments
             mean_b, var_b = (per_channel(v) for v in forward)
             centred = emit.op("Sub", [x, mean_b])
         else:
@@ -668,10 +668,16 @@ def _bn_grad_onnx(emit, inputs, attrs, draws):
         mean_b, var_b = per_channel(mean), per_channel(var)
         centred = emit.op("Sub", [x, mean_b])
     inv = emit.op("Reciprocal", [emit.op("Sqrt", [emit.op("Add", [var_b, eps])])])     # [1, C, 1, ...]
-    dbias = emit.op("ReduceSum", [dy, axes], keepdims=0)
+
+    def channel_sum(v):
+        if emit.target == "cuda":     # staged, as the forward's moments
+            dy_type = emit.in_types[0]
+            return reductions.reduce(emit, "ReduceSum", v, dy_type,
+                                     [0, *range(2, dy_type.rank)], keepdims=False)
+        return emit.op("ReduceSum", [v, axes], keepdims=0)
+    dbias = channel_sum(dy)
     # sum(dy * xhat) = inv * sum(dy * (x - mean)): xhat itself is never formed
-    dscale = emit.op("Mul", [flat(inv), emit.op("ReduceSum", [emit.op("Mul", [dy, centred]), axes],
-                                                keepdims=0)])
+    dscale = emit.op("Mul", [flat(inv), channel_sum(emit.op("Mul", [dy, centred]))])
     k = emit.op("Mul", [scale, flat(inv)])                                             # [C]
     if not attrs["training_mode"]:
         return [emit.op("Mul", [dy, per_channel(k)]), dscale, dbias]
