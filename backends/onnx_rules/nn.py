@@ -217,6 +217,8 @@ def _avgpool_onnx(emit, inputs, attrs, draws):
 # A lowering's memo key: the batch mean and biased variance ([C] each) of a
 # training BatchNorm's input, for its gradient
 BATCH_MOMENTS = "batchnorm.moments"
+# ... and x less its batch mean, where the moments were reductions (CUDA)
+BATCH_CENTRED = "batchnorm.centred"
 
 
 @lowering(BATCHNORM)
@@ -232,7 +234,7 @@ def _batchnorm_onnx(emit, inputs, attrs, draws):
     if emit.target == "cpu":
         y, mean, var, n = _batch_normalized_cpu(emit, x, scale, bias, float(attrs["epsilon"]))
     else:
-        mean, var, n = _batch_moments(emit, x)
+        mean, var, n = _batch_moments(emit, x)    # (the centred x memoised there)
         y = emit.op("BatchNormalization", [x, scale, bias, mean, var], epsilon=float(attrs["epsilon"]))
     emit.memo[(BATCH_MOMENTS, x)] = mean, var           # the gradient's, not made again
     m = attrs["momentum"]
@@ -273,7 +275,7 @@ def _batch_moments(emit, x: str) -> tuple[str, str, str]:
     x_type = emit.in_types[0]
     axes = [a for a in range(x_type.rank) if a != 1]
     mean = reductions.reduce(emit, "ReduceMean", x, x_type, axes, keepdims=True)
-    centred = emit.op("Sub", [x, mean])
+    centred = emit.memo[(BATCH_CENTRED, x)] = emit.op("Sub", [x, mean])
     var = reductions.reduce(emit, "ReduceMean", emit.op("Mul", [centred, centred]), x_type, axes,
                             keepdims=False)
     flat = emit.const(np.array([-1], np.int64))
