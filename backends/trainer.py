@@ -437,6 +437,16 @@ class DrawSpec(NamedTuple):
     rows: Optional[int]
 
 
+def _resized(node: Node, want, shape) -> UserError:
+    """A batch whose column has other sizes than the network was compiled
+    for (the first batch's, where only the data gave them)."""
+    return UserError(f"a batch's column {node.column!r} is {list(shape)}, but the network was "
+                     f"compiled for {want}", where=str(node.loc) if node.loc else None,
+                     hint="irc compiles one graph per job (for the first batch's sizes where the "
+                          "pipeline leaves them open): give every image one size (a Resize or "
+                          "Crop in the pipeline)")
+
+
 class FeedMaker:
     """Turns batches into a program's feeds: data columns, draws, rates."""
 
@@ -462,8 +472,12 @@ class FeedMaker:
             if n.column not in batch.columns:
                 raise UserError(f"the pipeline has no column {n.column!r} for the network",
                                 hint=f"its columns are: {', '.join(batch.columns)}")
-            want = to_numpy_dtype(n.out_types[0].dtype)
-            feeds[n.results[0]] = np.asarray(batch.columns[n.column], dtype=want)
+            want = n.out_types[0]
+            value = feeds[n.results[0]] = np.asarray(batch.columns[n.column],
+                                                     dtype=to_numpy_dtype(want.dtype))
+            dims = want.shape[max(0, want.rank - value.ndim):]    # a sunk graph's queue: [S, ...]
+            if any(isinstance(d, int) and d != k for d, k in zip(dims, value.shape)):
+                raise _resized(n, want, value.shape)
         for spec in self.draw_specs:
             if spec.stream is not None:
                 d = self.draws_mod.draws(self.seed, spec.op, batch.epoch,

@@ -57,36 +57,37 @@ def test_a_generator_of_rates_is_a_per_step_list():
     np.testing.assert_allclose(opt.learning_rates(0, 4), [0.1, 0.2, 0.3, 0.3], rtol=1e-6)
 
 
-def test_a_1x1_same_convolution_needs_no_image_size(tmp_path):
-    """pad_mode='same' with a 1x1 window pads nothing at any size, so images
-    whose size only the data knows (decoded by a Python map, DeepLabv3's
-    SegDataset) train through it (2x2 windows still need the size)."""
+def test_images_sized_by_the_data_train_as_mindspore(capsys):
+    """A size only the data gives (a Python decode of a MindRecord bytes
+    column) that the network needs while it is built ('same' padding, a
+    resize to x.shape[2:], AvgPool2d(y.shape[2])): compiled for the first
+    batch's sizes; MindSpore 2.10's losses for 2 epochs."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "sized_by_data.py")
+
+
+def test_a_batch_of_other_sizes_than_the_first_is_a_located_error():
+    """irc compiles one graph per job: a later batch of other sizes is
+    refused when fed, at the Model.train line, with a hint."""
     import irc.dataset as ds
-    from irc.mindrecord import FileWriter
 
-    path = str(tmp_path / "images.mindrecord")
-    writer = FileWriter(path, shard_num=1)
-    writer.add_schema({"data": {"type": "bytes"}, "label": {"type": "int32"}}, "s")
-    writer.write_raw_data([{"data": np.full((3, 16, 16), i, np.uint8).tobytes(), "label": i % 2}
-                           for i in range(4)])
-    writer.commit()
+    def rows():
+        for i in range(6):
+            side = 16 if i < 4 else 12
+            yield np.full((3, side, side), i, np.uint8).tobytes(), np.int32(i % 2), np.int32(side)
 
-    def decode(raw, label):
-        return np.frombuffer(raw, np.uint8).reshape(3, 16, 16).astype(np.float32), label
+    def decode(raw, label, side):
+        return np.frombuffer(raw, np.uint8).reshape(3, int(side), int(side)).astype(np.float32), label
 
-    def data():
-        rows = ds.MindDataset(path, columns_list=["data", "label"], shuffle=False)
-        return rows.map(decode, ["data", "label"], ["data", "label"]).batch(2, drop_remainder=True)
-
-    def trained(kernel):
-        net = nn.SequentialCell([nn.Conv2d(3, 4, kernel, stride=2), nn.Flatten(), nn.Dense(4 * 8 * 8, 2)])
-        model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-                         nn.Momentum(net.trainable_params(), 0.01, 0.9))
-        model.train(1, data(), dataset_sink_mode=False)
-
-    trained(1)
-    with pytest.raises(UserError, match="needs the image size"):
-        trained(2)
+    data = ds.GeneratorDataset(rows, ["raw", "label", "side"], shuffle=False)
+    data = data.map(decode, ["raw", "label", "side"], ["data", "label"]).project(["data", "label"])
+    net = nn.SequentialCell([nn.Conv2d(3, 4, 3, pad_mode="same"), nn.Flatten(), nn.Dense(4 * 16 * 16, 2)])
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    with pytest.raises(UserError, match=r"column 'data' is \[2, 3, 12, 12\], but the network was "
+                                        r"compiled for f32\[N,3,16,16\]") as info:
+        model.train(1, data.batch(2, drop_remainder=True), dataset_sink_mode=False)
+    assert "test_zoo_ops.py" in info.value.format() and "one size" in info.value.format()
 
 
 # MindSpore 2.10's dtypes of x + y (tests/.. prom probe): a float meeting an

@@ -842,7 +842,40 @@ def lower_job(module: Module, job, host_graph_name: Optional[str], device_graph_
     if any(t.dtype == "bytes" for t in types[:1]):
         raise UserError(f"the network's input is encoded bytes ({sources[0]})", where=job.source,
                         hint="decode the images in the pipeline (vision.Decode())")
-    return trace_cell(module, net, types, device_graph_name, input_names=names, columns=names,
-                      sources=sources, training=job.kind == "train", loc=job.source,
-                      bindings=bindings)
+
+    def trace(input_types):
+        return trace_cell(module, net, input_types, device_graph_name, input_names=names, columns=names,
+                          sources=sources, training=job.kind == "train", loc=job.source,
+                          bindings=bindings)
+    try:
+        return trace(types)
+    except UserError:
+        sized = _sized_by_first_batch(job, types) if host_graph_name is not None else None
+        if sized is None:
+            raise
+    # A size only the data gives (a Python map's output) that the network
+    # needs while traced ('same' padding, x.shape[2] as a window): MindSpore
+    # compiles for the shapes it is fed; irc for the first batch's, and a
+    # batch of other sizes is refused when fed (FeedMaker.step)
+    del module.graphs[device_graph_name]
+    return trace(sized)
+
+
+def _sized_by_first_batch(job, types: list) -> Optional[list]:
+    """The column types with their unknown dimensions (not the batch's) set
+    to the first batch's sizes (read as ``output_shapes`` reads it, the
+    global generators kept); None when none is unknown."""
+    if not any(d == UNKNOWN for t in types for d in t.shape[1:]):
+        return None
+    try:
+        shapes = job.dataset.output_shapes()
+    except Exception:   # noqa: BLE001 -- the trace's own error is the one to report
+        return None
+    sized = []
+    for t, shape in zip(types, shapes):
+        if len(shape) != t.rank:
+            return None
+        sized.append(TensorType(t.dtype, tuple(
+            n if d == UNKNOWN and i > 0 else d for i, (d, n) in enumerate(zip(t.shape, shape)))))
+    return sized
 
