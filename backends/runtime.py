@@ -75,7 +75,12 @@ from .settings import settings
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
-_ORT_DEFAULT_SEVERITY = 2     # warnings: onnxruntime's own default
+# onnxruntime's default logger from the CUDA probe on: errors only.  Its
+# warnings are kernels' notes, not the user's concern (under
+# set_deterministic cuDNN's heuristic mode warns "running in Fallback mode.
+# May be extremely slow" once per Conv: 160 lines for a ResNet-50); errors
+# come as exceptions, which run_failure words
+_ORT_DEFAULT_SEVERITY = 3
 
 
 # -----------------------------------------------------------------------------
