@@ -152,3 +152,15 @@ def test_a_generator_row_whose_values_do_not_fit_its_columns_dtype_is_an_error()
         list(rows.create_tuple_iterator(output_numpy=True))
     fits = ds.GeneratorDataset([(np.array([1.5], np.float64),), (np.array([2], np.int32),)], ["x"], shuffle=False)
     assert [r[0].tolist() for r in fits.create_tuple_iterator(output_numpy=True)] == [[1.5], [2.0]]
+
+
+def test_mindspore_1x_resize_bilinear_is_v2_with_its_size():
+    """The model zoo's DeepLabv3 builds ``P.ResizeBilinear((h, w), True)``
+    (MindSpore 1.x; 2.x removed it): ResizeBilinearV2 with that size, eager
+    and compiled."""
+    from irc.ops import operations as P
+    x = ms.Tensor(np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4))
+    want = P.ResizeBilinearV2(True)(x, (8, 8)).asnumpy()
+    resize = P.ResizeBilinear((8, 8), True)
+    np.testing.assert_array_equal(resize(x).asnumpy(), want)
+    np.testing.assert_array_equal(ms.jit(lambda t: resize(t))(x).asnumpy(), want)

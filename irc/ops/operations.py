@@ -602,6 +602,19 @@ class ResizeBilinearV2(Primitive):
         return F.resize(x, size, "bilinear", self.coordinate)
 
 
+class ResizeBilinear(ResizeBilinearV2):
+    """MindSpore 1.x's form, the size an attribute (the model zoo's DeepLabv3
+    builds ``P.ResizeBilinear((h, w), True)``); MindSpore 2.x removed it, irc
+    keeps it as ResizeBilinearV2 with that size."""
+
+    def __init__(self, size, align_corners=False, half_pixel_centers=False):
+        super().__init__(align_corners, half_pixel_centers)
+        self.size = size
+
+    def __call__(self, x):
+        return super().__call__(x, self.size)
+
+
 class ResizeNearestNeighbor(Primitive):
     def __init__(self, size, align_corners=False, half_pixel_centers=False):
         super().__init__()
