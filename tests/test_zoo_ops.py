@@ -163,4 +163,4 @@ def test_mindspore_1x_resize_bilinear_is_v2_with_its_size():
     want = P.ResizeBilinearV2(True)(x, (8, 8)).asnumpy()
     resize = P.ResizeBilinear((8, 8), True)
     np.testing.assert_array_equal(resize(x).asnumpy(), want)
-    np.testing.assert_array_equal(ms.jit(lambda t: resize(t))(x).asnumpy(), want)
+    np.testing.assert_allclose(ms.jit(lambda t: resize(t))(x).asnumpy(), want, rtol=1e-6)   # ORT's Resize
