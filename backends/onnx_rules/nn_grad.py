@@ -519,17 +519,24 @@ def _maxpool_grad_onnx(emit, inputs, attrs, draws):
 
 def _maxpool_grad_by_taps_onnx(emit, dy, idx, attrs, hw, out_hw):
     """dX of overlapping max-pool windows without ScatterElements' add
-    (atomic on CUDA: the bits change run to run): each kernel tap's share
-    (dy where the window's maximum is that tap) lands on distinct inputs, so
-    it is placed by dilating it with the stride and shifting it by the tap's
-    offset; the taps' shares are then summed in a fixed order."""
+    (atomic on CUDA: the bits change run to run).  Each kernel tap's share
+    (dy where the window's maximum is that tap) lands on distinct inputs:
+    tap (i, j) of output (r, c) is input q = (r * sh + i * dh, c * sw + j *
+    dw) of the padded image.  The taps of one stride phase (i * dh mod sh,
+    j * dw mod sw) land on one sub-grid, shifted by (i * dh // sh, j * dw //
+    sw) there: each phase's shares are shifted and summed at the pooled
+    size, in tap order, and the phases interleaved into the image in one
+    pass (was: every share dilated to the image's size, nine Pads of 3.4 ms
+    on ResNet's stem)."""
     h, w = hw
     ho, wo = out_hw
     (kh, kw), (sh, sw) = attrs["kernel_shape"], attrs["strides"]
     (dh, dw_), (pt, pl) = attrs["dilations"], attrs["pads"][:2]
     local = emit.op("Mod", [idx, emit.const(np.int64(h * w))])        # the index within its image plane
     zero = emit.op("CastLike", [emit.const(np.float32(0.0)), dy])
-    shares = []
+    lift_h, lift_w = (kh - 1) * dh // sh, (kw - 1) * dw_ // sw        # the largest shifts
+    grid_h, grid_w = ho + lift_h, wo + lift_w                         # each phase's sub-grid
+    phases: dict[tuple[int, int], list[str]] = {}
     for i in range(kh):
         for j in range(kw):
             rows, cols = np.arange(ho) * sh + i * dh - pt, np.arange(wo) * sw + j * dw_ - pl
@@ -538,22 +545,35 @@ def _maxpool_grad_by_taps_onnx(emit, dy, idx, attrs, hw, out_hw):
                 continue
             at = np.where(inside, rows[:, None] * w + cols[None, :], -1).astype(np.int64)
             share = emit.op("Where", [emit.op("Equal", [local, emit.const(at[None, None])]), dy, zero])
-            # dilated by the stride: share[.., r, c] at [.., r * sh, c * sw]
-            share = emit.op("Reshape", [share, emit.const(_i64([0, 0, ho, 1, wo, 1]))])
-            share = emit.op("Pad", [share, emit.const(_i64([0] * 6 + [0, 0, 0, sh - 1, 0, sw - 1]))])
-            share = emit.op("Reshape", [share, emit.const(_i64([0, 0, ho * sh, wo * sw]))])
-            # shifted by the tap's offset (rows[0], cols[0]) and fitted to h x w
-            start = [max(0, -int(rows[0])), max(0, -int(cols[0]))]
-            before = [max(0, int(rows[0])), max(0, int(cols[0]))]
-            kept = [min(ho * sh - start[0], h - before[0]), min(wo * sw - start[1], w - before[1])]
-            share = emit.op("Slice", [share, emit.const(_i64(start)),
-                                      emit.const(_i64([start[0] + kept[0], start[1] + kept[1]])),
-                                      emit.const(_i64([2, 3]))])
-            after = [h - before[0] - kept[0], w - before[1] - kept[1]]
-            if any(before + after):
-                share = emit.op("Pad", [share, emit.const(_i64([0, 0] + before + [0, 0] + after))])
-            shares.append(share)
-    return emit.op("Sum", shares)
+            up, left = i * dh // sh, j * dw_ // sw
+            if lift_h or lift_w:     # to the phase's sub-grid, at its shift
+                share = emit.op("Pad", [share, emit.const(_i64(
+                    [0, 0, up, left, 0, 0, lift_h - up, lift_w - left]))])
+            phases.setdefault((i * dh % sh, j * dw_ % sw), []).append(share)
+    some = next(iter(phases.values()))[0]
+    nothing = None
+    rows_of_phases = []
+    for a in range(sh):
+        row = []
+        for b in range(sw):
+            shares = phases.get((a, b))
+            if shares is None:       # no tap lands on this phase (a stride longer than the window)
+                nothing = nothing or emit.op("Mul", [some, zero])
+                part = nothing
+            else:
+                part = shares[0] if len(shares) == 1 else emit.op("Sum", shares)
+            row.append(emit.op("Unsqueeze", [part, emit.const(_i64([4]))]))       # [N, C, gh, gw, 1]
+        rows_of_phases.append(emit.op("Unsqueeze", [emit.op("Concat", row, axis=4) if sw > 1 else row[0],
+                                                    emit.const(_i64([3]))]))       # [N, C, gh, 1, gw, sw]
+    stacked = emit.op("Concat", rows_of_phases, axis=3) if sh > 1 else rows_of_phases[0]
+    image = emit.op("Reshape", [stacked, emit.const(_i64([0, 0, grid_h * sh, grid_w * sw]))])
+    # the padded image's rows pt .. pt + h (a grid shorter than that: zeros below)
+    kept = [min(grid_h * sh - pt, h), min(grid_w * sw - pl, w)]
+    image = emit.op("Slice", [image, emit.const(_i64([pt, pl])),
+                              emit.const(_i64([pt + kept[0], pl + kept[1]])), emit.const(_i64([2, 3]))])
+    if kept != [h, w]:
+        image = emit.op("Pad", [image, emit.const(_i64([0, 0, 0, 0, 0, 0, h - kept[0], w - kept[1]]))])
+    return image
 
 
 def _first_max_weights(kernel, hw) -> np.ndarray:
