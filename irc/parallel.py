@@ -17,6 +17,7 @@ class ParallelMode:
     AUTO_PARALLEL = "auto_parallel"
 
     MODES = (STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL)
+    MODE_LIST = list(MODES)        # MindSpore's name (the model zoo's FastText checks against it)
 
 
 _DEFAULTS = {"parallel_mode": ParallelMode.STAND_ALONE, "gradients_mean": False,

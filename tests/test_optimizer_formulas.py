@@ -52,6 +52,15 @@ def test_rmsprop_adagrad_adadelta_lazyadam_train_as_under_mindspore(capsys):
     prints_as_mindspore(capsys, "more_optimizers.py", rel=1e-5)
 
 
+def test_a_schedule_with_its_own_construct_trains_as_under_mindspore(capsys):
+    """tests/mindspore_style/custom_lr_schedule.py: a LearningRateSchedule
+    subclass defining construct(global_step) (BERT's BertLearningRate): its
+    rates, and the losses of AdamWeightDecay and Momentum driven by it, as
+    MindSpore 2.10 printed them."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "custom_lr_schedule.py")
+
+
 def test_learning_rate_callbacks_change_the_rate_as_under_mindspore(capsys):
     """tests/mindspore_style/lr_callbacks.py: LearningRateScheduler (the
     rate changed at a step's end trains the next step), ReduceLROnPlateau

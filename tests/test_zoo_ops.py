@@ -164,3 +164,27 @@ def test_mindspore_1x_resize_bilinear_is_v2_with_its_size():
     resize = P.ResizeBilinear((8, 8), True)
     np.testing.assert_array_equal(resize(x).asnumpy(), want)
     np.testing.assert_allclose(ms.jit(lambda t: resize(t))(x).asnumpy(), want, rtol=1e-6)   # ORT's Resize
+
+
+def test_small_apis_of_the_zoos_nlp_models():
+    """TextCNN's ops.Slice, FastText's ParallelMode.MODE_LIST, TinyBERT's
+    grad_reducer = F.identity on a tuple of gradients: as MindSpore 2.10."""
+    from irc.context import ParallelMode
+    from irc.ops import functional as F
+    x = ms.Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    want = [[[13.0, 14.0, 15.0], [17.0, 18.0, 19.0]]]
+    assert ops.Slice()(x, (1, 0, 1), (1, 2, -1)).asnumpy().tolist() == want
+    assert ms.jit(lambda t: ops.Slice()(t, (1, 0, 1), (1, 2, -1)))(x).asnumpy().tolist() == want
+    assert ops.slice(x, (0, 1, 0), (-1, 1, 2)).asnumpy().tolist() == [[[4.0, 5.0]], [[16.0, 17.0]]]
+    with pytest.raises(UserError, match="same length"):
+        ops.Slice()(x, (0, 0), (1, 1, 1))
+    assert ParallelMode.MODE_LIST == ["stand_alone", "data_parallel", "hybrid_parallel",
+                                      "semi_auto_parallel", "auto_parallel"]
+    grads = (ms.Tensor(np.ones((2, 4), np.float32)), ms.Tensor(np.ones(2, np.float32)))
+    assert F.identity(grads) is grads
+    # seq2seq imports Lamb and trains with Adam: the import works, a Lamb is refused
+    from irc.diagnostics import UnsupportedError
+    from irc.nn.optim import Lamb
+    with pytest.raises(UnsupportedError, match="nn.Lamb is not supported"):
+        nn.Lamb(nn.Dense(2, 2).trainable_params(), 0.1)
+    assert nn.Lamb is Lamb

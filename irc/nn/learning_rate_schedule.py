@@ -152,9 +152,21 @@ class LearningRateSchedule(Cell):
     """``schedule(global_step) -> Tensor``; :meth:`values` gives many steps at once."""
 
     def values(self, steps: np.ndarray) -> np.ndarray:
-        """The rate at each global step of ``steps`` (float64)."""
-        raise UserNotImplementedError(f"{type(self).__name__} must define values(steps)",
-                                      where=user_frame())
+        """The rate at each global step of ``steps`` (float64).  A schedule
+        written as MindSpore's, a ``construct`` of the global step (BERT's
+        BertLearningRate), is run eagerly once per step, on the int32 [1]
+        Tensor MindSpore's optimizer passes it."""
+        if type(self).construct is LearningRateSchedule.construct:
+            raise UserNotImplementedError(f"{type(self).__name__} must define construct(global_step) "
+                                          f"or values(steps)", where=user_frame())
+        from ..ops import _dispatch
+        steps = np.asarray(steps)
+        rates = []
+        with _dispatch.tracing(None):      # host arithmetic, also while a step is traced
+            for step in steps.reshape(-1):
+                rate = self(Tensor(np.array([step], np.int32)))
+                rates.append(float(np.asarray(rate.asnumpy() if hasattr(rate, "asnumpy") else rate).reshape(-1)[0]))
+        return np.asarray(rates, np.float64).reshape(steps.shape)
 
     def construct(self, global_step):
         step = np.asarray(global_step, dtype=np.float64)

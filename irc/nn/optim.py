@@ -710,3 +710,14 @@ class FTRL(Optimizer):
 class LazyAdam(Adam):
     """MindSpore's LazyAdam: on dense gradients (irc's), Adam itself, with
     Adam's state names."""
+
+
+class Lamb(Optimizer):
+    """Importable (the model zoo's seq2seq imports it and trains with Adam);
+    constructing one is refused: irc has no LAMB update, and MindSpore 2.10
+    has no CPU kernel for it either ("Unsupported op [Lamb] on CPU")."""
+
+    def __init__(self, params, learning_rate, *args, **kwargs):
+        raise UnsupportedError("nn.Lamb is not supported by irc yet (MindSpore 2.10 cannot run it "
+                               "on the CPU either)", where=user_frame(),
+                               hint="nn.AdamWeightDecay is the closest update irc has")

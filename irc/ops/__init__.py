@@ -7,6 +7,7 @@ from ..diagnostics import missing_names
 from . import derived, functional, operations  # noqa: F401
 from .derived import *  # noqa: F401,F403 -- MindSpore 2.x's functions built from the others
 from .ctc import ctc_loss  # noqa: F401
+from .functional import slice_ as slice  # noqa: F401,A001 -- MindSpore's ops.slice
 from .functional import (  # noqa: F401
     abs, adaptive_avg_pool2d, add, addn, all, amax, amin, any, arange, argmax, argmin, assign,
     assign_add, assign_sub,
@@ -39,7 +40,7 @@ from .operations import (  # noqa: F401
     ReduceMax, ReduceMean, ReduceMin, ReduceSum, ReLU, ReLU6, Reshape, ResizeBilinearV2,
     ResizeNearestNeighbor, Round, Rsqrt, Select, Shape, Sigmoid, SigmoidCrossEntropyWithLogits,
     Sign, Sin, Softmax, Softplus, SpaceToDepth, SparseSoftmaxCrossEntropyWithLogits, Split, Sqrt, Square,
-    Squeeze, Stack, StopGradient, StridedSlice, Sub, Tan, Tanh, TensorScatterUpdate, Tile, TopK, TupleToArray, Transpose, Unique, Unstack, Zeros,
+    Slice, Squeeze, Stack, StopGradient, StridedSlice, Sub, Tan, Tanh, TensorScatterUpdate, Tile, TopK, TupleToArray, Transpose, Unique, Unstack, Zeros,
     ZerosLike, constexpr, prim_attr_register,
 )
 

@@ -234,6 +234,8 @@ def gelu(x, approximate: str = "none"):
 
 
 def identity(x):
+    if isinstance(x, (tuple, list)):     # the model zoo's grad_reducer = F.identity, on the gradients
+        return x
     return _unary("nn.Identity", x)
 
 
@@ -1515,6 +1517,20 @@ def flip(input, dims):  # noqa: A002 -- MindSpore's name
     rank = type_of(x).rank
     axes = {int(d) % rank for d in ([dims] if isinstance(dims, int) else dims)}
     return getitem(x, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(rank)))
+
+
+def slice_(input_x, begin, size):
+    # ops.slice (irc/ops/__init__.py): not named slice here, which would hide the builtin
+    """MindSpore's Slice: ``size[i]`` elements from ``begin[i]`` on each axis
+    (-1: to the end)."""
+    begin, size = [int(b) for b in begin], [int(n) for n in size]
+    if len(begin) != len(size):
+        raise _error(f"Slice: begin and size must have the same length, got {begin} and {size}")
+    if builtins.any(n < -1 for n in size):
+        raise _error(f"Slice: a size must be -1 or at least 0, got {size}")
+    end = [0 if n == -1 else b + n for b, n in zip(begin, size)]
+    to_the_end = builtins.sum(1 << i for i, n in enumerate(size) if n == -1)
+    return strided_slice(input_x, begin, end, [1] * len(begin), end_mask=to_the_end)
 
 
 def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,

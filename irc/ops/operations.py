@@ -648,6 +648,11 @@ def _functional(name: str, fn):
         ("GatherV2", F.gather), ("Ones", F.ones), ("Zeros", F.zeros), ("Fill", F.fill), ("Eye", F.eye)))
 
 
+class Slice(Primitive):
+    def __call__(self, input_x, begin, size):
+        return F.slice_(input_x, begin, size)
+
+
 class StridedSlice(Primitive):
     def __init__(self, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0):
         super().__init__()
