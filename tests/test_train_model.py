@@ -666,3 +666,27 @@ def test_training_again_counts_steps_afresh_as_mindspore(capsys):
     Cell's second call trained nothing before)."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "train_twice.py", rel=1e-6)
+
+
+def test_checkpoints_irc_did_not_write_are_kept_and_named_around(tmp_path, capsys):
+    """A MindSpore checkpoint of the name ModelCheckpoint would write (a run
+    of the same script under MindSpore, the same folder) is neither resumed
+    from, overwritten nor pruned: this run's files take MindSpore's next
+    name (``net_1-...``), and a rerun resumes from those."""
+    foreign = tmp_path / "net-1_4.ckpt"
+    irc.save_checkpoint(fresh_net(seed=3), str(foreign))          # no irc footer or resume metadata
+    before = foreign.read_bytes()
+
+    def run():
+        cb = ModelCheckpoint(prefix="net", directory=str(tmp_path),
+                             config=CheckpointConfig(save_checkpoint_steps=2, keep_checkpoint_max=1))
+        train(1, sink=False, callbacks=[cb])
+        return cb
+
+    cb = run()
+    assert foreign.read_bytes() == before
+    assert cb.prefix == "net_1"
+    assert sorted(os.listdir(tmp_path)) == ["net-1_4.ckpt", f"net_1-1_{N_BATCHES}.ckpt"]   # pruned to 1
+    assert "did not write: they are kept, and this run's are named net_1-*.ckpt" in capsys.readouterr().err
+    run()
+    assert "training already complete" in capsys.readouterr().err and foreign.read_bytes() == before

@@ -670,6 +670,26 @@ def _append_dict_of(append_info) -> dict:
 _CKPT_NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
 
 
+def _written_by_irc(path: str, full: bool = False) -> bool:
+    """Whether irc wrote this checkpoint: it ends with irc's CRC footer (read
+    from its tail) and, with ``full``, holds irc's resume metadata."""
+    from .ckpt_format import FOOTER_BYTES, has_footer
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - FOOTER_BYTES))
+            if not has_footer(f.read()):
+                return False
+    except OSError:
+        return False
+    if not full:
+        return True
+    from .serialization import read_training_checkpoint
+    try:
+        return "irc.global_step" in read_training_checkpoint(path)[1]
+    except UserError:
+        return False
+
+
 class ModelCheckpoint(Callback):
     """Saves ``{prefix}-{epoch}_{step}.ckpt`` (MindSpore's format, with its
     CRC footer so that a damaged file is known) in ``directory``
@@ -686,7 +706,7 @@ class ModelCheckpoint(Callback):
         if not isinstance(prefix, str) or not prefix or "/" in prefix:
             raise UserError(f"ModelCheckpoint: prefix must be a non-empty name, got {prefix!r}",
                             where=user_frame())
-        self.prefix = prefix
+        self.prefix = self.base_prefix = prefix
         self.directory = os.path.abspath(directory) if directory else os.getcwd()
         self.config = config or CheckpointConfig()
         self._last_step = 0
@@ -694,8 +714,47 @@ class ModelCheckpoint(Callback):
         self.latest: Optional[str] = None
         self.latest_step = 0          # the global step of ``latest``
         self._latest_finished = False
+        self._settled = False
 
     # -- files ----------------------------------------------------------------------
+    def settle_prefix(self) -> None:
+        """The prefix this run's files take, so that nothing irc did not
+        write is resumed from, overwritten or pruned: the newest variant
+        (``prefix`` or ``prefix_N``) holding irc's own checkpoints (a rerun
+        resumes there), else, beside checkpoints of that prefix irc did not
+        write (MindSpore's), a new ``prefix_N`` as MindSpore names one."""
+        if self._settled:
+            return
+        self._settled = True
+        variants = self._variants()
+        for n in sorted(variants, reverse=True):
+            # any of its files irc's (its newest may be one cut short by a kill)
+            if any(_written_by_irc(path, full=True)
+                   for path in sorted(variants[n], key=os.path.getmtime, reverse=True)):
+                self.prefix = self.base_prefix if n == 0 else f"{self.base_prefix}_{n}"
+                return
+        if variants:
+            self._rename()
+
+    def _variants(self) -> dict[int, list[str]]:
+        """N -> the checkpoints named ``{base}_N-E_S.ckpt`` here (0: ``{base}-E_S.ckpt``)."""
+        base, found = self.base_prefix, {}
+        names = os.listdir(self.directory) if os.path.isdir(self.directory) else []
+        for name in names:
+            m = _CKPT_NAME.match(name)
+            prefix = m.group("prefix") if m else ""
+            n = 0 if prefix == base else (int(prefix[len(base) + 1:]) if prefix.startswith(base + "_")
+                                          and prefix[len(base) + 1:].isdigit() else None)
+            if n is not None:
+                found.setdefault(n, []).append(os.path.join(self.directory, name))
+        return found
+
+    def _rename(self) -> None:
+        self.prefix = f"{self.base_prefix}_{max(self._variants(), default=0) + 1}"
+        print(f"irc: note: {self.directory} holds checkpoints named {self.base_prefix}-* that irc "
+              f"did not write: they are kept, and this run's are named {self.prefix}-*.ckpt (as "
+              f"MindSpore renames them)", file=sys.stderr, flush=True)
+
     def files(self) -> list[str]:
         """This callback's checkpoints, oldest first (by epoch, then step)."""
         found = []
@@ -710,6 +769,7 @@ class ModelCheckpoint(Callback):
              append_dict: Optional[dict] = None) -> str:
         from ..communication import writes_checkpoints
         from .serialization import save_checkpoint
+        self.settle_prefix()
         path = os.path.join(self.directory, f"{self.prefix}-{epoch}_{step_in_epoch}.ckpt")
         if writes_checkpoints():    # the ranks hold one model: rank 0 writes it
             save_checkpoint(state, path, append_dict=append_dict, crc_check=True, metadata=metadata)
@@ -721,7 +781,7 @@ class ModelCheckpoint(Callback):
         keep = self.config.keep_checkpoint_max
         if not keep:
             return
-        files = self.files()
+        files = [path for path in self.files() if _written_by_irc(path)]
         for path in files[:-keep]:
             try:
                 os.remove(path)

@@ -245,6 +245,8 @@ class _Training:
         """Find the newest usable checkpoint of this job (see _resume), give
         its tensors to ``load`` and take its step and batches consumed."""
         # a callback that saved in this process holds this process's earlier training
+        for cb in checkpoints:
+            cb.settle_prefix()      # never a checkpoint irc did not write (MindSpore's of that name)
         found = [self._newest_of_job(reversed(cb.files())) for cb in checkpoints
                  if cb.latest is None]
         interrupt = self._interrupt_path()
