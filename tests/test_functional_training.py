@@ -133,6 +133,18 @@ def test_a_gan_step_differentiates_through_parameters_it_updated(capsys):
     prints_as_mindspore(capsys, "gan_one_step.py", rel=1e-5)
 
 
+def test_a_gradients_forward_in_graph_mode_is_the_earlier_call(capsys):
+    """tests/mindspore_style/graph_mode_reuse.py (the model zoo's Pix2Pix):
+    in GRAPH_MODE a Cell called and then differentiated on the same inputs
+    is one call, parameters updated between or not (the generator's
+    gradient sees the discriminator before its update), and a step Cell
+    holding a GradOperation but no optimizer is compiled whole (BatchNorm's
+    statistics updated once); in PyNative each runs again: MindSpore 2.10's
+    numbers in both modes."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "graph_mode_reuse.py")
+
+
 def test_a_step_cell_of_the_users_compiles_once_as_mindspores(capsys):
     """tests/mindspore_style/gan_step_cell.py: a plain Cell holding its
     optimizer (the model zoo's GAN steps; a sens per output, weights clipped

@@ -77,6 +77,17 @@ class FunctionTracer(Tracer):
             self.calls[key] = (self.assigns, result)
         return result
 
+    def earlier_call(self, fn, args) -> Any:
+        """The result of an earlier call of the Cell ``fn`` on ``args``, even
+        with parameters assigned since, else None: MindSpore's graph mode
+        differentiates that call (Pix2Pix's ``g_loss = self.gl(x)`` before
+        the discriminator's update, then ``grad(self.gl)(x)`` after it: the
+        generator's gradient sees the discriminator before its update)."""
+        from ..nn import Cell
+        key = _call_key(fn, args, {}) if isinstance(fn, Cell) else None
+        done = self.calls.get(key) if key is not None else None
+        return None if done is None else done[1]
+
     def learning_rate(self, optimizer) -> SymbolicTensor:
         if self.rate_reads:
             self.rate_reads[-1].append((optimizer, list(_dispatch.assignment_conditions())))

@@ -455,11 +455,19 @@ class _LoadResult(tuple):
 
 
 
+def _takes_gradients(cell: Cell) -> bool:
+    """A Cell holding a GradOperation: in GRAPH_MODE its forward and the
+    gradient's are one call (BatchNorm's statistics updated once), as
+    MindSpore compiles it, so it is compiled whole even without an optimizer."""
+    from ..train.functional import GradOperation
+    return any(isinstance(v, GradOperation) for v in cell.__dict__.values())
+
+
 def _compiled_step(cell: Cell):
     """The compiled form of a training step called at the top level, as
     MindSpore runs it, or None to run ``cell`` eagerly.  In GRAPH_MODE a
     Cell holding an optimizer (nn.TrainOneStepCell, the model zoo's GAN
-    steps) is compiled whole, cached by its phase: the train/eval modes of
+    steps) or a GradOperation is compiled whole, cached by its phase: the train/eval modes of
     its first compile stay.  In PyNative only a step that asks for it
     (``compiled_in_pynative``) is, reading the modes on every call."""
     from ..context import GRAPH_MODE, get_context
@@ -467,7 +475,8 @@ def _compiled_step(cell: Cell):
     graph = get_context("mode") == GRAPH_MODE
     if not (graph or getattr(cell, "compiled_in_pynative", False)):
         return None
-    if not any(isinstance(c, Optimizer) for c in cell.__dict__.get("_cells", {}).values()):
+    if not any(isinstance(c, Optimizer) for c in cell.__dict__.get("_cells", {}).values()) and \
+            not (graph and _takes_gradients(cell)):
         return None
     slot = "_irc_graph_step" if graph else "_irc_pynative_step"
     compiled = cell.__dict__.get(slot)
