@@ -690,3 +690,11 @@ def test_checkpoints_irc_did_not_write_are_kept_and_named_around(tmp_path, capsy
     assert "did not write: they are kept, and this run's are named net_1-*.ckpt" in capsys.readouterr().err
     run()
     assert "training already complete" in capsys.readouterr().err and foreign.read_bytes() == before
+
+
+def test_a_tuple_output_reaches_the_loss_as_a_tuple(capsys):
+    """tests/mindspore_style/two_head_loss.py (InceptionV3's aux logits):
+    Model(net, loss_fn, opt) hands a network's tuple output to the loss
+    Cell whole, as WithLossCell does; MindSpore 2.10's losses and weights."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "two_head_loss.py")

@@ -46,7 +46,7 @@ def append_training(module: Module, graph: Graph, job: Job) -> None:
     if loss_fn is None:
         loss = _network_loss(graph, outputs, job)
     else:
-        loss = _trace_loss(module, graph, outputs[0], loss_fn, job)
+        loss = _trace_loss(module, graph, outputs, loss_fn, job)
     loss, objective = _reported_and_minimized(graph, loss)
     graph.remove(graph.find("return")[0])
     graph.add("return", [loss, *[v for _, v in updates]],
@@ -135,8 +135,10 @@ def data_inputs(graph: Graph):
     return graph_inputs(graph, DATA)
 
 
-def _trace_loss(module: Module, graph: Graph, logits, loss_fn, job: Job):
-    """Trace ``loss_fn(logits, label)`` into ``graph``; label = the second column."""
+def _trace_loss(module: Module, graph: Graph, outputs: list, loss_fn, job: Job):
+    """Trace ``loss_fn(logits, label)`` into ``graph``; label = the second
+    column, logits the network's output: a tuple where the network returns
+    several (InceptionV3's logits and aux logits), as WithLossCell passes it."""
     from .network import SymbolicTensor, Tracer
     from ..nn.cell import Cell
     from ..ops import _dispatch
@@ -152,13 +154,16 @@ def _trace_loss(module: Module, graph: Graph, logits, loss_fn, job: Job):
                         hint="project the dataset to (data, label), or compute the loss inside "
                              "the network and pass loss_fn=None")
     label = inputs[1]
+    logits = outputs[0]
     _check_loss_operands(module, graph, logits, label, loss_fn, job)
     if getattr(loss_fn, "op", ""):
         return _emit_loss(graph, logits, label, loss_fn, job)
     before = {n.name for n in graph.nodes()}
     tracer = Tracer(module, graph, loss_fn)
+    network_out = (tuple(SymbolicTensor(tracer, v) for v in outputs) if len(outputs) > 1
+                   else SymbolicTensor(tracer, logits))
     with _dispatch.tracing(tracer):
-        out = loss_fn(SymbolicTensor(tracer, logits), SymbolicTensor(tracer, label.out(0)))
+        out = loss_fn(network_out, SymbolicTensor(tracer, label.out(0)))
     if not isinstance(out, SymbolicTensor):
         raise UserError(f"{type(loss_fn).__name__} returned {type(out).__name__}, not a tensor",
                         where=getattr(loss_fn, "source", None) or job.source)
