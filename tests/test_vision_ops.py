@@ -784,3 +784,17 @@ def test_normalize_writes_channel_planes_that_hwc2chw_takes_without_a_copy():
     chw = np.ascontiguousarray(x.transpose(0, 3, 1, 2))     # channels-first uint8 (a hoisted HWC2CHW)
     (w,) = batch("vision.Normalize", chw, {**attrs, "is_hwc": False})
     np.testing.assert_array_equal(w, z)
+
+
+def test_cutout_places_patches_as_mindspore(capsys):
+    """tests/mindspore_style/cutout.py: vision.CutOut's patches (two per
+    image, hanging over the edges) where MindSpore 2.10 puts them, on 1 and
+    2 workers; an image smaller than the patch is a located error."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "cutout.py", rel=0, abs=0)
+    import irc.dataset as ds
+    import irc.dataset.vision as vision
+    from irc.diagnostics import UserError
+    data = ds.NumpySlicesDataset({"image": np.zeros((2, 3, 3, 3), np.uint8)}, shuffle=False)
+    with pytest.raises(UserError, match="box size is too large"):
+        list(data.map([vision.CutOut(4)], "image").create_tuple_iterator())

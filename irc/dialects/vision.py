@@ -1021,6 +1021,66 @@ def _random_crop_batch(inputs, attrs, draws):
     return [xp[np.arange(len(xp))[:, None, None], rows, cols]]
 
 
+# --- CutOut ------------------------------------------------------------------------
+
+def _cutout_hw(attrs, t: TensorType):
+    """(H, W) of an image (HWC, or CHW with ``is_hwc=False``), batched or not."""
+    if t.rank not in (3, 4):
+        raise ValueError(f"CutOut: expected an image of rank 3 or a batch of rank 4, got {_fmt(t)}")
+    return t.shape[-3:-1] if attrs["is_hwc"] else t.shape[-2:]
+
+
+def _infer_cutout(attrs, ins):
+    _numeric("CutOut", ins[0])
+    length = attrs["length"]
+    for side in _cutout_hw(attrs, ins[0]):
+        if isinstance(side, int) and length > side:
+            raise ValueError(f"CutOut: box size is too large for image erase: length {length}, "
+                             f"image {_fmt(ins[0])}")
+    return [ins[0]]
+
+
+def _cutout_as_mindspore(gen, m: int, attrs, hw) -> np.ndarray | None:
+    """MindSpore draws each patch's top, then its left, each a
+    ``uniform_int_distribution`` over [0, side + length] (the patch then
+    starts ``length`` before, clipped to the image); as draws, the middles
+    of those offsets' intervals.  CHW images: irc's own draws (the stream
+    knows an HWC image's size)."""
+    if hw is None or not attrs["is_hwc"]:
+        return None
+    n, length = int(attrs["num_patches"]), int(attrs["length"])
+    rooms = np.array([hw[0] + length + 1, hw[1] + length + 1], np.int64)
+    offsets = stdrandom.uniform_below(gen, np.tile(rooms, m * n)).reshape(m, 2 * n).astype(np.float64)
+    return (offsets + 0.5) / np.tile(rooms, n)
+
+
+CUTOUT = define("vision.CutOut", kind=MAP, family=FAMILY, operands=("image",),
+                attrs={"length": REQUIRED, "num_patches": 1, "is_hwc": True},
+                infer=_infer_cutout,
+                traits=(Pure(), Random(lambda attrs: 2 * int(attrs["num_patches"]), _cutout_as_mindspore)),
+                doc="num_patches squares of side length set to 0, each starting at "
+                    "(floor(u*(H+L+1)) - L, floor(u*(W+L+1)) - L), clipped to the image")
+
+
+@CUTOUT.host_batch
+def _cutout_batch(inputs, attrs, draws):
+    x = np.array(inputs[0], copy=True)
+    length, n = int(attrs["length"]), int(attrs["num_patches"])
+    h, w = (x.shape[1:3] if attrs["is_hwc"] else x.shape[2:4])
+    u = uniforms(draws, 2 * n)
+    for i in range(len(x)):
+        for p in range(n):
+            top = window_offset_of(float(u[i, 2 * p]), h + length) - length
+            left = window_offset_of(float(u[i, 2 * p + 1]), w + length) - length
+            rows = slice(max(top, 0), min(top + length, h))
+            cols = slice(max(left, 0), min(left + length, w))
+            if attrs["is_hwc"]:
+                x[i, rows, cols] = 0
+            else:
+                x[i, :, rows, cols] = 0
+    return [x]
+
+
 # --- RandomResizedCrop / RandomCropDecodeResize ----------------------------------
 
 def _rrc_draws(attrs) -> int:

@@ -3,7 +3,6 @@ trained by Model(net, loss_fn, opt): the loss Cell receives the tuple, as
 MindSpore's WithLossCell passes it.  Found running the model zoo's
 InceptionV3; MindSpore's output is in two_head_loss.mindspore.txt."""
 import numpy as np
-import mindspore as ms
 import mindspore.nn as nn
 import mindspore.dataset as ds
 from mindspore import Tensor

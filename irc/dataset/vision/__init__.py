@@ -1,7 +1,7 @@
 """``mindspore.dataset.vision``: image transforms and their enums."""
 from . import c_transforms, transforms, utils  # noqa: F401
 from .transforms import (  # noqa: F401
-    CenterCrop, Decode, HWC2CHW, Normalize, Pad, RandomColorAdjust, RandomCrop,
+    CenterCrop, CutOut, Decode, HWC2CHW, Normalize, Pad, RandomColorAdjust, RandomCrop,
     RandomCropDecodeResize, RandomHorizontalFlip, RandomResizedCrop, RandomSharpness,
     RandomVerticalFlip, Rescale, Resize, SlicePatches, ToTensor, ToType,
     AdjustBrightness, AdjustContrast, AdjustSaturation, AdjustSharpness, AutoContrast, Crop,

@@ -188,6 +188,18 @@ class RandomCrop(_ImageOp):
                          padding_mode=_border(op, padding_mode))
 
 
+class CutOut(_ImageOp):
+    """``num_patches`` squares of side ``length`` set to 0 at random places
+    (a square may hang over the image's edge)."""
+    op_name = "vision.CutOut"
+
+    def __init__(self, length, num_patches=1, is_hwc=True):
+        op = "CutOut"
+        super().__init__(length=check_int(op, "length", length, 1, 2 ** 31 - 1),
+                         num_patches=check_int(op, "num_patches", num_patches, 1, 2 ** 31 - 1),
+                         is_hwc=check_bool(op, "is_hwc", is_hwc))
+
+
 def _rrc_attrs(op, size, scale, ratio, interpolation, max_attempts) -> dict:
     scale = check_range(op, "scale", scale, 0.0, None)
     ratio = check_range(op, "ratio", ratio, 0.0, None)
