@@ -343,15 +343,17 @@ class OptimizerEmitter:
         updates: list[tuple[str, Value]] = []
         state_updates: list[tuple[str, Value]] = []
         powers = self._adam_powers(state_updates) if kind == "Adam" else None
+        keys = self.attrs.get("state_keys") or {}     # names when the optimizer was made
         for name, grad in grads.items():
             pnode = params[name][0]
             kept = optimizer_state(kind, self.attrs)
-            state = [self._state(f"{prefix}.{name}", init, pnode)
+            key = keys.get(name, name)
+            state = [self._state(f"{prefix}.{key}", init, pnode)
                      for prefix, init in kept]
             node = self._update(kind, name, pnode, grad, state, lr, powers)
             updates.append((name, node.out(0)))
             for i, (prefix, _) in enumerate(kept):
-                state_updates.append((f"{prefix}.{name}", node.out(1 + i)))
+                state_updates.append((f"{prefix}.{key}", node.out(1 + i)))
         if self.attrs["drop_overflow"]:
             return self._kept_on_overflow(list(grads.values()), updates + state_updates)
         return updates + state_updates

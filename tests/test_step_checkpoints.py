@@ -119,3 +119,52 @@ def test_a_callback_saves_the_train_network_with_its_optimizer_state(tmp_path):
                 dataset_sink_mode=False)
     saved = ms.load_checkpoint(str(tmp_path / "rnn" / "r-1_2.ckpt"))
     assert not [k for k in saved if k.startswith("const")] and "lstm.weight_ih_l0_reverse" in saved
+
+
+def test_state_keeps_the_names_from_when_the_optimizer_was_made(tmp_path):
+    """The model zoo's DenseNet makes its optimizer on the network, then
+    wraps it (BuildTrainNetwork: self.network = net): the parameters are
+    network.backbone.x, their state moments.backbone.x, in Model.train's
+    checkpoints (MindSpore 2.10's keys) and in the optimizer after training."""
+    import irc.dataset as ds
+    from irc.train.callback import CheckpointConfig, ModelCheckpoint
+
+    class Backbone(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 2, weight_init="ones", bias_init="zeros")
+
+        def construct(self, x):
+            return self.fc(x)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.backbone = Backbone()
+
+        def construct(self, x):
+            return self.backbone(x)
+
+    class BuildTrainNetwork(nn.Cell):
+        def __init__(self, network, criterion):
+            super().__init__()
+            self.network, self.criterion = network, criterion
+
+        def construct(self, x, label):
+            return self.criterion(self.network(x), label)
+
+    net = Net()
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    train_net = BuildTrainNetwork(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    data = ds.NumpySlicesDataset({"x": np.arange(16, dtype=np.float32).reshape(4, 4),
+                                  "y": np.array([0, 1, 0, 1], np.int32)}, shuffle=False).batch(2)
+    ms.Model(train_net, optimizer=opt).train(
+        1, data, callbacks=[ModelCheckpoint("m", str(tmp_path), CheckpointConfig(save_checkpoint_steps=2))],
+        dataset_sink_mode=False)
+    saved = ms.load_checkpoint(str(tmp_path / "m-1_2.ckpt"))
+    assert sorted(k for k in saved if k != "irc.metadata") == [       # MindSpore 2.10's keys
+        "global_step", "learning_rate", "moments.backbone.fc.bias", "moments.backbone.fc.weight",
+        "momentum", "network.backbone.fc.bias", "network.backbone.fc.weight"]
+    moment = {p.name: p for p in opt.moments}["moments.backbone.fc.weight"]
+    np.testing.assert_array_equal(moment.asnumpy(), saved["moments.backbone.fc.weight"].asnumpy())
+    assert np.abs(moment.asnumpy()).sum() > 0

@@ -802,7 +802,7 @@ MINIMIZE = _train(
            "accum": 0.1, "update_slots": True, "rho": 0.9,
            "initial_accum": 0.1, "l1": 0.0, "l2": 0.0, "lr_power": -0.5,
            "weight_decay": 0.0, "decay_params": None, "param_decays": None, "param_lrs": None,
-           "loss_scale": 1.0, "sens": 1.0,
+           "state_keys": None, "loss_scale": 1.0, "sens": 1.0,
            "drop_overflow": False, "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
     infer=_infer_minimize, operands=("loss",), results=(), traits=(),
     doc="Train: minimise the operand (a scalar loss) over the parameters named in "
@@ -811,7 +811,9 @@ MINIMIZE = _train(
         "'decay_params' lists the parameters weight decay applies to (none: all); "
         "'param_decays' gives each parameter its decay instead (parameter groups with "
         "different decays; absent: none), 'param_lrs' a parameter its group's constant "
-        "learning rate (the others take 'learning_rate'); "
+        "learning rate (the others take 'learning_rate'); 'state_keys' names a "
+        "parameter's state by the name it had when the optimizer was made (MindSpore's "
+        "moments.backbone.x for a network wrapped since); "
         "'sens' is the gradient the backward pass starts from (a loss scale manager's "
         "scale, which the optimizer's loss_scale divides out again); with "
         "'drop_overflow' the step divides it out itself (times its float32 reciprocal, as "

@@ -362,6 +362,12 @@ class Optimizer(Cell):
                 attrs["decay_params"] = [n for n, d in zip(params, self.weight_decays) if d]
         if any(lr is not None for lr in self.param_lrs):
             attrs["param_lrs"] = {n: lr for n, lr in zip(params, self.param_lrs) if lr is not None}
+        # the state takes the names the parameters had when the optimizer was
+        # made, as MindSpore's (a network wrapped since, the model zoo's
+        # BuildTrainNetwork: moments.backbone.x, not moments.network.backbone.x)
+        renamed = {n: k for n, k in zip(params, self._param_keys) if n != k}
+        if renamed:
+            attrs["state_keys"] = renamed
         return attrs
 
     # -- applied to gradients (functional training) ---------------------------------
