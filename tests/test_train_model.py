@@ -698,3 +698,27 @@ def test_a_tuple_output_reaches_the_loss_as_a_tuple(capsys):
     Cell whole, as WithLossCell does; MindSpore 2.10's losses and weights."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "two_head_loss.py")
+
+
+def test_other_loaded_weights_are_another_job(tmp_path, capsys):
+    """A rerun that loads other starting weights (train.py --resume
+    OTHER.ckpt) trains from them, as MindSpore does, beside the first run's
+    checkpoints under MindSpore's next name; loading the same ones resumes."""
+    def run(loaded):
+        net = fresh_net()
+        if loaded is not None:
+            irc.load_param_into_net(net, {n: irc.Parameter(irc.Tensor(v), n) for n, v in loaded.items()})
+        model = model_for(net)
+        cb = ModelCheckpoint("r", str(tmp_path), CheckpointConfig(save_checkpoint_steps=2))
+        model.train(1, dataset(), callbacks=[cb], dataset_sink_mode=False)
+        return net, cb
+
+    first, _ = run(None)
+    other = {k: np.full_like(v, 0.01) for k, v in weights(first).items()}
+    second, cb = run(other)
+    err = capsys.readouterr().err
+    assert "(weights loaded before training differ)" in err and cb.prefix == "r_1"
+    assert not np.allclose(weights(second)["fc.weight"], weights(first)["fc.weight"])
+    again, _ = run(other)
+    assert "training already complete" in capsys.readouterr().err
+    assert_same(weights(again), weights(second), rtol=0)

@@ -670,6 +670,19 @@ def _append_dict_of(append_info) -> dict:
 _CKPT_NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
 
 
+def _irc_job_of(path: str) -> Optional[dict]:
+    """The training job a checkpoint irc wrote records ({} for one without),
+    or None for a file irc did not write (or one cut short)."""
+    if not _written_by_irc(path):
+        return None
+    from .serialization import read_training_checkpoint
+    try:
+        meta = read_training_checkpoint(path)[1]
+    except UserError:
+        return None
+    return meta.get("irc.job") or {} if "irc.global_step" in meta else None
+
+
 def _written_by_irc(path: str, full: bool = False) -> bool:
     """Whether irc wrote this checkpoint: it ends with irc's CRC footer (read
     from its tail) and, with ``full``, holds irc's resume metadata."""
@@ -717,24 +730,33 @@ class ModelCheckpoint(Callback):
         self._settled = False
 
     # -- files ----------------------------------------------------------------------
-    def settle_prefix(self) -> None:
+    def settle_prefix(self, job: Optional[dict] = None) -> Optional[tuple[str, dict]]:
         """The prefix this run's files take, so that nothing irc did not
-        write is resumed from, overwritten or pruned: the newest variant
-        (``prefix`` or ``prefix_N``) holding irc's own checkpoints (a rerun
-        resumes there), else, beside checkpoints of that prefix irc did not
-        write (MindSpore's), a new ``prefix_N`` as MindSpore names one."""
+        write, and no other training job's checkpoint, is resumed from,
+        overwritten or pruned: the newest variant (``prefix`` or
+        ``prefix_N``) holding irc's checkpoints of this ``job`` (a rerun
+        resumes there), else, beside any others of that prefix (MindSpore's,
+        another job's), a new ``prefix_N`` as MindSpore names one.  Returns
+        (path, job) of another job's newest checkpoint that caused a new
+        prefix, for the caller to say how the jobs differ."""
         if self._settled:
-            return
+            return None
         self._settled = True
         variants = self._variants()
+        other = None
         for n in sorted(variants, reverse=True):
-            # any of its files irc's (its newest may be one cut short by a kill)
-            if any(_written_by_irc(path, full=True)
-                   for path in sorted(variants[n], key=os.path.getmtime, reverse=True)):
-                self.prefix = self.base_prefix if n == 0 else f"{self.base_prefix}_{n}"
-                return
+            # its newest file irc wrote (the very newest may be one cut short by a kill)
+            for path in sorted(variants[n], key=os.path.getmtime, reverse=True):
+                written = _irc_job_of(path)
+                if written is not None:
+                    if job is None or written == job:
+                        self.prefix = self.base_prefix if n == 0 else f"{self.base_prefix}_{n}"
+                        return None
+                    other = other or (path, written)
+                    break
         if variants:
-            self._rename()
+            self._rename(quiet=other is not None)
+        return other
 
     def _variants(self) -> dict[int, list[str]]:
         """N -> the checkpoints named ``{base}_N-E_S.ckpt`` here (0: ``{base}-E_S.ckpt``)."""
@@ -749,8 +771,10 @@ class ModelCheckpoint(Callback):
                 found.setdefault(n, []).append(os.path.join(self.directory, name))
         return found
 
-    def _rename(self) -> None:
+    def _rename(self, quiet: bool = False) -> None:
         self.prefix = f"{self.base_prefix}_{max(self._variants(), default=0) + 1}"
+        if quiet:
+            return
         print(f"irc: note: {self.directory} holds checkpoints named {self.base_prefix}-* that irc "
               f"did not write: they are kept, and this run's are named {self.prefix}-*.ckpt (as "
               f"MindSpore renames them)", file=sys.stderr, flush=True)

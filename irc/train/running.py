@@ -195,15 +195,24 @@ class _Training:
         the other: the schedule, the data order's seed, the call's first step
         (a script's second train() is another job), the network's state
         (names, shapes, dtypes) and the optimizer's learning rates."""
+        from ..frontend.network import PARAMETERS
         state = sorted((name, list(v.shape()), str(v.data_type()))
                        for name, v in run.state.values.items())
         optimizer = self.model._optimizer
         rates = optimizer.learning_rates(0, max(self.total_steps, 1))
-        return {"epochs": self.kw["epoch"], "steps_per_epoch": self.kw["steps_per_epoch"],
-                "sink": self.kw["dataset_sink_mode"], "seed": self.seed,
-                "network": type(self.model.network).__name__, "first_step": self.first_step,
-                "state": _digest(json.dumps(state).encode()),
-                "optimizer": f"{type(optimizer).__name__} {_digest(rates.tobytes())}"}
+        key = {"epochs": self.kw["epoch"], "steps_per_epoch": self.kw["steps_per_epoch"],
+               "sink": self.kw["dataset_sink_mode"], "seed": self.seed,
+               "network": type(self.model.network).__name__, "first_step": self.first_step,
+               "state": _digest(json.dumps(state).encode()),
+               "optimizer": f"{type(optimizer).__name__} {_digest(rates.tobytes())}"}
+        # weights the script loaded before training (load_param_into_net):
+        # other starting weights, another job (a rerun loading the same resumes)
+        loaded = sorted((name, p.__dict__["_irc_loaded"])
+                        for name, p in run.module.objects.get(PARAMETERS, {}).items()
+                        if "_irc_loaded" in p.__dict__)
+        if loaded:
+            key["loaded"] = _digest(json.dumps(loaded).encode())
+        return key
 
     def resume_metadata(self) -> dict:
         return {"irc.job": self.job_key, "irc.global_step": self.global_step,
@@ -215,13 +224,15 @@ class _Training:
         if not isinstance(job, dict):
             return "it records no training job"
         names = {"first_step": "first step", "state": "network parameters",
+                 "loaded": "weights loaded before training",
                  "optimizer": "optimizer or learning rates", "steps_per_epoch": "steps per epoch",
                  "sink": "dataset_sink_mode"}
-        differ = [k for k, v in self.job_key.items() if job.get(k) != v]
+        differ = [k for k in [*self.job_key, *(k for k in job if k not in self.job_key)]
+                  if job.get(k) != self.job_key.get(k)]
         if {"epochs", "steps_per_epoch"} & set(differ):
             differ = [k for k in differ if k != "optimizer"]   # its rates cover other steps
-        return "; ".join(f"{names[k]} differ" if k in ("state", "optimizer") else
-                         f"{names.get(k, k)} {job.get(k)} there, {self.job_key[k]} here"
+        return "; ".join(f"{names[k]} differ" if k in ("state", "optimizer", "loaded") else
+                         f"{names.get(k, k)} {job.get(k)} there, {self.job_key.get(k)} here"
                          for k in differ)
 
     # -- resume ----------------------------------------------------------------------------
@@ -246,7 +257,12 @@ class _Training:
         its tensors to ``load`` and take its step and batches consumed."""
         # a callback that saved in this process holds this process's earlier training
         for cb in checkpoints:
-            cb.settle_prefix()      # never a checkpoint irc did not write (MindSpore's of that name)
+            # never a checkpoint irc did not write (MindSpore's of that name), or another job's
+            other = cb.settle_prefix(self.job_key)
+            if other is not None:
+                print(f"irc: note: not resuming from {other[0]}: it belongs to another training job "
+                      f"({self._differences(other[1])}); this run's checkpoints are named "
+                      f"{cb.prefix}-*.ckpt beside it", file=sys.stderr, flush=True)
         found = [self._newest_of_job(reversed(cb.files())) for cb in checkpoints
                  if cb.latest is None]
         interrupt = self._interrupt_path()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import binascii
 import io
 import json
+import zlib
 import os
 import sys
 from typing import Any, Callable, Optional, Union
@@ -405,6 +406,9 @@ def _update(param: Parameter, name: str, new: Parameter, strict_load: bool) -> N
                                    hint="strict_load=False converts between float types and "
                                         "between int types" if convertible else None)
     param.set_data(value)
+    # what was loaded, for the training job's fingerprint: a run that starts
+    # from other weights (train.py --resume OTHER.ckpt) is another job
+    param.__dict__["_irc_loaded"] = zlib.crc32(np.ascontiguousarray(value).view(np.uint8).reshape(-1))
 
 
 def _load_by_suffix(params: dict, parameter_dict: dict, not_loaded: list, strict_load: bool) -> None:
