@@ -81,13 +81,26 @@ class _TrainState:
     def checkpoint_dict(self) -> dict:
         from ..frontend.network import lifted_constants
         constants = lifted_constants(self.training.module)      # not the user's: left out, as MindSpore's
+        from ..frontend.network import PARAMETERS
         values = {k: v for k, v in self.run.state.numpy().items() if k not in constants}
-        values["global_step"] = np.array([self.training.global_step], dtype=np.int32)
+        step = np.array([self.training.global_step], dtype=np.int32)
         optimizer = self.training.model._optimizer
-        if optimizer is not None:    # MindSpore's checkpoints hold them; a callback may change the rate
-            for _, p in optimizer.settings_held():
-                values.setdefault(p.name, p.asnumpy().copy())
-        return values
+        if optimizer is None:
+            return {**values, "global_step": step}
+        # MindSpore's order: the network's parameters, then what its optimizer
+        # holds (global_step, learning_rate, momentum, the state kind by kind)
+        network = self.training.module.objects.get(PARAMETERS, {})
+        ordered = {k: v for k, v in values.items() if k in network}
+        ordered["global_step"] = step
+        settings = {id(p) for _, p in optimizer.settings_held()}
+        for key, p in optimizer._named_parameters_here():
+            if p.name in values:
+                ordered.setdefault(p.name, values[p.name])
+            elif id(p) in settings:     # a callback may have changed the rate since
+                ordered.setdefault(p.name, p.asnumpy().copy())
+        for k, v in values.items():
+            ordered.setdefault(k, v)
+        return ordered
 
     def load(self, values: dict) -> None:
         """Put values taken by checkpoint_dict back (EarlyStopping's best epoch)."""
