@@ -93,3 +93,15 @@ def test_an_optimizer_the_user_wrote_trains_as_mindspores(capsys):
     global_step as MindSpore 2.10's."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "custom_optimizer.py", rel=1e-5, abs=2e-5)
+
+
+def test_a_schedule_construct_of_one_step_is_run_step_by_step():
+    """A schedule's construct is run on all steps at once where its ops are
+    elementwise; one that reduces its step (here a max) is run once per step."""
+    from irc.nn.learning_rate_schedule import LearningRateSchedule
+
+    class Harmonic(LearningRateSchedule):
+        def construct(self, global_step):
+            return 0.1 / (1.0 + global_step.astype(irc.float32).max())
+
+    np.testing.assert_allclose(Harmonic().values(np.arange(4)), 0.1 / (1.0 + np.arange(4)), rtol=1e-6)
