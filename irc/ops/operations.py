@@ -337,36 +337,37 @@ class TopK(Primitive):
         return topk(input_x, int(k))
 
 
-def _block_size(cls: str, block_size) -> int:
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
-        raise UserTypeError(f"For '{cls}', the type of 'block_size' should be int, but got "
-                            f"{type(block_size).__name__}.", where=user_frame())
-    if block_size < 2:
-        raise UserValueError(f"For '{cls}', the 'block_size' should be greater than or equal to 2, "
-                             f"but got {block_size}.", where=user_frame())
-    return int(block_size)
+class _BlockRearrange(Primitive):
+    """DepthToSpace and SpaceToDepth: a ``block_size`` of at least 2, on
+    (N, C, H, W) inputs, checked in MindSpore's words."""
+
+    def __init__(self, block_size):
+        super().__init__()
+        name = type(self).__name__
+        if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
+            raise UserTypeError(f"For '{name}', the type of 'block_size' should be int, but got "
+                                f"{type(block_size).__name__}.", where=user_frame())
+        if block_size < 2:
+            raise UserValueError(f"For '{name}', the 'block_size' should be greater than or equal "
+                                 f"to 2, but got {block_size}.", where=user_frame())
+        self.block_size = int(block_size)
+
+    def _nchw(self, x) -> tuple:
+        shape = tuple(x.shape)
+        if len(shape) != 4:
+            raise UserValueError(f"For '{type(self).__name__}', the input must be 4-D (N, C, H, W), "
+                                 f"got shape {shape}", where=user_frame())
+        return shape
 
 
-def _nchw(cls: str, x) -> tuple:
-    shape = tuple(x.shape)
-    if len(shape) != 4:
-        raise UserValueError(f"For '{cls}', the input must be 4-D (N, C, H, W), got shape {shape}",
-                             where=user_frame())
-    return shape
-
-
-class DepthToSpace(Primitive):
+class DepthToSpace(_BlockRearrange):
     """``DepthToSpace(block_size)(x)``: [N, C r^2, H, W] -> [N, C, H r, W r],
     the channels read as (row offset, column offset, channel), TensorFlow's
     order (the model zoo's EDSR upsamples with it)."""
 
-    def __init__(self, block_size):
-        super().__init__()
-        self.block_size = _block_size("DepthToSpace", block_size)
-
     def __call__(self, x):
         r = self.block_size
-        _, c, h, w = _nchw("DepthToSpace", x)
+        _, c, h, w = self._nchw(x)
         if c % (r * r):
             raise UserValueError(f"For 'DepthToSpace', the channels ({c}) must be divisible by "
                                  f"block_size * block_size ({r * r})", where=user_frame())
@@ -374,17 +375,13 @@ class DepthToSpace(Primitive):
         return F.reshape(x, (-1, c // (r * r), h * r, w * r))
 
 
-class SpaceToDepth(Primitive):
+class SpaceToDepth(_BlockRearrange):
     """``SpaceToDepth(block_size)(x)``: [N, C, H r, W r] -> [N, C r^2, H, W],
     DepthToSpace's inverse."""
 
-    def __init__(self, block_size):
-        super().__init__()
-        self.block_size = _block_size("SpaceToDepth", block_size)
-
     def __call__(self, x):
         r = self.block_size
-        _, c, h, w = _nchw("SpaceToDepth", x)
+        _, c, h, w = self._nchw(x)
         if h % r or w % r:
             raise UserValueError(f"For 'SpaceToDepth', the height and width ({h}, {w}) must be "
                                  f"divisible by block_size ({r})", where=user_frame())

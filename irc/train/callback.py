@@ -683,23 +683,15 @@ def _irc_job_of(path: str) -> Optional[dict]:
     return meta.get("irc.job") or {} if "irc.global_step" in meta else None
 
 
-def _written_by_irc(path: str, full: bool = False) -> bool:
-    """Whether irc wrote this checkpoint: it ends with irc's CRC footer (read
-    from its tail) and, with ``full``, holds irc's resume metadata."""
+def _written_by_irc(path: str) -> bool:
+    """Whether the file ends with irc's CRC footer (read from its tail):
+    irc wrote it, whole (``_irc_job_of`` reads what it records)."""
     from .ckpt_format import FOOTER_BYTES, has_footer
     try:
         with open(path, "rb") as f:
             f.seek(max(0, os.path.getsize(path) - FOOTER_BYTES))
-            if not has_footer(f.read()):
-                return False
+            return has_footer(f.read())
     except OSError:
-        return False
-    if not full:
-        return True
-    from .serialization import read_training_checkpoint
-    try:
-        return "irc.global_step" in read_training_checkpoint(path)[1]
-    except UserError:
         return False
 
 

@@ -79,9 +79,8 @@ class _TrainState:
         self.run, self.training = run, training
 
     def checkpoint_dict(self) -> dict:
-        from ..frontend.network import lifted_constants
+        from ..frontend.network import PARAMETERS, lifted_constants
         constants = lifted_constants(self.training.module)      # not the user's: left out, as MindSpore's
-        from ..frontend.network import PARAMETERS
         values = {k: v for k, v in self.run.state.numpy().items() if k not in constants}
         step = np.array([self.training.global_step], dtype=np.int32)
         optimizer = self.training.model._optimizer
@@ -93,7 +92,7 @@ class _TrainState:
         ordered = {k: v for k, v in values.items() if k in network}
         ordered["global_step"] = step
         settings = {id(p) for _, p in optimizer.settings_held()}
-        for key, p in optimizer._named_parameters_here():
+        for _, p in optimizer._named_parameters_here():
             if p.name in values:
                 ordered.setdefault(p.name, values[p.name])
             elif id(p) in settings:     # a callback may have changed the rate since
