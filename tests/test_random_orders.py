@@ -72,6 +72,24 @@ def test_a_resumed_stream_reads_the_same_epochs():
     assert np.array_equal(reshuffled_rows(5, 1000, 1), run[1])
 
 
+def test_a_second_run_over_the_same_rows_replays_each_pass_once():
+    """Two runs of one pipeline (a second iterator, a second Model.train)
+    walk the same pass orders; the second must not replay from the first
+    pass at every epoch because the first run's later orders are kept."""
+    from irc.dialects.samplers import replayed
+    steps = []
+
+    def step(order, at):
+        steps.append(at)
+        return order + 1
+
+    key = ("test-two-runs", object())
+    for _run in range(2):
+        for index in range(20):
+            assert replayed(key, index, lambda: np.zeros(1), step)[0] == index
+    assert len(steps) == 2 * 19
+
+
 def test_mt19937_and_mt19937_64_are_the_standard_engines():
     # the C++ standard's check values: the 10000th output of a default-seeded engine
     assert int(stdrandom.Mt19937(5489).take(10000)[-1]) == 4123659995
