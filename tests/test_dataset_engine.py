@@ -100,7 +100,7 @@ def test_random_ops_draw_by_position_whatever_the_chunking_and_workers(monkeypat
     references = {workers: rows(pipeline(workers)) for workers in (1, 4)}
     reference = references[1]
     monkeypatch.setattr(D.ImageFolderReader, "chunk_rows", 5)
-    # the first 10 rows run in the producer's thread, the rest on the workers
+    # the first 3 pieces (15 rows) run in the producer's thread, the rest on the workers
     monkeypatch.setattr(SegmentExec, "PROBE_ROWS", 10)
     monkeypatch.setattr(SegmentExec, "WIDE_ROW_SECONDS", 0.0)
     for workers in (1, 4):
@@ -315,6 +315,31 @@ def test_workers_run_rows_in_parallel(monkeypatch):
     # 7x alone here; 2x measured with the whole suite running beside it on
     # 2 cores: serial workers would be 1x
     assert parallel < 0.7 * serial, (serial, parallel)
+
+
+def test_one_interrupted_probe_does_not_send_cheap_rows_to_the_threads(monkeypatch):
+    """Cheap rows stay in one thread (threads lose on them: the GIL); a probe
+    piece that reads slow because the machine was busy must not decide."""
+    monkeypatch.setattr(SegmentExec, "PROBE_ROWS", 8)
+    decided = []
+    probe = SegmentExec._probe
+
+    def watched(self, piece, state):
+        out = probe(self, piece, state)
+        if self.wide is not None and not decided:
+            decided.append(self.wide)
+        return out
+
+    monkeypatch.setattr(SegmentExec, "_probe", watched)
+
+    def cheap(a):
+        if int(a) == 12:        # in the second probe piece: the machine was busy
+            time.sleep(0.05)
+        return a
+
+    d = ds.NumpySlicesDataset({"a": np.arange(64)}, shuffle=False).map(cheap, "a", num_parallel_workers=2)
+    assert [int(r["a"]) for r in d.create_dict_iterator(num_epochs=1, output_numpy=True)] == list(range(64))
+    assert decided == [False]
 
 
 def _map_segments(executor):
