@@ -248,9 +248,11 @@ def _not_user_roots() -> tuple[str, ...]:
 @functools.lru_cache(maxsize=4096)
 def is_user_code(filename: str) -> bool:
     """Whether a frame's file is the user's: not irc's packages, not the
-    standard library or installed packages, not a synthetic ``<...>`` file.
+    standard library or installed packages, not a synthetic ``<...>`` file,
+    not a compiled extension's source path (numpy's Cython frames name
+    ``numpy/random/_bounded_integers.pyx``, a file that is not there).
     Every diagnostic that names "the user's line" asks this one question
     (cached: it is asked on hot paths, and realpath is a system call)."""
-    if filename.startswith("<"):
+    if filename.startswith("<") or filename.endswith((".pyx", ".pxd")):
         return False
     return not os.path.realpath(filename).startswith(_not_user_roots())

@@ -239,6 +239,8 @@ def test_python_map_op_wrong_columns_or_raising():
     with pytest.raises(UserError) as e:
         rows(bad)
     assert e.value.where == where and "fails_late raised KeyError" in e.value.message
+    # ... and names the line that raised, as MindSpore's traceback does
+    assert f"(raised at tests/test_dataset_engine.py:{fails_late.__code__.co_firstlineno + 2})" in e.value.message
     two = d.map(lambda a: (a, a), "a"); where = here()  # noqa: E702
     with pytest.raises(UserError) as e:
         rows(two)
@@ -252,6 +254,7 @@ def test_python_map_op_wrong_columns_or_raising():
     with pytest.raises(UserError) as e:
         rows(g)
     assert e.value.where == where and "raised RuntimeError: disk gone" in e.value.message
+    assert f"(raised at tests/test_dataset_engine.py:{bad_source.__code__.co_firstlineno + 2})" in e.value.message
     g = ds.GeneratorDataset(lambda: iter([(1, 2)]), ["a"]); where = here()  # noqa: E702
     with pytest.raises(UserError) as e:
         rows(g)

@@ -140,6 +140,15 @@ def test_generator_argument_errors():
         ds.GeneratorDataset(no_len, ["x"])
     with pytest.raises(RuntimeError, match="raised ZeroDivisionError"):
         values(ds.GeneratorDataset(lambda: (1 / 0 for _ in range(2)), ["x"]))
+    # a random-access source that found no files (the model zoo's EDSR given a
+    # wrong --data_path): MindSpore 2.10 refuses it when the pipeline starts
+    empty = type("Pairs", (), {"__getitem__": lambda self, i: (np.array(i),), "__len__": lambda self: 0})()
+    made = ds.GeneratorDataset(empty, ["x"], shuffle=False).batch(2)
+    with pytest.raises(RuntimeError, match="data row of input source must not be 0"):
+        made.get_dataset_size()
+    with pytest.raises(RuntimeError, match="data row of input source must not be 0"):
+        values(made)
+    assert ds.GeneratorDataset(lambda: iter([]), ["x"]).get_dataset_size() == 0     # an iterable may be empty
 
 
 # =============================================================================

@@ -169,3 +169,37 @@ def test_state_keeps_the_names_from_when_the_optimizer_was_made(tmp_path):
     moment = {p.name: p for p in opt.moments}["moments.backbone.fc.weight"]
     np.testing.assert_array_equal(moment.asnumpy(), saved["moments.backbone.fc.weight"].asnumpy())
     assert np.abs(moment.asnumpy()).sum() > 0
+
+
+def test_model_checkpoints_list_the_trained_weights_first(tmp_path):
+    """MindSpore's TrainOneStepCell holds ``optimizer.parameters`` as its
+    weights: a checkpoint lists them first, in the optimizer's order (its
+    groups'), then the network's other parameters (BatchNorm's moving
+    statistics), then the optimizer's own (MindSpore 2.10's keys, in order)."""
+    import irc.dataset as ds
+    from irc.train.callback import CheckpointConfig, ModelCheckpoint
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3)
+            self.bn = nn.BatchNorm2d(4)
+            self.flat = nn.Flatten()
+            self.fc = nn.Dense(4 * 8 * 8, 2)
+
+        def construct(self, x):
+            return self.fc(self.flat(self.bn(self.conv(x))))
+
+    net = Net()
+    groups = [{"params": net.fc.trainable_params()},
+              {"params": net.conv.trainable_params() + net.bn.trainable_params(), "weight_decay": 0.01}]
+    data = ds.NumpySlicesDataset({"x": np.random.RandomState(0).randn(8, 3, 8, 8).astype(np.float32),
+                                  "y": (np.arange(8) % 2).astype(np.int32)}, shuffle=False).batch(4)
+    ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+             nn.Momentum(groups, 0.01, 0.9)).train(
+        1, data, callbacks=[ModelCheckpoint("n", str(tmp_path), CheckpointConfig(save_checkpoint_steps=2))],
+        dataset_sink_mode=False)
+    assert [k for k in ms.load_checkpoint(str(tmp_path / "n-1_2.ckpt")) if k != "irc.metadata"] == [
+        "fc.weight", "fc.bias", "conv.weight", "bn.gamma", "bn.beta", "bn.moving_mean", "bn.moving_variance",
+        "global_step", "learning_rate", "momentum", "moments.fc.weight", "moments.fc.bias",
+        "moments.conv.weight", "moments.bn.gamma", "moments.bn.beta"]

@@ -1564,8 +1564,9 @@ class GeneratorDataset(_PythonSource):
         except Exception as e:
             if rows:
                 return rows
+            from ..dialects.dataset import raised_at
             raise UserRuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} while "
-                                   f"reading its first row: {e}", where=self.source) from None
+                                   f"reading its first row: {e}{raised_at(e)}", where=self.source) from None
 
 
 class _PaddedSamples:

@@ -34,7 +34,7 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
-from ..diagnostics import UserError, UserRuntimeError
+from ..diagnostics import UserError, UserRuntimeError, user_frame_of
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
 from ..ir.traits import Batches, HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
@@ -978,7 +978,14 @@ class GeneratorReader(SourceReader):
 
     def __len__(self):
         if self.random_access:
-            return len(self.source)
+            n = len(self.source)
+            if n == 0:      # MindSpore refuses it when the pipeline starts (GeneratorNode)
+                raise UserRuntimeError(
+                    f"GeneratorDataset: data row of input source must not be 0: the source's "
+                    f"__len__ ({callable_name(type(self.source))}) returned 0",
+                    hint="the source found nothing to read: check the paths and file names it "
+                         "lists (a wrong data folder?)")
+            return n
         if hasattr(self.source, "__len__"):
             return len(self.source)
         raise TypeError("the source has no length")
@@ -1010,7 +1017,8 @@ class GeneratorReader(SourceReader):
                 except StopIteration:
                     return
                 except Exception as e:
-                    raise UserError(f"GeneratorDataset: the source raised {type(e).__name__}: {e}") from e
+                    raise UserError(f"GeneratorDataset: the source raised {type(e).__name__}: {e}"
+                                    f"{raised_at(e)}") from e
                 yield self._row(row)
         finally:
             close = getattr(it, "close", None)
@@ -1355,13 +1363,22 @@ class PyChain:
 
 def call_user(fn, args, describe, error=UserError):
     """``fn(*args)``: an exception of the user's code becomes
-    ``error(describe(exception))``, chained to it."""
+    ``error(describe(exception))``, chained to it; the message names the
+    user's line that raised it (the error itself is located where the
+    pipeline was built: the map or the source)."""
     try:
         return fn(*args)
     except UserError:
         raise
     except Exception as e:
-        raise error(describe(e)) from e
+        raise error(describe(e) + raised_at(e)) from e
+
+
+def raised_at(e: BaseException) -> str:
+    """" (raised at FILE:LINE)": the user's line an exception came from, for
+    a message located where the pipeline was built; "" when none is."""
+    where = user_frame_of(e.__traceback__)
+    return f" (raised at {where})" if where else ""
 
 
 def call_python(fn, args, when: str = "", name: str | None = None):

@@ -529,14 +529,14 @@ def type_of_batch(column: np.ndarray) -> TensorType:
 
 def _located(ds, op, fn, *args):
     """Run one operation of map ``ds`` on the probe row; errors at the map's line."""
-    from ..dialects.dataset import PyFuncError
+    from ..dialects.dataset import PyFuncError, raised_at
     try:
         return fn(*args)
     except (PyFuncError, UserError) as e:
         raise UserRuntimeError(e.message, where=ds.source, hint=e.hint) from None
     except Exception as e:
         what = op.op_name if _is_tensor_op(op) else f"the Python function {callable_name(op)}"
-        raise UserRuntimeError(f"map: {what} raised {type(e).__name__} on the first row: {e}",
+        raise UserRuntimeError(f"map: {what} raised {type(e).__name__} on the first row: {e}{raised_at(e)}",
                                where=ds.source) from None
 
 

@@ -785,8 +785,12 @@ class ModelCheckpoint(Callback):
              append_dict: Optional[dict] = None) -> str:
         from ..communication import writes_checkpoints
         from .serialization import save_checkpoint
+        from ..context import GRAPH_MODE, get_context
         self.settle_prefix()
         path = os.path.join(self.directory, f"{self.prefix}-{epoch}_{step_in_epoch}.ckpt")
+        if get_context("mode") == GRAPH_MODE:
+            notice_once(f"ModelCheckpoint: irc writes no {self.prefix}-graph.meta (MindSpore's compiled "
+                        f"graph, written in GRAPH_MODE); the checkpoints hold every value without it")
         if writes_checkpoints():    # the ranks hold one model: rank 0 writes it
             save_checkpoint(state, path, append_dict=append_dict, crc_check=True, metadata=metadata)
             self._prune()

@@ -86,10 +86,15 @@ class _TrainState:
         optimizer = self.training.model._optimizer
         if optimizer is None:
             return {**values, "global_step": step}
-        # MindSpore's order: the network's parameters, then what its optimizer
-        # holds (global_step, learning_rate, momentum, the state kind by kind)
+        # MindSpore's order, its TrainOneStepCell's: the weights it trains
+        # (``optimizer.parameters``, in the optimizer's order), the network's
+        # other parameters (BatchNorm's moving statistics), then what the
+        # optimizer holds (global_step, learning_rate, momentum, the state
+        # kind by kind)
         network = self.training.module.objects.get(PARAMETERS, {})
-        ordered = {k: v for k, v in values.items() if k in network}
+        ordered = {p.name: values[p.name] for p in optimizer.parameters
+                   if p.name in network and p.name in values}
+        ordered.update((k, v) for k, v in values.items() if k in network and k not in ordered)
         ordered["global_step"] = step
         settings = {id(p) for _, p in optimizer.settings_held()}
         for _, p in optimizer._named_parameters_here():
