@@ -315,8 +315,12 @@ def test_damaged_files_are_located_value_errors(tmp_path):
     irc.load_checkpoint(str(bad))            # as MindSpore without crc_check
     with pytest.raises(ValueError, match="CRC-32 does not match"):
         irc.load_checkpoint(str(bad), crc_check=True)
-    with pytest.raises(ValueError, match="does not exist"):
+    with pytest.raises(ValueError, match="does not exist") as e:
         irc.load_checkpoint(str(tmp_path / "none.ckpt"))
+    assert e.value.hint.endswith("holds bad.ckpt, cut.ckpt")        # what is there
+    with pytest.raises(ValueError, match="does not exist") as e:
+        irc.load_checkpoint(str(tmp_path / "typo" / "none.ckpt"))
+    assert e.value.hint.startswith("there is no folder")
 
 
 def test_a_training_checkpoint_cut_between_entries_is_damaged(tmp_path):

@@ -219,6 +219,19 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save: bool = True, asyn
 # reading
 # =============================================================================================
 
+def _nearby_checkpoints(path: str) -> str:
+    """A hint for a checkpoint that is not there: what its folder holds."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(folder):
+        found = sorted(n for n in os.listdir(folder) if n.endswith((".ckpt", ".safetensors")))
+        if found:
+            shown = ", ".join(found[-3:])
+            return f"{os.path.dirname(path) or '.'} holds {len(found)} checkpoint(s): ...{shown}" \
+                if len(found) > 3 else f"{os.path.dirname(path) or '.'} holds {shown}"
+        return f"{os.path.dirname(path) or '.'} holds no .ckpt or .safetensors file"
+    return f"there is no folder {os.path.dirname(path)}: check the path (relative paths start at {os.getcwd()})"
+
+
 def _content(source) -> tuple[bytes, str]:
     """The file's bytes and the name errors give it (a path, or BytesIO)."""
     if isinstance(source, io.BytesIO):
@@ -229,7 +242,7 @@ def _content(source) -> tuple[bytes, str]:
     path = os.fspath(source)
     if not os.path.isfile(path):
         raise UserValueError(f"load_checkpoint: the checkpoint file {path} does not exist",
-                             where=user_frame())
+                             where=user_frame(), hint=_nearby_checkpoints(path))
     with open(path, "rb") as f:
         return f.read(), path
 
