@@ -188,3 +188,19 @@ def test_small_apis_of_the_zoos_nlp_models():
     with pytest.raises(UnsupportedError, match="nn.Lamb is not supported"):
         nn.Lamb(nn.Dense(2, 2).trainable_params(), 0.1)
     assert nn.Lamb is Lamb
+
+
+def test_loss_gradients_for_logits_and_labels_as_mindspore(capsys):
+    """Eleven losses differentiated for both inputs, and a Model.train step
+    whose labels the network computes (YOLOv3's confidence): MindSpore's
+    bprops (its SoftmaxCrossEntropyWithLogits kernel: softmax - labels, the
+    labels' gradient zeros; the composite losses: the derivative)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "loss_label_grads.py", rel=1e-5, abs=1e-5)
+
+
+def test_combined_layers_as_mindspore(capsys):
+    """nn.Conv2dBnAct / nn.DenseBnAct (RetinaNet's and SSD's blocks): names,
+    initial values, outputs in both modes and three steps, as MindSpore 2.10's."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "combined_layers.py", rel=1e-5, abs=1e-5)

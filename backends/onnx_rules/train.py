@@ -97,7 +97,7 @@ def _sce_grad_onnx(emit, inputs, attrs, draws):
     dloss, logits, labels = inputs
     p = emit.op("Softmax", [logits], axis=1)
     target = _target_onnx(emit, logits, labels, attrs)
-    if attrs["sparse"]:
+    if attrs["sparse"] or not attrs["exact_grad"]:
         g = emit.op("Sub", [p, target])
     else:
         mass = emit.op("ReduceSum", [target, emit.const(np.array([1], dtype=np.int64))], keepdims=1)

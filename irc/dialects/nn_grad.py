@@ -1066,20 +1066,65 @@ LOSS_GRADS = [(TRAIN.SCE, TRAIN.SCE_GRAD), (TRAIN.MSE, TRAIN.MSE_GRAD), (TRAIN.L
               (TRAIN.BCE, TRAIN.BCE_GRAD)]
 
 
+# Losses symmetric in logits and labels: d/dlabels is the grad op, roles swapped.
+_SYMMETRIC_LOSSES = (TRAIN.MSE, TRAIN.L1)
+
+
 def _loss_grad_rule(loss_op, grad_op):
     def rule(ctx, node, douts):
         if douts[0] is None:
             return [None] * len(node.in_types)
         operands = ctx.operands()
-        if any(ctx.needs(i) for i in range(1, len(operands))) and loss_op is not TRAIN.MSE:
-            ctx.fail(f"{loss_op.name}: the labels (and weights) must not depend on trainable "
-                     f"parameters")
-        dx = ctx.add(grad_op.name, [douts[0], *operands], node.attrs)
+        if any(ctx.needs(i) for i in range(2, len(operands))):
+            ctx.fail(f"{loss_op.name}: the weights must not depend on trainable parameters")
+        attrs = {k: v for k, v in node.attrs.items() if k in grad_op.signature}
+        dx = ctx.add(grad_op.name, [douts[0], *operands], attrs)
         grads = [dx] + [None] * (len(operands) - 1)
-        if loss_op is TRAIN.MSE and ctx.needs(1):   # symmetric: d/dlabels = the grad op, roles swapped
-            grads[1] = ctx.add(grad_op.name, [douts[0], operands[1], operands[0]], node.attrs)
+        if not ctx.needs(1):
+            return grads
+        if loss_op in _SYMMETRIC_LOSSES:
+            grads[1] = ctx.add(grad_op.name, [douts[0], operands[1], operands[0]], attrs)
+        elif node.attrs["exact_grad"]:     # else MindSpore's primitive: zeros
+            grads[1] = _LABELS_GRADS[loss_op.name](ctx, node, douts[0])
         return grads
     return rule
+
+
+def _loss_weight(ctx, loss, dloss, like):
+    """d loss / d(each element of its unreduced form ``like``): dloss spread
+    back over what the reduction summed (divided by the count for 'mean')."""
+    reduction = loss.attrs["reduction"]
+    if reduction == "none":
+        return dloss
+    return ctx.add("grad.ExpandLike", [dloss, like], {"mean": reduction == "mean"})
+
+
+def _sce_labels_grad(ctx, node, dloss):
+    """-log_softmax(logits) per class, times each row's share of dloss."""
+    logits = ctx.operand(0)
+    rows = ctx.add("nn.ReduceSum", [logits], {"axes": [1], "keepdims": 0})     # the per-row losses' shape
+    per_row = ctx.add("nn.Unsqueeze", [_loss_weight(ctx, node, dloss, rows)], {"axes": [1]})
+    return ctx.add("nn.Mul", [ctx.add("nn.Neg", [ctx.add("nn.LogSoftmax", [logits], {"axis": 1})]), per_row])
+
+
+def _bce_labels_grad(ctx, node, dloss):
+    """w ((p - 1) softplus(-x) - x), softplus(-x) = log(1 + exp(-|x|)) + max(-x, 0)."""
+    x, _labels, *weights = ctx.operands()
+    w = weights.pop(0) if node.attrs["weighted"] else None
+    p = weights.pop(0) if node.attrs["pos_weighted"] else None
+    neg_x = ctx.add("nn.Neg", [x])
+    softplus = ctx.add("nn.Add", [
+        ctx.add("nn.Log", [ctx.add("nn.Add", [ctx.add("nn.Exp", [ctx.add("nn.Neg", [ctx.add("nn.Abs", [x])])]),
+                                              ctx.const(1.0, like=x)])]),
+        ctx.add("nn.Max", [neg_x, ctx.const(0.0, like=x)])])
+    g = neg_x if p is None else ctx.add("nn.Add", [
+        ctx.add("nn.Mul", [ctx.add("nn.Sub", [p, ctx.const(1.0, like=x)]), softplus]), neg_x])
+    if w is not None:
+        g = ctx.add("nn.Mul", [g, w])
+    return _sum_to(ctx, ctx.add("nn.Mul", [g, _loss_weight(ctx, node, dloss, x)]), _labels)
+
+
+_LABELS_GRADS = {TRAIN.SCE.name: _sce_labels_grad, TRAIN.BCE.name: _bce_labels_grad}
 
 
 for _loss, _loss_grad in LOSS_GRADS:

@@ -139,7 +139,13 @@ def _infer_sce(attrs, ins):
     return [_reduced_type(ins[0], r, ins[0].shape[:1])]
 
 
-SCE = _train("SoftmaxCrossEntropyWithLogits", attrs={"sparse": False, "reduction": "none"},
+# exact_grad: the formula's derivative, as MindSpore's cross_entropy on
+# class probabilities differentiates it: dlogits = softmax * sum(labels) -
+# labels, dlabels = -log_softmax.  Without it, MindSpore's
+# SoftmaxCrossEntropyWithLogits kernel: dlogits = softmax - labels (rows
+# taken to sum to one), the labels' gradient zeros.
+SCE = _train("SoftmaxCrossEntropyWithLogits", attrs={"sparse": False, "reduction": "none",
+                                                     "exact_grad": False},
              infer=_infer_sce, operands=("logits", "labels"), results=("loss",),
              doc="-sum(labels * log_softmax(logits)) per sample (sparse: labels are class "
                  "indices), then reduced; MindSpore's nn.SoftmaxCrossEntropyWithLogits")
@@ -171,10 +177,11 @@ def _infer_sce_grad(attrs, ins):
     return [ins[1]]
 
 
-SCE_GRAD = _train("SoftmaxCrossEntropyWithLogitsGrad", attrs={"sparse": False, "reduction": "none"},
+SCE_GRAD = _train("SoftmaxCrossEntropyWithLogitsGrad",
+                  attrs={"sparse": False, "reduction": "none", "exact_grad": False},
                   infer=_infer_sce_grad, operands=("dloss", "logits", "labels"), results=("dlogits",),
                   doc="(dloss, logits, labels) -> dlogits = (softmax(logits) - target) * dloss "
-                      "(/ N for mean)")
+                      "(/ N for mean); exact_grad: softmax(logits) * sum(target) - target")
 
 
 @SCE_GRAD.host_batch
@@ -184,7 +191,7 @@ def _sce_grad_host(inputs, attrs, draws):
     p = np.exp(_log_softmax64(x))
     g = p - _target_host(labels, attrs, x.shape)
     # the target rows sum to one for sparse labels; dense labels may not:
-    if not attrs["sparse"]:
+    if attrs["exact_grad"] and not attrs["sparse"]:
         g = p * _target_host(labels, attrs, x.shape).sum(axis=1, keepdims=True) - \
             _target_host(labels, attrs, x.shape)
     d = _f64(dloss)
@@ -300,7 +307,11 @@ def _check_bce_weights(op, attrs, ins):
         _check_pair(op, ins[0], t)
 
 
-BCE = _train("BCEWithLogitsLoss", attrs={"reduction": "mean", "weighted": False, "pos_weighted": False},
+# exact_grad: the labels get w ((p - 1) softplus(-x) - x), as MindSpore's
+# BCEWithLogitsLoss gives them; its SigmoidCrossEntropyWithLogits primitive
+# gives them zeros (the logits' gradient is the same).
+BCE = _train("BCEWithLogitsLoss", attrs={"reduction": "mean", "weighted": False, "pos_weighted": False,
+                                         "exact_grad": True},
              infer=_infer_bce, operands=("logits", "labels", "*weights"), results=("loss",),
              doc="-(w (p y log s(x) + (1 - y) log(1 - s(x)))), s = sigmoid; operands logits, "
                  "labels, then weight and pos_weight when flagged; MindSpore's nn.BCEWithLogitsLoss")

@@ -553,9 +553,11 @@ def _infer_decode(attrs, ins):
         return [TensorType("u8", (UNKNOWN, UNKNOWN, 3))]
     if t.dtype == "bytes" and t.rank == 1:
         return [TensorType("u8", (t.shape[0], UNKNOWN, UNKNOWN, 3))]
-    if t.dtype == "u8" and t.rank == 1:   # MindSpore's form: the file's bytes as uint8[L]
+    # MindSpore's form: the file's bytes as uint8[L], or int8[L] (the model
+    # zoo's YOLO datasets read files with np.fromfile(path, dtype="int8"))
+    if t.dtype in ("u8", "i8") and t.rank == 1:
         return [TensorType("u8", (UNKNOWN, UNKNOWN, 3))]
-    raise TypeError(f"Decode: expected encoded image bytes (bytes[] or u8[L]), got {_fmt(t)}")
+    raise TypeError(f"Decode: expected encoded image bytes (bytes[], u8[L] or i8[L]), got {_fmt(t)}")
 
 
 DECODE = define("vision.Decode", kind=MAP, family=FAMILY, attrs={}, infer=_infer_decode,
@@ -574,7 +576,7 @@ def _as_bytes(x) -> bytes:
         if isinstance(v, np.ndarray):
             return _as_bytes(v)
         raise TypeError(f"Decode: expected encoded image bytes, got {type(v).__name__}")
-    if a.dtype == np.uint8 and a.ndim == 1:
+    if a.dtype in (np.uint8, np.int8) and a.ndim == 1:
         return a.tobytes()
     if a.dtype.kind == "S" and a.shape == (1,):      # a MindRecord bytes field (MindDataset's form)
         return a.tobytes()

@@ -29,7 +29,7 @@ from .functional import (  # noqa: F401
 from .operations import (  # noqa: F401
     Abs, AdaptiveAvgPool2D, Add, AddN, AllReduce, Argmax, ArgMaxWithValue, ArgMinWithValue, Assign,
     AssignAdd, AssignSub,
-    AvgPool, BatchMatMul, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, CTCLoss, CumSum, Depend, DepthToSpace, Div, Dropout,
+    AvgPool, BatchMatMul, BCEWithLogitsLoss, BiasAdd, BroadcastTo, Cast, Concat, Conv2D, Cos, CTCLoss, CumSum, Depend, DepthToSpace, Div, Dropout,
     DType, Elu, Equal, Erf, Exp, ExpandDims, Expm1, Eye, Fill, Flatten, Floor, FloatStatus, FloorDiv,
     FloorMod,
     Gather, GatherNd, GatherV2, GeLU, Greater, GreaterEqual, HSigmoid, HSwish, Identity, IsFinite, IsNan,
@@ -39,7 +39,7 @@ from .operations import (  # noqa: F401
     ReduceAll, ReduceAny,
     ReduceMax, ReduceMean, ReduceMin, ReduceSum, ReLU, ReLU6, Reshape, ResizeBilinearV2,
     ResizeNearestNeighbor, Round, Rsqrt, Select, Shape, Sigmoid, SigmoidCrossEntropyWithLogits,
-    Sign, Sin, Softmax, Softplus, SpaceToDepth, SparseSoftmaxCrossEntropyWithLogits, Split, Sqrt, Square,
+    Sign, Sin, Softmax, SoftmaxCrossEntropyWithLogits, Softplus, SpaceToDepth, SparseSoftmaxCrossEntropyWithLogits, Split, Sqrt, Square,
     Slice, Squeeze, Stack, StopGradient, StridedSlice, Sub, Tan, Tanh, TensorScatterUpdate, Tile, TopK, TupleToArray, Transpose, Unique, Unstack, Zeros,
     ZerosLike, constexpr, prim_attr_register,
 )

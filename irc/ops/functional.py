@@ -1596,7 +1596,7 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
     sparse = not is_float(type_of(labels).dtype)
     if not sparse and weight is None and not label_smoothing and type_of(logits).rank == 2:
         return apply("train.SoftmaxCrossEntropyWithLogits", [logits, labels],
-                     {"sparse": False, "reduction": reduction})[0]
+                     {"sparse": False, "reduction": reduction, "exact_grad": True})[0]
     shape = type_of(logits).shape
     rows_shape = (shape[0], *shape[2:])
     logits, labels = _classes_last(logits, labels, sparse)
@@ -1655,11 +1655,13 @@ def binary_cross_entropy(logits, labels, weight=None, reduction: str = "mean"):
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,  # noqa: A002
-                                     reduction: str = "mean"):
+                                     reduction: str = "mean", *, exact_grad: bool = True):
+    """``exact_grad=False``: the labels' gradient is zeros, as MindSpore's
+    SigmoidCrossEntropyWithLogits primitive gives it."""
     extra = [w for w in (weight, pos_weight) if w is not None]
     return apply("train.BCEWithLogitsLoss", [_as_tensor(input), _as_tensor(target), *extra],
                  {"reduction": reduction, "weighted": weight is not None,
-                  "pos_weighted": pos_weight is not None})[0]
+                  "pos_weighted": pos_weight is not None, "exact_grad": exact_grad})[0]
 
 
 def mse_loss(input, target, reduction: str = "mean"):  # noqa: A002 -- MindSpore's name
@@ -1766,7 +1768,10 @@ def scalar_to_tensor(input_x, dtype=mstype.float32):
 
 def tuple_to_array(input_x):
     """``F.tuple_to_array``: a constant 1-D Tensor of a tuple of numbers,
-    int32 when the numbers are ints and float32 otherwise (MindSpore 2.10's)."""
+    int32 when the numbers are ints and float32 otherwise (MindSpore 2.10's;
+    a ``range`` too: the model zoo's YOLOv3 grid)."""
+    if isinstance(input_x, range):
+        input_x = tuple(input_x)
     if not isinstance(input_x, (tuple, list)) or not input_x or \
             not builtins.all(_is_number(v) for v in input_x):
         raise _type_error(f"tuple_to_array takes a non-empty tuple of numbers, got {input_x!r:.80}")

@@ -668,10 +668,33 @@ class ReduceAny(_Reduce):
 
 
 class SigmoidCrossEntropyWithLogits(Primitive):
-    """Elementwise max(x, 0) - x y + log(1 + exp(-|x|))."""
+    """Elementwise max(x, 0) - x y + log(1 + exp(-|x|)); the labels'
+    gradient is zeros, as MindSpore's bprop gives it."""
 
     def __call__(self, logits, labels):
-        return F.binary_cross_entropy_with_logits(logits, labels, reduction="none")
+        return F.binary_cross_entropy_with_logits(logits, labels, reduction="none", exact_grad=False)
+
+
+class BCEWithLogitsLoss(Primitive):
+    """MindSpore's primitive: (logits, label, weight, pos_weight), reduced."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def __call__(self, logits, label, weight, pos_weight):
+        return F.binary_cross_entropy_with_logits(logits, label, weight, pos_weight, self.reduction)
+
+
+class SoftmaxCrossEntropyWithLogits(Primitive):
+    """MindSpore's primitive on logits and class probabilities [N, C]: (the
+    loss per row [N], its gradient softmax(logits) - labels [N, C]); the
+    labels' gradient is zeros, as its bprop gives it."""
+
+    def __call__(self, logits, labels):
+        loss = F.apply("train.SoftmaxCrossEntropyWithLogits", [F._as_tensor(logits), F._as_tensor(labels)],
+                       {"sparse": False, "reduction": "none"})[0]
+        return loss, F.stop_gradient(F.sub(F.softmax(logits, -1), labels))
 
 
 class SparseSoftmaxCrossEntropyWithLogits(Primitive):
