@@ -170,7 +170,7 @@ class Step:
                                         int(chunk.extra[self.pos][i])).random((m, self.k))
             try:
                 res = fn(row, self.attrs, d) if workers is None else \
-                    workers.call(int(positions[i]), fn, row, self.attrs, d)
+                    workers.call(state.epoch, int(positions[i]), fn, row, self.attrs, d)
             except Exception as e:
                 raise self.error(e, chunk, i) from e
             if len(res) != len(collectors):
@@ -198,12 +198,15 @@ class Step:
 class WorkerRandom:
     """The random streams of MindSpore's worker processes for a
     python_multiprocessing map: worker k's ``random`` and ``np.random`` are
-    seeded with the dataset seed + k, and row p of an epoch runs on worker
-    p mod N (the dealing restarts each epoch, the streams go on).  The
-    script's own generators are put back after each call, as a worker
-    process never touched them."""
+    seeded with the dataset seed + k (fresh processes for each run).  A
+    map deals every row, then each epoch's end, to the next worker: row p
+    of epoch e runs on worker (e (rows + 1) + p) mod N, the streams going
+    on (``draws._mindspore_draws`` deals the C++ ops' rows so); a
+    GeneratorDataset's workers take row p of every epoch on worker p mod N
+    (``deals_epoch_ends`` False).  The script's own generators are put back
+    after each call, as a worker process never touched them."""
 
-    def __init__(self, seed: int, workers: int):
+    def __init__(self, seed: int, workers: int, deals_epoch_ends: bool = True):
         import random
         kept = random.getstate(), np.random.get_state()
         self.states = []
@@ -213,11 +216,24 @@ class WorkerRandom:
             self.states.append((random.getstate(), np.random.get_state()))
         random.setstate(kept[0])
         np.random.set_state(kept[1])
+        # rows come in order: the epoch being dealt, where its slots start,
+        # and its rows so far (an epoch's end takes the slot after its last)
+        self.epoch, self.first_slot, self.rows = 0, 0, 0
+        self.deals_epoch_ends = deals_epoch_ends
 
-    def call(self, position: int, fn, *args):
-        """``fn(*args)`` for the row at ``position`` of its epoch, on its worker's streams."""
+    def worker_of(self, epoch: int, position: int) -> int:
+        if not self.deals_epoch_ends:
+            return position % len(self.states)
+        if epoch != self.epoch:
+            self.first_slot += (epoch - self.epoch) * (self.rows + 1)
+            self.epoch, self.rows = epoch, 0
+        self.rows = max(self.rows, position + 1)
+        return (self.first_slot + position) % len(self.states)
+
+    def call(self, epoch: int, position: int, fn, *args):
+        """``fn(*args)`` for the row at ``position`` of epoch ``epoch``, on its worker's streams."""
         import random
-        k = position % len(self.states)
+        k = self.worker_of(epoch, position)
         kept = random.getstate(), np.random.get_state()
         random.setstate(self.states[k][0])
         np.random.set_state(self.states[k][1])

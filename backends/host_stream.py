@@ -19,6 +19,7 @@ generator closes them all.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import deque
 from typing import Optional
@@ -168,7 +169,7 @@ class SourceExec:
                 idx = ids[a:a + size]
                 chunk = Chunk(None, len(idx), None, (reader, idx, self.where, None))
                 if workers:     # its rows on MindSpore's worker processes' streams, in order
-                    reader.on_worker = self._worker_random(run, workers).call
+                    reader.on_worker = functools.partial(self._worker_random(run, workers).call, run.epoch)
                     reader.next_position = a
                 if not reader.lazy:
                     chunk.data()
@@ -178,7 +179,8 @@ class SourceExec:
 
     def _worker_random(self, run, workers: int):
         from .host_engine import WorkerRandom
-        return run.carried(f"processes:{self.name}", lambda: WorkerRandom(run.seed, workers))
+        return run.carried(f"processes:{self.name}",
+                           lambda: WorkerRandom(run.seed, workers, deals_epoch_ends=False))
 
     def _iterate_rows(self, run, reader, size):
         limit = self.attrs.get("num_samples") or 0

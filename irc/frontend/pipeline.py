@@ -413,7 +413,9 @@ class _Lowering:
             types = [in_types[min(j, len(in_types) - 1)] for j in range(count)]
         names = self._result_names(len(types), current, outs, current[0] if current else "column")
         workers = ds.params.get("num_parallel_workers") or 1
-        processes = workers if ds.params.get("python_multiprocessing") and workers > 1 else None
+        # MindSpore runs such a map in worker processes, one worker too (a
+        # GeneratorDataset source only with two or more)
+        processes = workers if ds.params.get("python_multiprocessing") else None
         attrs = {"fn": key, "name": callable_name(fn), "input_columns": list(current),
                  "output_columns": names, "out_types": [str(t) for t in types],
                  "processes": processes, **map_attrs}

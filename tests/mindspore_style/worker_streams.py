@@ -38,3 +38,31 @@ for seed, shuffle in ((1, False), (7, True)):
     one = ds.GeneratorDataset(Source(), column_names=["i", "r"], shuffle=False)
     print("one worker:", " ".join(f"{float(r[0]):.5f}" for _, r in one.create_tuple_iterator(output_numpy=True,
                                                                                            num_epochs=1)))
+
+
+class Six:
+    def __getitem__(self, i):
+        return (np.array([i], np.int32),)
+
+    def __len__(self):
+        return 6
+
+
+def draw(x):
+    return x, np.array([np.random.randint(1000)], np.int32)
+
+
+# a map deals each epoch's end to a worker too: with 6 rows on 2 workers
+# epoch 1's first row runs on worker 1 (the source's dealing restarts)
+ms.set_seed(1)
+six = ds.GeneratorDataset(Six(), ["x"], shuffle=False).map(draw, ["x"], ["x", "r"], python_multiprocessing=True,
+                                                           num_parallel_workers=2)
+rows = six.create_tuple_iterator(output_numpy=True, num_epochs=3)
+for epoch in range(3):
+    print(f"six rows, epoch {epoch}:", [int(r[0]) for _, r in rows])
+# one worker process, fresh for each iterator, whatever the script drew
+one = ds.GeneratorDataset(Six(), ["x"], shuffle=False).map(draw, ["x"], ["x", "r"], python_multiprocessing=True,
+                                                           num_parallel_workers=1)
+np.random.rand(1000)
+for k in range(2):
+    print(f"one process, iterator {k}:", [int(r[0]) for _, r in one.create_tuple_iterator(output_numpy=True)])
