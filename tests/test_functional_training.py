@@ -169,3 +169,15 @@ def test_a_step_cell_of_the_users_compiles_once_as_mindspores(capsys):
         assert graph_step.__dict__["_irc_graph_step"].compiles == 1
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_gradients_hold_their_arguments_and_sens_as_given(capsys):
+    """tests/mindspore_style/held_grad_args.py: in GRAPH_MODE and in a jitted
+    function no gradient flows through GradOperation's arguments or sens into
+    the weights that computed them (MelGAN's generator step), as MindSpore 2.10."""
+    import irc as ms
+    from printout import prints_as_mindspore
+    try:
+        prints_as_mindspore(capsys, "held_grad_args.py", rel=1e-5, abs=1e-5)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -256,6 +256,27 @@ def _scalar_target(value, sens=None):
     return value
 
 
+def _held(tracer, x):
+    """``x`` as a differentiated function takes it: MindSpore's GradOperation
+    holds its arguments and sens as given, so no gradient flows back
+    through them into the weights that computed them (MelGAN's generator
+    step: the sens is the discriminator's gradient at the generator's
+    output).  Values computed from no trainable parameter stay as they are."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(_held(tracer, v) for v in x)
+    if not isinstance(x, SymbolicTensor) or not _from_weights(tracer, x):
+        return x
+    from .. import ops
+    return ops.stop_gradient(x)
+
+
+def _from_weights(tracer, x: SymbolicTensor) -> bool:
+    graph = tracer.graph
+    node = graph.node(x._value.node)
+    return any(graph.node(name).op == "param" and graph.node(name).attrs.get("trainable")
+               for name in graph.ancestors(node)) or (node.op == "param" and node.attrs.get("trainable"))
+
+
 class _Differentiated:
     """What value_and_grad / grad / GradOperation return: called inside a
     traced function it adds ``train.grad``; called eagerly it compiles itself
@@ -284,13 +305,18 @@ class _Differentiated:
         sens = None
         if self.sens_param:
             *args, sens = args
+            sens = _held(tracer, sens)
+        held = [_held(tracer, a) for a in args]
         tracer.replaying += 1
         try:
-            out = tracer.earlier_call(self.fn, args)
+            # an earlier call's result is reused only on the very arguments
+            # (a held one is a new value: the function runs on it again)
+            out = tracer.earlier_call(self.fn, held)
             if out is None:
-                out = self.fn(*args)
+                out = self.fn(*held)
         finally:
             tracer.replaying -= 1
+        args = held
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         from .. import ops
         if isinstance(sens, (tuple, list)) and not self.has_aux:
