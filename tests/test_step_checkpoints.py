@@ -203,3 +203,29 @@ def test_model_checkpoints_list_the_trained_weights_first(tmp_path):
         "fc.weight", "fc.bias", "conv.weight", "bn.gamma", "bn.beta", "bn.moving_mean", "bn.moving_variance",
         "global_step", "learning_rate", "momentum", "moments.fc.weight", "moments.fc.bias",
         "moments.conv.weight", "moments.bn.gamma", "moments.bn.beta"]
+
+
+def test_model_checkpoint_driven_by_a_loop_of_the_users(tmp_path):
+    """The model zoo's GAN loops drive ModelCheckpoint with their own
+    _InternalCallbackParam: it saves cb_params.train_network (optimizer
+    state included) on MindSpore's steps, with MindSpore 2.10's keys."""
+    from irc.train.callback import CheckpointConfig, ModelCheckpoint, RunContext, _InternalCallbackParam
+    net = nn.Dense(3, 2)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Adam(net.trainable_params()))
+    ckpt = ModelCheckpoint(prefix="m", directory=str(tmp_path),
+                           config=CheckpointConfig(save_checkpoint_steps=2, keep_checkpoint_max=10))
+    cb = _InternalCallbackParam()
+    cb.train_network, cb.epoch_num = step, 1
+    context = RunContext(cb)
+    ckpt.begin(context)
+    x, y = ms.Tensor(np.ones((4, 3), np.float32)), ms.Tensor(np.zeros((4, 2), np.float32))
+    for i in range(1, 5):
+        step(x, y)
+        cb.cur_epoch_num, cb.cur_step_num, cb.batch_num = 1, i, 4
+        ckpt.step_end(context)
+    assert sorted(os.listdir(tmp_path)) == ["m-1_2.ckpt", "m-1_4.ckpt"]
+    saved = ms.load_checkpoint(str(tmp_path / "m-1_4.ckpt"))
+    assert sorted(k for k in saved if k != "irc.metadata") == [
+        "beta1_power", "beta2_power", "bias", "global_step", "learning_rate", "moment1.bias",
+        "moment1.weight", "moment2.bias", "moment2.weight", "weight"]
+    np.testing.assert_array_equal(saved["weight"].asnumpy(), net.weight.asnumpy())

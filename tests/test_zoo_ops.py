@@ -204,3 +204,24 @@ def test_combined_layers_as_mindspore(capsys):
     initial values, outputs in both modes and three steps, as MindSpore 2.10's."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "combined_layers.py", rel=1e-5, abs=1e-5)
+
+
+def test_conv1d_transpose_as_mindspore():
+    """nn.Conv1dTranspose (MelGAN's upsampling): MindSpore 2.10's weight
+    shape, initial values after set_seed, outputs and input gradients."""
+    ms.set_seed(3)
+    x = ms.Tensor(np.arange(10, dtype=np.float32).reshape(1, 2, 5) / 10)
+    # MindSpore 2.10: weight sum, the first outputs, the first input gradients
+    expected = [((1, 3, 10), 0.24837, [0.36934, 0.24057, 0.47775], [-0.06844, -0.18652, -0.18652]),
+                ((1, 3, 20), 0.46227, [-0.03129, -0.03473, 0.06073], [-0.03969, -0.03969, -0.03969]),
+                ((1, 3, 11), -0.53907, [-0.01549, -0.01932, -0.14859], [0.46206, 0.46206, 0.46206])]
+    for kw, (shape, total, first, grad) in zip(
+            (dict(stride=2, pad_mode="pad", padding=1, has_bias=True), dict(stride=4, pad_mode="same"),
+             dict(stride=1, pad_mode="valid", dilation=2)), expected):
+        net = nn.Conv1dTranspose(2, 3, 4, **kw)
+        y = net(x)
+        assert net.weight.shape == (2, 3, 1, 4) and y.shape == shape
+        assert float(net.weight.asnumpy().sum()) == pytest.approx(total, abs=1e-5)
+        np.testing.assert_allclose(y.asnumpy().ravel()[:3], first, atol=1e-5)
+        np.testing.assert_allclose(ops.GradOperation(get_all=True)(net)(x)[0].asnumpy().ravel()[:3], grad,
+                                   atol=1e-5)

@@ -41,6 +41,16 @@ float16, float32, float64 = _ALL["float16"], _ALL["float32"], _ALL["float64"]
 half, single, double = float16, float32, float64
 int_, float_ = int32, float32
 
+# MindSpore's dtype groups (``validator.check_tensor_dtype_valid(..., mstype.number_type)``),
+# of the dtypes irc has, in MindSpore's order
+int_type = (int8, int16, int32, int64)
+uint_type = (uint8, uint16, uint32, uint64)
+float_type = (float16, float32, float64)
+complex_type = ()
+number_type = int_type + uint_type + float_type
+signed_type = int_type + float_type
+all_types = (bool_,) + number_type
+
 
 def to_ir(dtype) -> str:
     """Any dtype spelling users pass (mstype, numpy, 'int32', 'i32') -> IR dtype."""

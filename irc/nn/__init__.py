@@ -12,7 +12,7 @@ from .activation import (  # noqa: F401
 )
 from .basic import Dense, Dropout, Embedding, EmbeddingLookup, Flatten, Identity, Upsample  # noqa: F401
 from .cell import Cell, CellList, SequentialCell  # noqa: F401
-from .conv import Conv1d, Conv2d, Conv2dTranspose  # noqa: F401
+from .conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose  # noqa: F401
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .metrics import (  # noqa: F401
     F1, MAE, MSE, ROC, Accuracy, BleuScore, ConfusionMatrix, ConfusionMatrixMetric, CosineSimilarity, Dice,

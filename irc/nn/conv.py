@@ -157,3 +157,27 @@ class Conv1d(Conv2d):
 
     def construct(self, x):
         return ops.squeeze(super().construct(ops.expand_dims(x, 2)), 2)
+
+
+class Conv1dTranspose(Conv2dTranspose):
+    """Transposed 1-D convolution of NCL input, as MindSpore runs it: a
+    Conv2dTranspose with a (1, k) kernel over a unit height (weight [in,
+    out/group, 1, k], the shape MindSpore's checkpoints hold; the model
+    zoo's MelGAN generator upsamples with it)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, dtype=None):
+        for name, value in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
+                            ("dilation", dilation)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise UserTypeError(f"Conv1dTranspose: {name} must be an int, got {value!r}",
+                                    where=user_frame())
+        if hasattr(weight_init, "asnumpy") and len(weight_init.shape) == 3:   # [in, out, k], as MindSpore takes it
+            from ..common.tensor import Tensor
+            weight_init = Tensor(np.expand_dims(weight_init.asnumpy(), 2))
+        super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode,
+                         (0, 0, padding, padding) if pad_mode == "pad" else 0, 0, (1, dilation), group,
+                         has_bias, weight_init, bias_init)
+
+    def construct(self, x):
+        return ops.squeeze(super().construct(ops.expand_dims(x, 2)), 2)

@@ -44,6 +44,10 @@ class _Params(dict):
         self[name] = value
 
 
+# MindSpore's name: the model zoo's GAN loops make one to drive callbacks by hand
+_InternalCallbackParam = _Params
+
+
 class RunContext:
     def __init__(self, original_args):
         self._original_args = original_args
@@ -847,7 +851,16 @@ class ModelCheckpoint(Callback):
 
     def _save_now(self, cb, final: bool = False) -> None:
         step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
-        meta = dict(cb.resume_metadata())
+        resume_metadata = _attribute(cb, "resume_metadata")
+        if resume_metadata is None:
+            # cb_params a loop of the user's made (the model zoo's MelGAN):
+            # its train_network's parameters, optimizer state included, as
+            # MindSpore saves them; no resume point (irc did not run the loop)
+            self.save(cb.train_network, cb.cur_epoch_num, step_in_epoch, {})
+            self.latest_step = self._last_step = cb.cur_step_num
+            self._last_time = time.monotonic()
+            return
+        meta = dict(resume_metadata())
         meta["irc.finished"] = bool(final and cb.get("finished", False))
         append = dict(self.config.append_dict)
         for name, count in zip(_COUNTERS, (cb.cur_epoch_num, cb.cur_step_num)):
@@ -857,6 +870,14 @@ class ModelCheckpoint(Callback):
         self._latest_finished = meta["irc.finished"]
         self.latest_step = self._last_step = cb.cur_step_num
         self._last_time = time.monotonic()
+
+
+def _attribute(obj, name: str):
+    """``obj.name``, or None where it has none (however its class says so)."""
+    try:
+        return getattr(obj, name)
+    except Exception:   # noqa: BLE001 -- a user's dict-like class may raise KeyError
+        return None
 
 
 def __getattr__(name: str):
