@@ -157,7 +157,7 @@ class SourceExec:
 
     def iterate(self, run):
         reader = self.reader(run)
-        at = Pass(run.seed, run.new_pass(self.name))
+        at = Pass(run.seed, run.new_pass(self.name), copies=run.carried("sampler copies", dict))
         size = 1 if run.alone else reader.chunk_rows
         if reader.random_access:
             try:

@@ -289,3 +289,40 @@ def test_samplers_the_user_writes_pick_as_mindspores(capsys):
     MindSpore 2.10 reads them (irc refused them before)."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "user_sampler.py", rel=0, abs=0)
+
+
+def test_each_iterator_has_its_own_copy_of_a_users_sampler():
+    """MindSpore copies a dataset, its sampler too, for each iterator: a
+    sampler reshuffling by its own epoch counter (the model zoo's
+    DistributedSampler) gives a loop making an iterator per epoch (MelGAN's)
+    the same order each time, and its own counter is left as it was
+    (MindSpore 2.10 prints these orders and 2)."""
+    class EpochSampler:
+        def __init__(self, n):
+            self.n, self.epoch = n, 0
+
+        def __iter__(self):
+            order = np.random.RandomState(seed=self.epoch).permutation(self.n).tolist()
+            self.epoch += 1
+            return iter(order)
+
+        def __len__(self):
+            return self.n
+
+    class Source:
+        def __getitem__(self, i):
+            return np.array([i], np.int32)
+
+        def __len__(self):
+            return 6
+
+    sampler = EpochSampler(6)
+    data = ds.GeneratorDataset(Source(), ["x"], sampler=sampler, shuffle=False)
+    for _ in range(3):
+        assert [int(x[0]) for (x,) in data.create_tuple_iterator(output_numpy=True)] == [4, 1, 3, 2, 5, 0]
+    assert sampler.epoch == 2
+    # one iterator over three epochs: its copy's counter goes on (MindSpore 2.10's orders)
+    rows = data.create_tuple_iterator(output_numpy=True, num_epochs=3)
+    assert [[int(x[0]) for (x,) in rows] for _ in range(3)] == [
+        [4, 1, 3, 2, 5, 0], [3, 5, 4, 1, 0, 2], [4, 5, 3, 0, 1, 2]]
+    assert sampler.epoch == 2

@@ -31,9 +31,10 @@ runs or is sized.
 """
 from __future__ import annotations
 
+import copy
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import numpy as np
@@ -62,9 +63,24 @@ class Pass:
     epoch, and every repeat within one, is a pass)."""
     seed: int
     index: int = 0
+    # the run's copies of the user's sampler objects (id -> copy): MindSpore
+    # copies a dataset, its sampler too, for each iterator it makes
+    copies: Optional[dict] = field(default=None, compare=False)
 
     def generator(self, offset: int = 0) -> stdrandom.Mt19937:
         return stdrandom.Mt19937(self.seed + offset)
+
+    def own(self, obj):
+        """The run's copy of the user's sampler ``obj`` (the object itself
+        outside a run, or where it cannot be copied)."""
+        if self.copies is None:
+            return obj
+        if id(obj) not in self.copies:
+            try:
+                self.copies[id(obj)] = copy.deepcopy(obj)
+            except Exception:   # noqa: BLE001 -- an object holding a lock or a file: itself
+                self.copies[id(obj)] = obj
+        return self.copies[id(obj)]
 
 
 # Orders are replayed pass by pass (a pass shuffles the previous pass's
@@ -364,8 +380,9 @@ def _iterable_count(spec, n, labels) -> int:
 
 def _iterable_pick(spec, n, at, labels) -> np.ndarray:
     """What ``iter(sampler)`` yields this pass (MindSpore asks it once per
-    epoch: the model zoo's DistributedSampler reshuffles with its own counter)."""
-    obj = user_sampler(spec)
+    epoch: the model zoo's DistributedSampler reshuffles with its own counter),
+    the run's copy of it, as each MindSpore iterator has its own."""
+    obj = user_sampler(spec) if at is None else at.own(user_sampler(spec))
     if hasattr(obj, "dataset_size"):
         obj.dataset_size = n                 # mindspore.dataset.Sampler's subclasses read it
     ids = np.fromiter((int(i) for i in iter(obj)), dtype=np.int64)
