@@ -2,6 +2,7 @@
 zoo converts its data to them (DeepFM, Wide&Deep, SSD, DeepLabv3, BERT,
 Transformer ...).  irc writes MindSpore 2.10's bytes and reads its files
 with its row orders; damaged files and bad rows are located errors."""
+import hashlib
 import os
 import shutil
 import textwrap
@@ -234,3 +235,26 @@ def test_a_free_axis_whose_rows_agree_is_their_size(tmp_path):
     model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                      nn.Momentum(net.trainable_params(), 0.1, 0.9))
     model.train(1, same.project(["ids", "label"]).batch(8, drop_remainder=True))
+
+
+# sha256 of the shard MindSpore 2.10 writes for these rows (first 16 hex digits)
+MINDSPORE_SCALAR_SHARD_SHA256 = "3a21423d875972d0"
+
+
+def test_a_scalar_field_declared_with_an_empty_shape(tmp_path):
+    """TB-Net's schema declares its scalars with "shape": []: 0-d arrays
+    written and read back as MindSpore 2.10 writes and reads them (its file
+    for these rows is byte for byte this one)."""
+    import irc.dataset as ds
+    from irc.mindrecord import FileWriter
+    path = str(tmp_path / "s.mindrecord")
+    writer = FileWriter(file_name=path, shard_num=1)
+    writer.add_schema({"item": {"type": "int32", "shape": []}, "rating": {"type": "float32", "shape": []},
+                       "entity": {"type": "int32", "shape": [-1]}}, "s")
+    writer.write_raw_data([{"item": np.array(i, np.int32), "rating": np.array(i / 2, np.float32),
+                            "entity": np.arange(3, dtype=np.int32) + i} for i in range(3)])
+    writer.commit()
+    rows = list(ds.MindDataset(path, shuffle=False).create_dict_iterator(output_numpy=True))
+    assert [(r["item"].shape, r["item"].dtype, int(r["item"]), float(r["rating"]), r["entity"].tolist())
+            for r in rows] == [((), np.int32, i, i / 2, [i, i + 1, i + 2]) for i in range(3)]
+    assert hashlib.sha256(open(path, "rb").read()).hexdigest()[:16] == MINDSPORE_SCALAR_SHARD_SHA256

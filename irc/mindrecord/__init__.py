@@ -54,7 +54,8 @@ def _check_schema(content) -> list[fmt.Field]:
             shape = spec["shape"]
             if spec["type"] in ("string", "bytes"):
                 raise _schema_error(f"Field '{name}' contain illegal attribute '{spec['type']}'.")
-            if not isinstance(shape, list) or not shape or not all(
+            # [] is a 0-d array field (TB-Net's scalars), as MindSpore takes it
+            if not isinstance(shape, list) or not all(
                     isinstance(d, int) and (d > 0 or d == -1) for d in shape) or shape.count(-1) > 1:
                 raise _schema_error(f"Field '{name}' contain illegal attribute 'shape' {shape!r}.")
     return fmt.schema_fields(content)
