@@ -224,6 +224,13 @@ def user_frame_of(tb) -> Optional[str]:
     return where
 
 
+def raised_at(e: BaseException) -> str:
+    """" (raised at FILE:LINE)": the user's line an exception came from, for
+    a message located elsewhere (where a pipeline was built); "" when none is."""
+    where = user_frame_of(e.__traceback__)
+    return f" (raised at {where})" if where else ""
+
+
 def display_path(path: str) -> str:
     """A path relative to the working directory when below it."""
     try:

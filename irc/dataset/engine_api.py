@@ -28,7 +28,7 @@ import numpy as np
 
 from ..capture import current as _current_capture
 from ..diagnostics import (UnsupportedAttribute, UnsupportedError, UserError, UserRuntimeError,
-                           UserTypeError, UserValueError, user_frame)
+                           UserTypeError, UserValueError, raised_at, user_frame)
 from ..dialects.samplers import SOURCE_ARGS, sampler_of
 from ..frontend.pipeline import random_state_kept
 from ..ir.types import UNKNOWN, TensorType
@@ -1564,7 +1564,6 @@ class GeneratorDataset(_PythonSource):
         except Exception as e:
             if rows:
                 return rows
-            from ..dialects.dataset import raised_at
             raise UserRuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} while "
                                    f"reading its first row: {e}{raised_at(e)}", where=self.source) from None
 

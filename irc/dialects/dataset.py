@@ -34,7 +34,7 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
-from ..diagnostics import UserError, UserRuntimeError, user_frame_of
+from ..diagnostics import UserError, UserRuntimeError, raised_at
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
 from ..ir.traits import Batches, HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
@@ -1373,12 +1373,6 @@ def call_user(fn, args, describe, error=UserError):
     except Exception as e:
         raise error(describe(e) + raised_at(e)) from e
 
-
-def raised_at(e: BaseException) -> str:
-    """" (raised at FILE:LINE)": the user's line an exception came from, for
-    a message located where the pipeline was built; "" when none is."""
-    where = user_frame_of(e.__traceback__)
-    return f" (raised at {where})" if where else ""
 
 
 def call_python(fn, args, when: str = "", name: str | None = None):

@@ -1108,20 +1108,14 @@ def _sce_labels_grad(ctx, node, dloss):
 
 
 def _bce_labels_grad(ctx, node, dloss):
-    """w ((p - 1) softplus(-x) - x), softplus(-x) = log(1 + exp(-|x|)) + max(-x, 0)."""
-    x, _labels, *weights = ctx.operands()
-    w = weights.pop(0) if node.attrs["weighted"] else None
-    p = weights.pop(0) if node.attrs["pos_weighted"] else None
-    neg_x = ctx.add("nn.Neg", [x])
-    softplus = ctx.add("nn.Add", [
-        ctx.add("nn.Log", [ctx.add("nn.Add", [ctx.add("nn.Exp", [ctx.add("nn.Neg", [ctx.add("nn.Abs", [x])])]),
-                                              ctx.const(1.0, like=x)])]),
-        ctx.add("nn.Max", [neg_x, ctx.const(0.0, like=x)])])
-    g = neg_x if p is None else ctx.add("nn.Add", [
-        ctx.add("nn.Mul", [ctx.add("nn.Sub", [p, ctx.const(1.0, like=x)]), softplus]), neg_x])
-    if w is not None:
-        g = ctx.add("nn.Mul", [g, w])
-    return _sum_to(ctx, ctx.add("nn.Mul", [g, _loss_weight(ctx, node, dloss, x)]), _labels)
+    """The loss is linear in the labels: their gradient is the unreduced
+    loss at labels 1 less at labels 0, w ((p - 1) softplus(-x) - x), its
+    stable form the loss op's own."""
+    x, labels, *weights = ctx.operands()
+    unreduced = {**node.attrs, "reduction": "none"}
+    at = [ctx.add(TRAIN.BCE.name, [x, ctx.const(y, like=x), *weights], unreduced) for y in (1.0, 0.0)]
+    g = ctx.add("nn.Sub", at)
+    return _sum_to(ctx, ctx.add("nn.Mul", [g, _loss_weight(ctx, node, dloss, x)]), labels)
 
 
 _LABELS_GRADS = {TRAIN.SCE.name: _sce_labels_grad, TRAIN.BCE.name: _bce_labels_grad}

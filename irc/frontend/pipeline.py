@@ -22,7 +22,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..diagnostics import UserError, UserRuntimeError, UserValueError
+from ..diagnostics import UserError, UserRuntimeError, UserValueError, raised_at
 from ..dialects.dataset import callable_name
 from ..ir.graph import HOST, Graph, Loc, Module, Value
 from ..ir.registry import SOURCE, get
@@ -531,7 +531,7 @@ def type_of_batch(column: np.ndarray) -> TensorType:
 
 def _located(ds, op, fn, *args):
     """Run one operation of map ``ds`` on the probe row; errors at the map's line."""
-    from ..dialects.dataset import PyFuncError, raised_at
+    from ..dialects.dataset import PyFuncError
     try:
         return fn(*args)
     except (PyFuncError, UserError) as e:

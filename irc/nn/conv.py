@@ -130,7 +130,27 @@ class Conv2dTranspose(Cell):
                 f"has_bias={self.has_bias}")
 
 
-class Conv1d(Conv2d):
+def _one_dimensional(cls: str, weight_init, **ints):
+    """The int arguments of a 1-D layer checked, and a weight Tensor given
+    as MindSpore takes it ([a, b, k]) lifted to the 2-D layer's [a, b, 1, k]."""
+    for name, value in ints.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UserTypeError(f"{cls}: {name} must be an int, got {value!r}", where=user_frame())
+    if hasattr(weight_init, "asnumpy") and len(weight_init.shape) == 3:
+        from ..common.tensor import Tensor
+        weight_init = Tensor(np.expand_dims(weight_init.asnumpy(), 2))
+    return weight_init
+
+
+class _OverUnitHeight:
+    """A 2-D layer run on NCL input as N, C, 1, L: MindSpore's 1-D
+    convolutions, whose checkpoints hold the 4-D weights."""
+
+    def construct(self, x):
+        return ops.squeeze(super().construct(ops.expand_dims(x, 2)), 2)
+
+
+class Conv1d(_OverUnitHeight, Conv2d):
     """1-D convolution of NCL input, as MindSpore runs it: a Conv2d with a
     (1, k) kernel over the input with a unit height (weight [out, in/group,
     1, k], the shape MindSpore's checkpoints hold)."""
@@ -138,9 +158,8 @@ class Conv1d(Conv2d):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  dtype=None):
-        for name, value in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation)):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise UserTypeError(f"Conv1d: {name} must be an int, got {value!r}", where=user_frame())
+        weight_init = _one_dimensional("Conv1d", weight_init, kernel_size=kernel_size, stride=stride,
+                                       dilation=dilation)
         if isinstance(padding, int) and not isinstance(padding, bool):
             pads = (0, 0, padding, padding)
         elif isinstance(padding, tuple) and len(padding) == 2:
@@ -148,36 +167,20 @@ class Conv1d(Conv2d):
         else:
             raise UserTypeError(f"Conv1d: padding must be an int or a pair, got {padding!r}",
                                 where=user_frame())
-        if hasattr(weight_init, "asnumpy") and len(weight_init.shape) == 3:   # [out, in, k], as MindSpore takes it
-            from ..common.tensor import Tensor
-            weight_init = Tensor(np.expand_dims(weight_init.asnumpy(), 2))
         super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode,
                          pads if pad_mode == "pad" else 0, (1, dilation), group, has_bias, weight_init,
                          bias_init)
 
-    def construct(self, x):
-        return ops.squeeze(super().construct(ops.expand_dims(x, 2)), 2)
 
-
-class Conv1dTranspose(Conv2dTranspose):
+class Conv1dTranspose(_OverUnitHeight, Conv2dTranspose):
     """Transposed 1-D convolution of NCL input, as MindSpore runs it: a
     Conv2dTranspose with a (1, k) kernel over a unit height (weight [in,
-    out/group, 1, k], the shape MindSpore's checkpoints hold; the model
-    zoo's MelGAN generator upsamples with it)."""
+    out/group, 1, k]; the model zoo's MelGAN generator upsamples with it)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
                  dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, dtype=None):
-        for name, value in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
-                            ("dilation", dilation)):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise UserTypeError(f"Conv1dTranspose: {name} must be an int, got {value!r}",
-                                    where=user_frame())
-        if hasattr(weight_init, "asnumpy") and len(weight_init.shape) == 3:   # [in, out, k], as MindSpore takes it
-            from ..common.tensor import Tensor
-            weight_init = Tensor(np.expand_dims(weight_init.asnumpy(), 2))
+        weight_init = _one_dimensional("Conv1dTranspose", weight_init, kernel_size=kernel_size,
+                                       stride=stride, padding=padding, dilation=dilation)
         super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode,
                          (0, 0, padding, padding) if pad_mode == "pad" else 0, 0, (1, dilation), group,
                          has_bias, weight_init, bias_init)
-
-    def construct(self, x):
-        return ops.squeeze(super().construct(ops.expand_dims(x, 2)), 2)

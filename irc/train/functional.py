@@ -271,10 +271,10 @@ def _held(tracer, x):
 
 
 def _from_weights(tracer, x: SymbolicTensor) -> bool:
+    """Whether ``x`` is computed from a trainable parameter (or is one)."""
     graph = tracer.graph
-    node = graph.node(x._value.node)
-    return any(graph.node(name).op == "param" and graph.node(name).attrs.get("trainable")
-               for name in graph.ancestors(node)) or (node.op == "param" and node.attrs.get("trainable"))
+    made_of = graph.ancestors(x._value.node) | {x._value.node}
+    return any(graph.node(name).op == "param" and graph.node(name).attrs.get("trainable") for name in made_of)
 
 
 class _Differentiated:

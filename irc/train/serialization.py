@@ -221,15 +221,14 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save: bool = True, asyn
 
 def _nearby_checkpoints(path: str) -> str:
     """A hint for a checkpoint that is not there: what its folder holds."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(folder):
-        found = sorted(n for n in os.listdir(folder) if n.endswith((".ckpt", ".safetensors")))
-        if found:
-            shown = ", ".join(found[-3:])
-            return f"{os.path.dirname(path) or '.'} holds {len(found)} checkpoint(s): ...{shown}" \
-                if len(found) > 3 else f"{os.path.dirname(path) or '.'} holds {shown}"
-        return f"{os.path.dirname(path) or '.'} holds no .ckpt or .safetensors file"
-    return f"there is no folder {os.path.dirname(path)}: check the path (relative paths start at {os.getcwd()})"
+    shown = os.path.dirname(path) or "."
+    if not os.path.isdir(shown):
+        return f"there is no folder {shown}: check the path (relative paths start at {os.getcwd()})"
+    found = sorted(n for n in os.listdir(shown) if n.endswith((".ckpt", ".safetensors")))
+    if not found:
+        return f"{shown} holds no .ckpt or .safetensors file"
+    return f"{shown} holds {', '.join(found)}" if len(found) <= 3 else \
+        f"{shown} holds {len(found)} checkpoints: ... {', '.join(found[-3:])}"
 
 
 def _content(source) -> tuple[bytes, str]:
