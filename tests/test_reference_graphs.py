@@ -1,5 +1,6 @@
 """Whole networks: the reference interpreter, onnxruntime and eager
-execution agree on LeNet5 (seed 002) and ResNet-18; ResNet-50 compiles.
+execution agree on LeNet5 (seed 002) and ResNet-18 (ResNet-50 against
+MindSpore: test_model_zoo_nets).
 Also the interpreter's own contract (feeds, checks, what it refuses)."""
 from __future__ import annotations
 
@@ -106,20 +107,6 @@ def test_resnet18_training_graph_updates_running_statistics(resnet_sample):
     assert np.abs(first).max() > 0
     for (name, w), o in zip(want.items(), got):
         assert _rel(o, w) < (1e-3 if name == "output" else 1e-4), name
-
-
-def test_resnet50_compiles_and_runs(resnet_sample):
-    np.random.seed(3)
-    net = resnet_sample.resnet50(10)
-    module = Module("resnet50")
-    g = trace_cell(module, net, [TensorType("f32", ("N", 3, 32, 32))], "device",
-                   input_names=["image"], training=False)
-    verify(module)
-    assert len(g.find("nn.Conv")) == 53
-    assert sum(w.size for w in module.weights.values()) > 23_000_000
-    out = Session(lower_graph(module), device_target="CPU").run_numpy(
-        {"image": np.zeros((2, 3, 32, 32), np.float32)})[0]
-    assert out.shape == (2, 10) and np.isfinite(out).all()
 
 
 # -----------------------------------------------------------------------------
