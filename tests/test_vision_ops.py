@@ -765,6 +765,15 @@ def test_opencv_fast_paths_match_the_numpy_and_pillow_references():
     mean, std = np.float32(attrs["mean"]), np.float32(attrs["std"])
     (y,) = sample("vision.Normalize", base, attrs)
     np.testing.assert_array_equal(y, (base.astype(np.float32) - mean) / std)
+    for c in (1, 3, 4):     # a batch of images, channels last or first: one table lookup
+        chans = {"mean": list(rng.uniform(0, 255, c)), "std": list(rng.uniform(0.5, 80, c))}
+        m, s = np.float32(chans["mean"]), np.float32(chans["std"])
+        hwc = rng.integers(0, 256, (5, 7, 9, c), dtype=np.uint8)
+        (y,) = batch("vision.Normalize", hwc, {**chans, "is_hwc": True})
+        np.testing.assert_array_equal(y, (hwc.astype(np.float32) - m) / s)
+        chw = np.ascontiguousarray(hwc.transpose(0, 3, 1, 2))
+        (y,) = batch("vision.Normalize", chw, {**chans, "is_hwc": False})
+        np.testing.assert_array_equal(y, (chw.astype(np.float32) - m[:, None, None]) / s[:, None, None])
     (y,) = sample("vision.RandomHorizontalFlip", base, {"prob": 0.5}, np.zeros(1))
     np.testing.assert_array_equal(y, base[:, ::-1])
 
