@@ -326,3 +326,34 @@ def test_numa_enable_is_kept_and_checked():
     assert ds.config.get_numa_enable() is True
     with pytest.raises(TypeError):
         ds.config.set_numa_enable(1)
+
+
+def test_probe_copies_only_what_it_can_and_should():
+    """A callable object is copied for irc's look-ahead; a plain function, an
+    object holding what cannot be copied (a lock) or a large array is itself."""
+    import threading
+
+    from irc.dialects.dataset import probe_copy
+
+    class Keeps:
+        def __init__(self, payload=None):
+            self.seen, self.payload = [], payload
+
+        def __call__(self, x):
+            self.seen.append(x)
+            return x
+
+        def method(self, x):
+            return self(x)
+
+    keeps = Keeps()
+    probe_copy(keeps)(1)
+    probe_copy(keeps.method)(2)
+    assert keeps.seen == []
+    plain = len
+    assert probe_copy(plain) is plain and probe_copy(test_probe_copies_only_what_it_can_and_should) \
+        is test_probe_copies_only_what_it_can_and_should
+    locked = Keeps(threading.Lock())
+    assert probe_copy(locked) is locked
+    large = Keeps(np.zeros(40_000_000, np.float64))       # 320 MB
+    assert probe_copy(large) is large

@@ -15,7 +15,7 @@ import pytest
 
 from irc.capture import RUN, run_script
 from irc.diagnostics import UserError
-from printout import assert_prints_as
+from printout import assert_prints_as, prints_as_mindspore
 
 HERE = os.path.join(os.path.dirname(__file__), "mindspore_style")
 
@@ -69,3 +69,10 @@ def test_a_broken_per_batch_map_is_a_located_error(tmp_path, body, message):
     with pytest.raises(UserError, match=message) as e:
         _iterate(tmp_path, body)
     assert "pipeline.py:9" in str(e.value.where)
+
+
+def test_callable_objects_keep_their_own_state_as_under_mindspore(capsys):
+    """irc's look-ahead (result types, the pipeline's size) calls copies of a
+    map's and a per_batch_map's callable objects: their counters and caches,
+    and YOLOv3's cached-size draws after them, are MindSpore 2.10's."""
+    prints_as_mindspore(capsys, "stateful_callables.py", rel=0, abs=0)

@@ -31,6 +31,7 @@ from ..diagnostics import (UnsupportedAttribute, UnsupportedError, UserError, Us
                            UserTypeError, UserValueError, raised_at, user_frame)
 from ..dialects.samplers import SOURCE_ARGS, sampler_of
 from ..frontend.pipeline import random_state_kept
+from ..ir.registry import get as get_op
 from ..ir.types import UNKNOWN, TensorType
 from . import samplers
 from ._ops import flatten_ops, is_int
@@ -499,8 +500,16 @@ class Dataset:
         return module
 
     def _engine(self):
+        """The engine of irc's look-ahead (a type probe's first rows, a size
+        read through): the maps' Python objects run as copies (probe_copy)."""
         from irc.backends.host_engine import HostEngine
-        return HostEngine(self._lowered(), "host")
+        from ..dialects.dataset import probe_copy
+        module = self._lowered()
+        for node in module.graph("host").nodes():
+            if "fn" in get_op(node.op).object_attrs:
+                key = node.attrs["fn"]
+                module.objects[key] = probe_copy(module.objects[key])
+        return HostEngine(module, "host")
 
     def _iteration_module(self, pipeline=None):
         """The module iterators run: the pipeline compiled through ITERATE

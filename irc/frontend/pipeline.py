@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from ..diagnostics import UserError, UserRuntimeError, UserValueError, raised_at
-from ..dialects.dataset import callable_name
+from ..dialects.dataset import callable_name, probe_copy
 from ..ir.graph import HOST, Graph, Loc, Module, Value
 from ..ir.registry import SOURCE, get
 from ..ir.traits import RowSource
@@ -485,7 +485,7 @@ def _probe(ds, index: int, in_types: list[TensorType]) -> Optional[list[TensorTy
     for op in ops[:index]:
         values = _located(ds, op, _apply_eagerly, op, values)
     args = [to_user(v) for v in values]
-    outs = _located(ds, ops[index], _call_python, ops[index], args)
+    outs = _located(ds, ops[index], _call_python, probe_copy(ops[index]), args)
     static = all(t.is_static and t.dtype != "bytes" for t in in_types)
     types = []
     for out in outs:
@@ -512,7 +512,7 @@ def probe_batch_map(ds, ins: list[str], outs: list[str],
             cache["batch"] = None
             if rows:
                 lists = [[to_user(r[n]) for r in rows] for n in ins]
-                results = call_per_batch_map(ds.params["per_batch_map"], lists, 0, 0,
+                results = call_per_batch_map(probe_copy(ds.params["per_batch_map"]), lists, 0, 0,
                                              len(outs), ds.source)
                 static = all(t.is_static and t.dtype != "bytes" for t in in_types)
                 types = []
@@ -549,7 +549,7 @@ def _apply_eagerly(op, values: list) -> list:
         draws = np.full(k, 0.5) if k else None
         return list(opdef.host_sample_fn(values, opdef.normalize_attrs(op.attrs), draws))
     from ..dialects.dataset import to_user
-    return _call_python(op, [to_user(v) for v in values])
+    return _call_python(probe_copy(op), [to_user(v) for v in values])
 
 
 def _call_python(fn, args: list) -> list:
