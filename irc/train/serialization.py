@@ -11,7 +11,8 @@ training checkpoint: in safetensors as string metadata beside MindSpore's
 ``format: ms``; in a ``.ckpt`` as one more entry, ``irc.metadata``, a UInt8
 tensor of the JSON's UTF-8 bytes, written last.  MindSpore loads it as a
 Parameter no network has, so ``load_param_into_net`` lists it among the
-checkpoint's unused names and loads everything else.
+checkpoint's unused names and loads everything else; irc's
+``load_checkpoint`` leaves it out (``checkpoint_metadata`` reads it).
 """
 from __future__ import annotations
 
@@ -377,8 +378,12 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load: bool = False, filter_
         specify = filter_ = ()         # MindSpore's safetensors reader honours choice_func only
     keep = _selector(specify, filter_, choice_func)
     entries, _ = _parse(content, name, crc_check)
+    # irc's resume entry is not the user's: the dict is what MindSpore's
+    # load_checkpoint gives for the checkpoint MindSpore would have written
+    # (len(), load_param_into_net's unused names)
     params: dict[str, Union[Parameter, str]] = {
-        k: v if isinstance(v, str) else Parameter(v, name=k) for k, v in entries.items() if keep(k)}
+        k: v if isinstance(v, str) else Parameter(v, name=k) for k, v in entries.items()
+        if keep(k) and k != METADATA_TAG}
     if not params:
         raise UserValueError(f"load_checkpoint: nothing was loaded from {name}: the parameter dict "
                              f"is empty after filter or specify", where=user_frame(),
