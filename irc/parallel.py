@@ -122,4 +122,14 @@ def reset_algo_parameters() -> None:
     _algo.update(_ALGO_DEFAULTS)
 
 
-__getattr__ = missing_names(__name__)
+_missing = missing_names(__name__)
+# MindSpore's private submodules, as ``from mindspore.parallel import
+# _cost_model_context`` reaches them (ArcFace): one irc module
+_PRIVATE_MODULES = ("_utils", "_auto_parallel_context", "_cost_model_context")
+
+
+def __getattr__(name: str):
+    if name in _PRIVATE_MODULES:
+        from . import parallel_utils
+        return parallel_utils
+    return _missing(name)

@@ -177,6 +177,27 @@ for bad, kind in ((dict(fully_use_devices=1), TypeError), (dict(foo=1), ValueErr
                                  "assert ms.get_algo_parameters('fully_use_devices') is False\n"))
 
 
+def test_cost_model_context_as_arcface_imports_it(tmp_path):
+    """ArcFace's train.py imports MindSpore's private cost-model module at its
+    top: its settings are MindSpore 2.10's names, defaults and type checks."""
+    run_script(_script(tmp_path, """\
+from mindspore.parallel import _cost_model_context as cost_model_context
+import mindspore.parallel._cost_model_context as same
+assert same.get_cost_model_context("costmodel_beta") == 400.0
+cost_model_context.set_cost_model_context(device_memory_capacity=32.0 * 1024 ** 3, costmodel_beta=280.0)
+assert same.get_cost_model_context("costmodel_beta") == 280.0
+for bad, kind in ((dict(costmodel_alpha=2), TypeError), (dict(nope=2.0), ValueError)):
+    try:
+        cost_model_context.set_cost_model_context(**bad)
+    except kind:
+        pass
+    else:
+        raise AssertionError(bad)
+"""))
+    run_script(_script(tmp_path, "import mindspore.parallel._cost_model_context as c\n"
+                                 "assert c.get_cost_model_context('costmodel_beta') == 400.0\n"))
+
+
 def test_global_comm_follows_init():
     from irc.communication.management import GlobalComm, init, release
     assert (GlobalComm.INITED, GlobalComm.BACKEND, GlobalComm.WORLD_COMM_GROUP) == \

@@ -105,3 +105,17 @@ def test_a_schedule_construct_of_one_step_is_run_step_by_step():
             return 0.1 / (1.0 + global_step.astype(irc.float32).max())
 
     np.testing.assert_allclose(Harmonic().values(np.arange(4)), 0.1 / (1.0 + np.arange(4)), rtol=1e-6)
+
+
+def test_an_empty_rate_list_points_at_the_data():
+    """ArcFace's lr list is one rate per step: a dataset of no batches makes it
+    empty, and the refusal says where that usually comes from."""
+    import numpy as np
+    import pytest
+
+    from irc import nn
+    from irc.diagnostics import UserError
+    net = nn.Dense(2, 2)
+    with pytest.raises(UserError, match="non-empty 1-D list") as refused:
+        nn.SGD(net.trainable_params(), learning_rate=np.array([], np.float32), momentum=0.9)
+    assert "get_dataset_size() = 0" in refused.value.hint

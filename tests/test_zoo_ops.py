@@ -225,3 +225,23 @@ def test_conv1d_transpose_as_mindspore():
         np.testing.assert_allclose(y.asnumpy().ravel()[:3], first, atol=1e-5)
         np.testing.assert_allclose(ops.GradOperation(get_all=True)(net)(x)[0].asnumpy().ravel()[:3], grad,
                                    atol=1e-5)
+
+
+def test_math_primitives_as_mindspore(capsys):
+    """ops.ACos() and the other attribute-less math primitives (the model
+    zoo's ArcFace margin), eagerly and under ms.grad: atan2's gradient on
+    the y axis too, as MindSpore 2.10's."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "trig_primitives.py", rel=1e-6, abs=1e-6)
+
+
+def test_a_one_element_tensor_converts_to_a_python_number_as_mindspore():
+    """float(loss) of a loss shaped [1] (ArcFace; FasterRCNN's callbacks), under numpy 2
+    too; more than one element is MindSpore's ValueError."""
+    loss = ms.Tensor(np.array([34.75], np.float32))
+    assert (float(loss), int(loss), bool(loss)) == (34.75, 34, True)
+    assert float(ms.Tensor(np.array([[3.5]], np.float32))) == 3.5
+    two = ms.Tensor(np.array([1.0, 2.0], np.float32))
+    for convert in (float, int, bool):
+        with pytest.raises(ValueError, match="one element"):
+            convert(two)

@@ -125,13 +125,24 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
+    def _one_value(self):
+        """The value of a Tensor of one element, whatever its shape (MindSpore
+        converts a loss of shape [1] as the model zoo's callbacks do,
+        ``float(loss)``; numpy 2 refuses an array of rank > 0)."""
+        if self._data.size != 1:
+            raise ValueError("Only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self._data)
+        return float(self._one_value())
 
     def __int__(self) -> int:
-        return int(self._data)
+        return int(self._one_value())
 
     def __bool__(self) -> bool:
+        if self._data.size > 1:
+            raise ValueError(f"The tensor should have only one element, but got {self._data.size}, "
+                             f"more than one element is ambiguous.")
         return bool(self._data)
 
     def __index__(self) -> int:

@@ -196,6 +196,10 @@ class TopKCategoricalAccuracy(Metric):
 
     def update(self, *inputs) -> None:
         pred, y = _array(inputs[0]), _array(inputs[1])
+        if pred.shape[-1] < self.k:     # MindSpore fails too (a broadcast of [N, C] with [N, k])
+            raise UserValueError(f"{type(self).__name__}: the top {self.k} of {pred.shape[-1]} classes "
+                                 f"are all of them", where=user_frame(),
+                                 hint=f"use k at most {pred.shape[-1]}, the number of classes")
         labels = _class_indices(y, pred.shape[-1])
         top = np.argsort(-pred, axis=-1, kind="stable")[:, :self.k]
         self._correct += int((top == labels[:, None]).any(axis=1).sum())

@@ -235,7 +235,11 @@ class Optimizer(Cell):
                 return _check_number(cls, "learning_rate", float(values))
             if values.ndim != 1 or values.size == 0:
                 raise UserError(f"{cls}: a dynamic learning_rate must be a non-empty 1-D list, "
-                                f"got shape {list(values.shape)}", where=user_frame())
+                                f"got shape {list(values.shape)}", where=user_frame(),
+                                hint="an empty list of rates usually comes from a dataset of no "
+                                     "batches (steps per epoch = get_dataset_size() = 0): check "
+                                     "the data folder and that batch_size is not larger than the "
+                                     "dataset" if values.size == 0 else None)
             if (values < 0).any():
                 raise UserError(f"{cls}: learning rates must be at least 0.0", where=user_frame())
             return values

@@ -42,6 +42,9 @@ from .operations import (  # noqa: F401
     Sign, Sin, Softmax, SoftmaxCrossEntropyWithLogits, Softplus, SpaceToDepth, SparseSoftmaxCrossEntropyWithLogits, Split, Sqrt, Square,
     Slice, Squeeze, Stack, StopGradient, StridedSlice, Sub, Tan, Tanh, TensorScatterUpdate, Tile, TopK, TupleToArray, Transpose, Unique, Unstack, Zeros,
     ZerosLike, constexpr, prim_attr_register,
+    ACos, Asin, Atan, Atan2, Acosh, Asinh, Atanh, Cosh, Sinh, Ceil, Trunc, Softsign, Mish, Hypot,
+    Xlogy, Xdivy, LogicalXor, Sinc, SeLU, Inv, IsInf, SquaredDifference, DivNoNan, MulNoNan,
+    Heaviside, Rank,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

@@ -224,8 +224,11 @@ def atan2(input, other):  # noqa: A002
     base = atan(div(y, where(equal(x, 0.0), ones_like(x), x)))
     pi = math.pi
     left = where(greater_equal(y, 0.0), add(base, pi), sub(base, pi))
-    vertical = where(greater(y, 0.0), fill_like(y, pi / 2),
-                     where(less(y, 0.0), fill_like(y, -pi / 2), zeros_like(y)))
+    # on the y axis: +-pi/2 - x / y, its value there and its slope in x (-1/y),
+    # as MindSpore's gradient has it (a constant had none: ArcFace-style margins)
+    across = div(x, where(equal(y, 0.0), ones_like(y), y))
+    vertical = where(greater(y, 0.0), sub(fill_like(y, pi / 2), across),
+                     where(less(y, 0.0), sub(fill_like(y, -pi / 2), across), zeros_like(y)))
     return where(greater(x, 0.0), base, where(less(x, 0.0), left, vertical))
 
 

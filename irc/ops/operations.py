@@ -13,6 +13,7 @@ from ..common import dtype as mstype
 from ..diagnostics import (
     UnsupportedError, UserRuntimeError, UserTypeError, UserValueError, missing_names, user_frame,
 )
+from . import derived as D
 from . import functional as F
 from ._dispatch import is_symbolic
 
@@ -643,6 +644,32 @@ def _functional(name: str, fn):
         ("IsFinite", F.isfinite), ("Rsqrt", F.rsqrt), ("Log1p", F.log1p), ("Expm1", F.expm1),
         ("Tan", F.tan), ("FloorDiv", F.floor_div), ("FloorMod", F.floor_mod), ("AddN", F.addn),
         ("GatherV2", F.gather), ("Ones", F.ones), ("Zeros", F.zeros), ("Fill", F.fill), ("Eye", F.eye)))
+
+
+def _is_inf(x):
+    return F.logical_and(F.logical_not(F.isfinite(x)), F.logical_not(F.isnan(x)))
+
+
+def _no_nan(fn):
+    """MindSpore's DivNoNan / MulNoNan: 0 wherever the second operand is 0."""
+    def where_nonzero(x, y):
+        return F.select(F.equal(y, 0), F.zeros_like(fn(x, y)), fn(x, y))
+    return where_nonzero
+
+
+# MindSpore's attribute-less primitives of the derived functions (the model
+# zoo's ArcFace margin calls ops.ACos())
+(ACos, Asin, Atan, Atan2, Acosh, Asinh, Atanh, Cosh, Sinh, Ceil, Trunc, Softsign, Mish, Hypot, Xlogy,
+ Xdivy, LogicalXor, Sinc, SeLU, Inv, IsInf, SquaredDifference, DivNoNan, MulNoNan, Heaviside, Rank) = (
+    _functional(name, fn) for name, fn in (
+        ("ACos", D.acos), ("Asin", D.asin), ("Atan", D.atan), ("Atan2", D.atan2), ("Acosh", D.acosh),
+        ("Asinh", D.asinh), ("Atanh", D.atanh), ("Cosh", D.cosh), ("Sinh", D.sinh), ("Ceil", F.ceil),
+        ("Trunc", D.trunc), ("Softsign", D.softsign), ("Mish", F.mish), ("Hypot", D.hypot),
+        ("Xlogy", D.xlogy), ("Xdivy", D.xdivy), ("LogicalXor", D.logical_xor), ("Sinc", D.sinc),
+        ("SeLU", D.selu), ("Inv", F.reciprocal), ("IsInf", _is_inf),
+        ("SquaredDifference", lambda x, y: F.square(F.sub(x, y))),
+        ("DivNoNan", _no_nan(F.div)), ("MulNoNan", _no_nan(F.mul)), ("Heaviside", D.heaviside),
+        ("Rank", F.rank)))
 
 
 class Slice(Primitive):
