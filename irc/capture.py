@@ -104,7 +104,7 @@ _RENAMES = {
     "mindspore.dataset.engine": "irc.dataset",    # older scripts: import mindspore.dataset.engine as de
     "mindspore.parallel._utils": "irc.parallel_utils",  # the model zoo's _get_device_num ...
     "mindspore.parallel._auto_parallel_context": "irc.parallel_utils",
-    "mindspore.parallel._cost_model_context": "irc.parallel_utils",
+    "mindspore.parallel._cost_model_context": "irc.parallel",
 }
 
 # MindSpore packages whose submodules (where MindSpore defines each class:

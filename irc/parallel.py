@@ -1,7 +1,10 @@
 """``mindspore.set_auto_parallel_context`` and ``ParallelMode`` (seed 004), and
-the strategy search's ``set_algo_parameters`` (recorded; irc's parallel
-modes shard data, not operators, so no search reads them)."""
+the strategy search's ``set_algo_parameters`` and cost model
+(``mindspore.parallel._cost_model_context``) (recorded; irc's parallel modes
+shard data, not operators, so no search reads them)."""
 from __future__ import annotations
+
+import sys
 
 from .capture import register_process_state
 from .diagnostics import (
@@ -82,14 +85,21 @@ _ALGO_DEFAULTS = {"fully_use_devices": False, "elementwise_op_strategy_follow": 
 _algo: dict = dict(_ALGO_DEFAULTS)
 
 
-def set_algo_parameters(**kwargs) -> None:
+def _update_checked(settings: dict, defaults: dict, kwargs: dict, unknown: str, check) -> None:
+    """``settings.update(kwargs)`` once each key is one of ``defaults`` (else
+    ``unknown``, formatted with the key) and ``check(key, value, where)`` passed."""
     where = user_frame()
     for key, value in kwargs.items():
-        if key not in _ALGO_DEFAULTS:
-            raise UserValueError(f"set_algo_parameters has no option {key!r}", where=where,
-                                 hint=f"the options: {', '.join(_ALGO_DEFAULTS)}")
-        _check_algo_value(key, value, where)
-    _algo.update(kwargs)
+        if key not in defaults:
+            raise UserValueError(unknown.format(key=key), where=where,
+                                 hint=f"the options: {', '.join(defaults)}")
+        check(key, value, where)
+    settings.update(kwargs)
+
+
+def set_algo_parameters(**kwargs) -> None:
+    _update_checked(_algo, _ALGO_DEFAULTS, kwargs, "set_algo_parameters has no option {key!r}",
+                    _check_algo_value)
 
 
 def _check_algo_value(key: str, value, where) -> None:
@@ -122,14 +132,68 @@ def reset_algo_parameters() -> None:
     _algo.update(_ALGO_DEFAULTS)
 
 
+# -----------------------------------------------------------------------------
+# ``mindspore.parallel._cost_model_context`` (this module too): the strategy
+# search's cost model, which the ArcFace and PanGu scripts set at their top:
+# MindSpore 2.10's settings and defaults, recorded as set_algo_parameters'
+_COST_MODEL_DEFAULTS = {
+    "device_memory_capacity": 17179869184.0, "costmodel_alpha": 1.0, "costmodel_beta": 400.0,
+    "costmodel_gamma": 0.0010000000474974513, "costmodel_communi_threshold": 2048.0,
+    "costmodel_communi_const": 3072.0, "costmodel_communi_bias": 1024.0, "run_phase": 0,
+    "costmodel_allreduce_fusion_algorithm": 0, "costmodel_allreduce_fusion_times": 0,
+    "costmodel_allreduce_fusion_tail_percent": 0.1, "costmodel_allreduce_fusion_tail_time": 0.1,
+    "costmodel_allreduce_fusion_allreduce_inherent_time": 0.1,
+    "costmodel_allreduce_fusion_allreduce_bandwidth": 0.1,
+    "costmodel_allreduce_fusion_computation_time_parameter": 0.1}
+_cost_model: dict = dict(_COST_MODEL_DEFAULTS)
+_flags = {"multi_subgraphs": False, "algo_single_loop": False}
+
+
+def set_cost_model_context(**kwargs) -> None:
+    _update_checked(_cost_model, _COST_MODEL_DEFAULTS, kwargs,
+                    "Set context keyword {key} is not recognized!", _check_cost_model_value)
+
+
+def _check_cost_model_value(key: str, value, where) -> None:
+    kind = type(_COST_MODEL_DEFAULTS[key])
+    if type(value) is not kind:     # MindSpore's args_type_check: 2 is not a float
+        raise UserTypeError(f"The parameter '{key}' must be {kind}, but got {type(value)}", where=where)
+
+
+def get_cost_model_context(attr_key: str):
+    if attr_key not in _COST_MODEL_DEFAULTS:
+        raise UserValueError(f"Get context keyword {attr_key} is not recognized!", where=user_frame())
+    return _cost_model[attr_key]
+
+
+@register_process_state
+def reset_cost_model_context() -> None:
+    _cost_model.clear()
+    _cost_model.update(_COST_MODEL_DEFAULTS)
+    _flags.update(multi_subgraphs=False, algo_single_loop=False)
+
+
+def _set_multi_subgraphs(multi_subgraph: bool = True) -> None:
+    _flags["multi_subgraphs"] = bool(multi_subgraph)
+
+
+def _get_multi_subgraphs() -> bool:
+    return _flags["multi_subgraphs"]
+
+
+def _set_algo_single_loop(single_loop: bool = True) -> None:
+    _flags["algo_single_loop"] = bool(single_loop)
+
+
+def _get_algo_single_loop() -> bool:
+    return _flags["algo_single_loop"]
+
+
 _missing = missing_names(__name__)
-# MindSpore's private submodules, as ``from mindspore.parallel import
-# _cost_model_context`` reaches them (ArcFace): one irc module
-_PRIVATE_MODULES = ("_utils", "_auto_parallel_context", "_cost_model_context")
 
 
 def __getattr__(name: str):
-    if name in _PRIVATE_MODULES:
-        from . import parallel_utils
-        return parallel_utils
+    # ``from mindspore.parallel import _cost_model_context`` (ArcFace): this module
+    if name == "_cost_model_context":
+        return sys.modules[__name__]
     return _missing(name)
