@@ -720,3 +720,32 @@ def test_set_train_as_mindspore_graph_and_pynative_see_it(capsys):
     losses and BatchNorm's moving mean as MindSpore 2.10 prints them."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "train_phase.py")
+
+
+def test_assigning_a_parameter_another_shape_is_graph_modes_error_only():
+    """``self.out = y`` in construct, y shaped by the batch: GRAPH_MODE's
+    Assign refuses a new shape (EcapaTDNN with a wrong minibatch_size), as
+    MindSpore 2.10's; PyNative lets the value's shape replace the Parameter's."""
+    import irc as ms
+    from irc import Parameter, Tensor, nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.ones((3, 2), np.float32)))
+            self.out = Parameter(Tensor(np.zeros((4, 2), np.float32)), requires_grad=False)
+
+        def construct(self, x):
+            y = ms.ops.matmul(x, self.w)
+            self.out = y
+            return y.sum()
+
+    def step(net):
+        return nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), 0.1))(
+            Tensor(np.ones((5, 3), np.float32)))
+
+    net = Net()
+    assert float(step(net)) == 30.0 and net.out.shape == (5, 2)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(ValueError, match=r"'value' shape: \(5, 2\), 'variable' shape: \(4, 2\)"):
+        step(Net())

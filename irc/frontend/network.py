@@ -29,7 +29,9 @@ import numpy as np
 
 from ..common import dtype as mstype
 from ..common.tensor import Parameter, Tensor
-from ..diagnostics import UnsupportedError, UserError, display_path, user_error_like, user_frame
+from ..diagnostics import (
+    UnsupportedError, UserError, UserValueError, display_path, user_error_like, user_frame,
+)
 from ..dialects.core import DRAWS, OUTPUT as OUTPUT_ROLE, STATE, return_attrs
 from ..ir.graph import Graph, Loc, Module, Value
 from ..ir.registry import IO, MAP, PIPELINE, get as get_op
@@ -185,6 +187,11 @@ def _construct_name() -> str:
 # =============================================================================
 # the tracer
 # =============================================================================
+
+def _graph_mode() -> bool:
+    from ..context import GRAPH_MODE, get_context
+    return get_context("mode") == GRAPH_MODE
+
 
 class Tracer:
     """Records the ops a network runs into ``graph``."""
@@ -422,6 +429,18 @@ class Tracer:
             raise UserError("only a Parameter can be assigned", where=user_frame())
         name = self.graph.node(self._param(param).node).attrs["name"]
         new = self.value_of(value)
+        got = self.graph.type_of(new).shape
+        if _graph_mode() and (len(got) != len(param.shape) or any(
+                isinstance(g, int) and g != p for g, p in zip(got, param.shape))):
+            # GRAPH_MODE's Assign: a Parameter keeps its shape (a batch-sized value
+            # into a Parameter sized for another batch: EcapaTDNN's minibatch_size);
+            # PyNative lets the value's shape replace it
+            raise UserValueError(f"For 'Assign','value' must have the same shape as 'variable'. "
+                                 f"But got 'value' shape: {tuple(got)}, 'variable' shape: "
+                                 f"{tuple(param.shape)} (Parameter {param.name})",
+                                 where=user_frame(),
+                                 hint="a Parameter keeps the shape it was made with: make it "
+                                      "with the value's shape (the batch size the data gives)")
         self.assigned.pop(id(param), None)      # to the end: the order of last assigns
         self.assigned[id(param)] = (name, new)
         self.assigns += 1
