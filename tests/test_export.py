@@ -311,6 +311,19 @@ def test_mindspore_export_writes_the_onnx_predict_runs(tmp_path, monkeypatch):
     session = ort.InferenceSession("net.onnx", providers=["CPUExecutionProvider"])
     got = session.run(None, {session.get_inputs()[0].name: x})[0]
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+    class TwoInputs(nn.Cell):           # Wide&Deep's export: inputs named as construct names them
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 2)
+
+        def construct(self, batch_ids, batch_wts):
+            return self.fc(batch_wts), batch_ids
+
+    irc.export(TwoInputs(), irc.Tensor(np.ones((3, 4), np.int32)), irc.Tensor(np.ones((3, 4), np.float32)),
+               file_name="two", file_format="ONNX")
+    two = ort.InferenceSession("two.onnx", providers=["CPUExecutionProvider"])
+    assert [i.name for i in two.get_inputs()] == ["batch_ids", "batch_wts"]
     with pytest.raises(UnsupportedError, match="MindSpore's own format") as e:
         irc.export(net, irc.Tensor(x), file_name="net", file_format="MINDIR")
     assert "test_export.py" in e.value.where

@@ -84,6 +84,7 @@ def _run(tmp_path, capsys, source: str) -> tuple[int, str, str]:
     ("junk", "is not a MindRecord file"),
     ("no_index", "has no index file"),
     ("cut", "is cut short"),
+    ("cut_unread", "is cut short"),      # the lost tail holds no column asked for: refused all the same
     ("no_shard", "rows.mindrecord1, a shard of"),
     ("uncommitted", "stopped before commit()"),       # its writer killed: no header yet
 ])
@@ -94,7 +95,7 @@ def test_damaged_datasets_are_located_errors(tmp_path, capsys, damage, message):
         first.write_bytes(b"not a mindrecord file at all" * 10)
     elif damage == "no_index":
         os.remove(str(first) + ".db")
-    elif damage == "cut":
+    elif damage in ("cut", "cut_unread"):
         data = first.read_bytes()
         first.write_bytes(data[:len(data) - 5000])
     elif damage == "uncommitted":
@@ -102,7 +103,10 @@ def test_damaged_datasets_are_located_errors(tmp_path, capsys, damage, message):
         first.write_bytes(bytes(1 << 14) + data[1 << 14:])
     else:
         os.remove(folder / "rows.mindrecord1")
-    code, out, err = _run(tmp_path, capsys, READ.format(path=str(first)))
+    source = READ.format(path=str(first))
+    if damage == "cut_unread":
+        source = source.replace("shuffle=False", 'columns_list=["vec"], shuffle=False')
+    code, out, err = _run(tmp_path, capsys, source)
     assert code == 1 and message in err and "Traceback" not in err, err
     assert "job.py:3:" in err          # the MindDataset's line
 

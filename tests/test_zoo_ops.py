@@ -245,3 +245,10 @@ def test_a_one_element_tensor_converts_to_a_python_number_as_mindspore():
     for convert in (float, int, bool):
         with pytest.raises(ValueError, match="one element"):
             convert(two)
+
+
+def test_more_tensor_methods_as_mindspore(capsys):
+    """x.all()/x.any() (EcapaTDNN's finite check), isinf, dtype casts by name,
+    *_as, dim/nelement, eagerly and jitted, as MindSpore 2.10's."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "tensor_methods.py", rel=0, abs=0)

@@ -485,6 +485,15 @@ Tensor.swapaxes = _swapaxes
 Tensor.permute = _permute
 Tensor.unsqueeze = Tensor.expand_dims
 Tensor.float, Tensor.int, Tensor.bool = _cast_to("float32"), _cast_to("int32"), _cast_to("bool_")
+Tensor.half, Tensor.double = _cast_to("float16"), _cast_to("float64")
+Tensor.short, Tensor.long, Tensor.byte = _cast_to("int16"), _cast_to("int64"), _cast_to("uint8")
+Tensor.to = Tensor.astype                  # MindSpore's Tensor.to(dtype)
+Tensor.type_as = lambda self, other: self.astype(other.dtype)
+Tensor.reshape_as = Tensor.view_as = lambda self, other: self.reshape(other.shape)
+Tensor.dim = Tensor.ndimension = lambda self: self.ndim
+Tensor.nelement = lambda self: self.size
+Tensor.is_floating_point = lambda self: self.dtype in mstype.float_type
+Tensor.is_signed = lambda self: self.dtype in mstype.signed_type
 Tensor.numpy = Tensor.asnumpy
 Tensor.tolist = lambda self: self.asnumpy().tolist()
 
@@ -529,7 +538,8 @@ class RowTensor:
 # as the first argument (``x.topk(2)`` is ``ops.topk(x, 2)``); methods whose
 # arguments differ from the function's (fill, select, where, take) are not.
 _OP_METHODS = (
-    "absolute", "acos", "acosh", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr",
+    "absolute", "acos", "acosh", "addbmm", "all", "any", "dot", "equal", "gather_nd", "isinf",
+    "isneginf", "isposinf", "addcdiv", "addcmul", "addmm", "addmv", "addr",
     "amax", "amin", "aminmax", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
     "arctanh", "argsort", "asin", "asinh", "atan", "atan2", "atanh", "baddbmm", "bmm", "ceil",
     "copysign", "cosh", "count_nonzero", "cross", "cummax", "cummin", "cumprod", "cumsum",

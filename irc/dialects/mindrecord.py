@@ -390,6 +390,19 @@ class ShardFile:
         self.fields = schema_fields(self.header["schema"][0]["schema"])
         self.blobs = blob_fields(self.fields)
         self.file = open(path, "rb")        # closed with the reader
+        # every page the header lists must be in the file (MindSpore's reader
+        # fails on a cut tail too: a row's bytes are otherwise read only when
+        # its columns are asked for)
+        need = int(self.header["header_size"]) + max(
+            (int(p["page_id"]) * int(self.header["page_size"]) + int(p["page_size"])
+             for p in self.header["page"]), default=0)
+        size = os.fstat(self.file.fileno()).st_size
+        if size < need:
+            self.file.close()
+            raise MindRecordError(f"MindDataset: {path} is cut short ({size} bytes; its header's "
+                                  f"pages end at byte {need})",
+                                  hint="the file is damaged or was not completely copied: write or "
+                                       "copy it again")
 
     def __len__(self) -> int:
         return len(self.locations)

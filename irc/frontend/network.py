@@ -59,7 +59,7 @@ class SymbolicTensor(Tensor):
     _irc_symbolic = True
     __array_priority__ = 1000
 
-    def __init__(self, tracer: "Tracer", value: Value):   # noqa: super-init: no data
+    def __init__(self, tracer: "Tracer", value: Value):   # no super().__init__(): it holds no data
         self._tracer = tracer
         self._value = value
 
@@ -840,10 +840,10 @@ def _whole_samples(host: Graph, types: list) -> list:
 
 def _tensor_inputs(job):
     """Inputs of a job without a pipeline: the Tensors passed to it."""
-    arrays = [np.asarray(v) for v in job.kwargs.values() if isinstance(v, Tensor)]
-    if not arrays:
+    given = {k: np.asarray(v) for k, v in job.kwargs.items() if isinstance(v, Tensor)}
+    if not given:
         raise UserError(f"Model.{job.kind} was given no dataset and no Tensor", where=job.source)
-    names = [f"x{i}" for i in range(len(arrays))]
+    names, arrays = list(given), list(given.values())   # as the job names them (x0 ...; export's)
     types = [TensorType.of(a) for a in arrays]
     return names, types, [f"input {n} is {t}" for n, t in zip(names, types)], {}
 

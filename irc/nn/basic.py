@@ -157,7 +157,7 @@ class EmbeddingLookup(Cell):
 
     def __init__(self, vocab_size, embedding_size, param_init="normal", target="CPU",
                  slice_mode="batch_slice", manual_shapes=None, max_norm=None, sparse=True,
-                 vocab_cache_size=0, dtype=None):
+                 dtype=None):      # no vocab_cache_size: MindSpore 2.10 refuses it
         super().__init__()
         self.vocab_size = _positive_int(vocab_size, "vocab_size", "EmbeddingLookup")
         self.embedding_size = _positive_int(embedding_size, "embedding_size", "EmbeddingLookup")

@@ -16,7 +16,7 @@ from .functional import (  # noqa: F401
     conv_transpose2d, cos, cosine_similarity, cross_entropy, cumsum, dense, depend, div, dot,
     dropout, dtype, elu, equal, erf, exp, expand_dims, expm1, eye, fill, flatten, flip, floor, floor_div,
     floor_mod, gather, gelu, greater, greater_equal, hardsigmoid, hardswish, hardtanh, identity,
-    interpolate, isfinite, isnan, kl_div, l1_loss, leaky_relu, less, less_equal, log, log1p,
+    interpolate, isfinite, isinf, isnan, isneginf, isposinf, kl_div, l1_loss, leaky_relu, less, less_equal, log, log1p,
     log_softmax, logical_and, logical_not, logical_or, logsigmoid, logsumexp, masked_fill, matmul,
     max, max_pool2d, maximum, mean, min, minimum, mish, mse_loss, mul, neg, nll_loss, norm, normal,
     not_equal, one_hot, ones, ones_like, outer, pad, partial, permute, pow, prelu, print_, rand, randn, rank,

@@ -1430,6 +1430,18 @@ def isfinite(x):
     return less(abs(_as_tensor(x)), float("inf"))
 
 
+def isinf(x):
+    return equal(abs(_as_tensor(x)), float("inf"))
+
+
+def isposinf(x):
+    return equal(_as_tensor(x), float("inf"))
+
+
+def isneginf(x):
+    return equal(_as_tensor(x), float("-inf"))
+
+
 def all(input, axis=None, keep_dims: bool = False):  # noqa: A001, A002 -- MindSpore's names
     return cast(amin(cast(input, "i32"), axis, keep_dims), "bool")
 

@@ -646,10 +646,6 @@ def _functional(name: str, fn):
         ("GatherV2", F.gather), ("Ones", F.ones), ("Zeros", F.zeros), ("Fill", F.fill), ("Eye", F.eye)))
 
 
-def _is_inf(x):
-    return F.logical_and(F.logical_not(F.isfinite(x)), F.logical_not(F.isnan(x)))
-
-
 def _no_nan(fn):
     """MindSpore's DivNoNan / MulNoNan: 0 wherever the second operand is 0."""
     def where_nonzero(x, y):
@@ -666,7 +662,7 @@ def _no_nan(fn):
         ("Asinh", D.asinh), ("Atanh", D.atanh), ("Cosh", D.cosh), ("Sinh", D.sinh), ("Ceil", F.ceil),
         ("Trunc", D.trunc), ("Softsign", D.softsign), ("Mish", F.mish), ("Hypot", D.hypot),
         ("Xlogy", D.xlogy), ("Xdivy", D.xdivy), ("LogicalXor", D.logical_xor), ("Sinc", D.sinc),
-        ("SeLU", D.selu), ("Inv", F.reciprocal), ("IsInf", _is_inf),
+        ("SeLU", D.selu), ("Inv", F.reciprocal), ("IsInf", F.isinf),
         ("SquaredDifference", lambda x, y: F.square(F.sub(x, y))),
         ("DivNoNan", _no_nan(F.div)), ("MulNoNan", _no_nan(F.mul)), ("Heaviside", D.heaviside),
         ("Rank", F.rank)))

@@ -30,10 +30,10 @@ def export(net, *inputs, file_name, file_format="AIR", **kwargs) -> None:
     if not inputs:
         raise UserValueError("export: give an example input (its shape and dtype)", where=source)
     examples = {}
-    for i, x in enumerate(inputs):
+    for name, x in zip(_input_names(net, len(inputs)), inputs):
         if not isinstance(x, (Tensor, np.ndarray)):
             raise UserTypeError(f"export: inputs must be Tensors, got {type(x).__name__}", where=source)
-        examples[f"x{i}"] = x if isinstance(x, Tensor) else Tensor(x)
+        examples[name] = x if isinstance(x, Tensor) else Tensor(x)
     cap = current()
     if cap is not None and not cap.executes:
         return      # irc compile: nothing is run or written
@@ -46,3 +46,19 @@ def export(net, *inputs, file_name, file_format="AIR", **kwargs) -> None:
     graph = "network" if "network" in module.graphs else "device"
     path = file_name if file_name.endswith(".onnx") else file_name + ".onnx"
     write_file_atomically(path, lower_graph(module, graph, model_name=module.name).SerializeToString())
+
+
+def _input_names(net, count: int) -> list[str]:
+    """The model's input names: ``construct``'s parameters, as MindSpore's
+    ONNX export names them (Wide&Deep's ``batch_ids``, ``batch_wts``); x0,
+    x1 ... where they are not plain named parameters."""
+    import inspect
+    try:
+        params = list(inspect.signature(net.construct).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    named = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    weights = {p.name for p in net.get_parameters()}
+    if len(named) < count or weights & set(named[:count]):
+        return [f"x{i}" for i in range(count)]
+    return named[:count]
