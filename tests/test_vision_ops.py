@@ -765,10 +765,12 @@ def test_opencv_fast_paths_match_the_numpy_and_pillow_references():
     mean, std = np.float32(attrs["mean"]), np.float32(attrs["std"])
     (y,) = sample("vision.Normalize", base, attrs)
     np.testing.assert_array_equal(y, (base.astype(np.float32) - mean) / std)
-    for c in (1, 3, 4):     # a batch of images, channels last or first: one table lookup
+    # batches of images, channels last or first, small (a lookup per channel for
+    # the whole batch) and large (one per plane)
+    for c, (h, w) in ((1, (7, 9)), (3, (7, 9)), (4, (7, 9)), (3, (101, 120)), (1, (120, 101))):
         chans = {"mean": list(rng.uniform(0, 255, c)), "std": list(rng.uniform(0.5, 80, c))}
         m, s = np.float32(chans["mean"]), np.float32(chans["std"])
-        hwc = rng.integers(0, 256, (5, 7, 9, c), dtype=np.uint8)
+        hwc = rng.integers(0, 256, (5, h, w, c), dtype=np.uint8)
         (y,) = batch("vision.Normalize", hwc, {**chans, "is_hwc": True})
         np.testing.assert_array_equal(y, (hwc.astype(np.float32) - m) / s)
         chw = np.ascontiguousarray(hwc.transpose(0, 3, 1, 2))
