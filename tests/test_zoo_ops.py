@@ -252,3 +252,12 @@ def test_more_tensor_methods_as_mindspore(capsys):
     *_as, dim/nelement, eagerly and jitted, as MindSpore 2.10's."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "tensor_methods.py", rel=0, abs=0)
+
+
+def test_the_model_zoos_most_called_missing_primitives_as_mindspore(capsys):
+    """ReverseV2, GatherD, Sort, ReduceProd, Meshgrid, BinaryCrossEntropy,
+    L2Loss, Mod, Rint, Size, ScalarToTensor, ScalarCast, LinSpace,
+    ScatterNdUpdate and the seeded random primitives, values and gradients
+    as MindSpore 2.10's."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "zoo_primitives.py", rel=1e-6, abs=1e-6)

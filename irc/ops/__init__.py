@@ -44,7 +44,9 @@ from .operations import (  # noqa: F401
     ZerosLike, constexpr, prim_attr_register,
     ACos, Asin, Atan, Atan2, Acosh, Asinh, Atanh, Cosh, Sinh, Ceil, Trunc, Softsign, Mish, Hypot,
     Xlogy, Xdivy, LogicalXor, Sinc, SeLU, Inv, IsInf, SquaredDifference, DivNoNan, MulNoNan,
-    Heaviside, Rank,
+    Heaviside, Rank, ReverseV2, GatherD, Sort, ReduceProd, Meshgrid, BinaryCrossEntropy,
+    StandardNormal, UniformReal, ScalarCast, ScatterNdUpdate, L2Loss, Mod, Rint, Size, ScalarToTensor,
+    LinSpace,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

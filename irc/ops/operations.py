@@ -739,6 +739,119 @@ class CumSum(Primitive):
         return F.cumsum(x, axis, exclusive=self.exclusive, reverse=self.reverse)
 
 
+# -----------------------------------------------------------------------------
+# MindSpore's primitives of functions irc has, as the model zoo calls them
+# (ReverseV2 42 times, GatherD 25, Sort 20, UniformReal 19, ScatterNdUpdate 15,
+# ScalarToTensor 16, ScalarCast 13, LinSpace 12, StandardNormal 11,
+# BinaryCrossEntropy 11)
+
+class ReverseV2(Primitive):
+    """``ReverseV2(axis)(x)``: ``flip``."""
+
+    def __init__(self, axis):
+        super().__init__()
+        self.axis = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+
+    def __call__(self, x):
+        return F.flip(x, self.axis)
+
+
+class GatherD(Primitive):
+    """``GatherD()(x, dim, index)``: ``gather_elements``."""
+
+    def __call__(self, x, dim, index):
+        return D.gather_elements(x, int(dim), index)
+
+
+class Sort(Primitive):
+    """``Sort(axis=-1, descending=False)(x)``: (values, int32 indices)."""
+
+    def __init__(self, axis: int = -1, descending: bool = False):
+        super().__init__()
+        self.axis, self.descending = int(axis), bool(descending)
+
+    def __call__(self, x):
+        return D.sort(x, self.axis, self.descending)
+
+
+class ReduceProd(_Reduce):
+    _fn = staticmethod(lambda x, axis, keep_dims: D.prod(x, axis if axis != () else None, keep_dims))
+
+
+class Meshgrid(Primitive):
+    """``Meshgrid(indexing='xy')(inputs)``: the grids of a tuple of 1-D tensors."""
+
+    def __init__(self, indexing: str = "xy"):
+        super().__init__()
+        self.indexing = indexing
+
+    def __call__(self, inputs):
+        return D.meshgrid(*inputs, indexing=self.indexing)
+
+
+class BinaryCrossEntropy(Primitive):
+    """``BinaryCrossEntropy(reduction='mean')(logits, labels, weight=None)``
+    (``logits`` are probabilities, as MindSpore names them)."""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def __call__(self, logits, labels, weight=None):
+        return F.binary_cross_entropy(logits, labels, weight, self.reduction)
+
+
+class _Seeded(Primitive):
+    """The random primitives: MindSpore's seeds are accepted; irc draws from its own streams."""
+
+    def __init__(self, seed: int = 0, seed2: int = 0):
+        super().__init__()
+        self.seed, self.seed2 = seed, seed2
+
+
+class StandardNormal(_Seeded):
+    def __call__(self, shape):
+        return F.standard_normal(shape, self.seed, self.seed2)
+
+
+class UniformReal(_Seeded):
+    def __call__(self, shape):
+        return F.rand(tuple(shape))
+
+
+class ScalarCast(Primitive):
+    """``ScalarCast()(x, mstype.int64)``: a Python int, float or bool (the
+    three types MindSpore 2.10 casts a scalar to)."""
+
+    def __call__(self, x, t):
+        kinds = {mstype.int64: int, mstype.float64: float, mstype.bool_: bool}
+        if t not in kinds:
+            raise UserValueError(f"For 'ScalarCast', the supported type is in the list: "
+                                 f"[mindspore.int64, mindspore.float64, mindspore.bool], but got {t}",
+                                 where=user_frame())
+        return kinds[t](x.asnumpy().item() if hasattr(x, "asnumpy") else x)
+
+
+class ScatterNdUpdate(Primitive):
+    """``ScatterNdUpdate()(param, indices, updates)``: the rows of ``param``
+    that ``indices`` name take ``updates`` (assigned, as MindSpore's in-place
+    op); returns the Parameter."""
+
+    def __init__(self, use_locking: bool = True):
+        super().__init__()
+
+    def __call__(self, param, indices, updates):
+        from ._dispatch import assign
+        assign(param, D.tensor_scatter_update(param, indices, updates))
+        return param
+
+
+(L2Loss, Mod, Rint, Size, ScalarToTensor, LinSpace) = (
+    _functional(name, fn) for name, fn in (
+        ("L2Loss", lambda x: F.div(F.sum(F.square(x)), 2.0)), ("Mod", D.fmod), ("Rint", F.round),
+        ("Size", D.numel), ("ScalarToTensor", F.scalar_to_tensor), ("LinSpace", D.linspace)))
+
+
 class ReduceOp:
     """``ops.ReduceOp``: the reductions an ``AllReduce`` makes over the ranks."""
     SUM = "sum"
