@@ -6,7 +6,7 @@ their shapes, dtypes and ranges are compared.  MindSpore's output is in
 zoo_primitives.mindspore.txt."""
 import numpy as np
 import mindspore as ms
-from mindspore import Tensor, Parameter, nn, ops
+from mindspore import Tensor, Parameter, nn
 from mindspore import dtype as mstype
 from mindspore.ops import operations as P
 
