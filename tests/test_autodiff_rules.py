@@ -406,6 +406,16 @@ def test_gather_rows(indices):
     check_rule("nn.Gather", [(5, 3), indices.shape], {"axis": 0}, const_operands={1: indices})
 
 
+@pytest.mark.parametrize("shape, axis, indices", [
+    ((2, 5, 3), 1, np.array([[3, 0], [3, 1], [4, 3]], np.int32)),   # the middle axis, 2-D indices
+    ((2, 3, 4), -1, np.array([1, 1, 0, 3, 2], np.int64)),          # the last axis (repeat_elements)
+])
+def test_gather_along_another_axis(shape, axis, indices):
+    """nn.Gather off axis 0: the gradient moves the axis first, adds dy's
+    rows there and moves it back."""
+    check_rule("nn.Gather", [shape, indices.shape], {"axis": axis}, const_operands={1: indices})
+
+
 @pytest.mark.parametrize("axis, indices", [
     (1, np.array([[0, 3, 3, 1], [2, -1, 0, 3], [1, 0, 3, 2]], np.int64)),      # repeats add up
     (0, np.array([[2, 0, 1, 1]], np.int32)),                                   # fewer rows than data

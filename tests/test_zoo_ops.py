@@ -261,3 +261,11 @@ def test_the_model_zoos_most_called_missing_primitives_as_mindspore(capsys):
     as MindSpore 2.10's."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "zoo_primitives.py", rel=1e-6, abs=1e-6)
+
+
+def test_the_model_zoos_further_functions_as_mindspore(capsys):
+    """ops.range, tensor_dot, repeat_elements (its gradient a gather's along
+    axis 1), add_flags, sequence_mask, pixel_shuffle/pixel_unshuffle, values
+    and gradients as MindSpore 2.10's."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "zoo_functions.py", rel=1e-6, abs=1e-6)

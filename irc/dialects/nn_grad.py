@@ -779,9 +779,20 @@ def _gather_grad_host(inputs, attrs, draws):
 
 @NN.GATHER.grad
 def _gather_grad(ctx, node, douts):
-    if ctx.type(ctx.operand(0)).rank and node.attrs["axis"] % ctx.type(ctx.operand(0)).rank != 0:
-        ctx.fail(f"training through a gather needs axis 0, got axis {node.attrs['axis']}")
-    return [ctx.add("grad.Gather", [douts[0], ctx.operand(0), ctx.operand(1)], {}), None]
+    data, indices = ctx.operand(0), ctx.operand(1)
+    rank = ctx.type(data).rank
+    axis = node.attrs["axis"] % rank if rank else 0
+    if axis == 0:
+        return [ctx.add("grad.Gather", [douts[0], data, indices], {}), None]
+    # along another axis: that axis first (data), the index's axes first (dy),
+    # the rows added at axis 0, and moved back
+    picked = ctx.type(indices).rank
+    to_front = [axis, *range(axis), *range(axis + 1, rank)]
+    dy_front = [*range(axis, axis + picked), *range(axis), *range(axis + picked, rank + picked - 1)]
+    moved = ctx.add("grad.Gather", [ctx.add("nn.Transpose", [douts[0]], {"perm": dy_front}),
+                                    ctx.add("nn.Transpose", [data], {"perm": to_front}), indices], {})
+    back = [to_front.index(i) for i in range(rank)]
+    return [ctx.add("nn.Transpose", [moved], {"perm": back}), None]
 
 
 SCATTER_ADD = _grad("ScatterAdd", attrs={"axis": 0}, infer=lambda attrs, ins: [ins[1]],

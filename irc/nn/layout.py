@@ -43,14 +43,7 @@ class PixelShuffle(Cell):
         self.upscale_factor = _positive_int("PixelShuffle", "upscale_factor", upscale_factor)
 
     def construct(self, input):  # noqa: A002 -- MindSpore's name
-        r = self.upscale_factor
-        *lead, c, h, w = _static_shape(input, "PixelShuffle")
-        if c % (r * r):
-            raise UserValueError(f"PixelShuffle: {c} channels are not a multiple of {r}^2",
-                                 where=user_frame())
-        x = ops.reshape(input, (-1, c // (r * r), r, r, h, w))
-        x = ops.transpose(x, (0, 1, 4, 2, 5, 3))
-        return ops.reshape(x, (*lead, c // (r * r), h * r, w * r) if lead else (c // (r * r), h * r, w * r))
+        return ops.pixel_shuffle(input, self.upscale_factor)
 
 
 class PixelUnshuffle(Cell):
@@ -61,13 +54,7 @@ class PixelUnshuffle(Cell):
         self.downscale_factor = _positive_int("PixelUnshuffle", "downscale_factor", downscale_factor)
 
     def construct(self, input):  # noqa: A002
-        r = self.downscale_factor
-        *lead, c, h, w = _static_shape(input, "PixelUnshuffle")
-        if h % r or w % r:
-            raise UserValueError(f"PixelUnshuffle: {h}x{w} is not a multiple of {r}", where=user_frame())
-        x = ops.reshape(input, (-1, c, h // r, r, w // r, r))
-        x = ops.transpose(x, (0, 1, 3, 5, 2, 4))
-        return ops.reshape(x, (*lead, c * r * r, h // r, w // r) if lead else (c * r * r, h // r, w // r))
+        return ops.pixel_unshuffle(input, self.downscale_factor)
 
 
 class ChannelShuffle(Cell):

@@ -1151,5 +1151,94 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-6, reduction="mean"):  
     return _reduced(loss, reduction, "gaussian_nll_loss")
 
 
+# --- the model zoo's further functions (ops.range 35 uses, tensor_dot 15,
+# repeat_elements 12, add_flags 8; sequence_mask, pixel_shuffle) ----------------
+
+def range_(start, end, step, maxlen=1000000):
+    """``ops.range`` (named so here: this module's code calls Python's range):
+    ``arange`` of three scalars (Tensors or numbers)."""
+    from ..common.tensor import Tensor
+    values = [v.asnumpy().item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    from .functional import arange
+    return arange(*values)      # int64 or float32, as MindSpore 2.10's (int32 inputs too)
+
+
+def tensor_dot(x1, x2, axes):
+    """Sums over ``axes`` of x1 and x2 (an int: x1's last and x2's first so
+    many): one MatMul of the two moved and flattened."""
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    r1, r2 = _rank(x1), _rank(x2)
+    if isinstance(axes, (int, np.integer)):
+        a1, a2 = list(builtins.range(r1 - int(axes), r1)), list(builtins.range(int(axes)))
+    else:
+        a1, a2 = ([int(a) for a in ax] if isinstance(ax, (list, tuple)) else [int(ax)] for ax in axes)
+        a1, a2 = [a % r1 for a in a1], [a % r2 for a in a2]
+    s1, s2 = list(x1.shape), list(x2.shape)
+    free1 = [a for a in builtins.range(r1) if a not in a1]
+    free2 = [a for a in builtins.range(r2) if a not in a2]
+    inner = int(np.prod([s1[a] for a in a1], dtype=np.int64))
+    left = reshape(transpose(x1, tuple(free1 + a1)), (-1, inner))
+    right = reshape(transpose(x2, tuple(a2 + free2)), (inner, -1))
+    return reshape(matmul(left, right), tuple([s1[a] for a in free1] + [s2[a] for a in free2]))
+
+
+def repeat_elements(x, rep, axis=0):
+    return repeat_interleave(x, rep, axis)
+
+
+def add_flags(fn=None, **flags):
+    """MindSpore's compile flags on a function: accepted, the function itself."""
+    return fn if fn is not None else (lambda f: f)
+
+
+def sequence_mask(lengths, maxlen=None):
+    """``mask[..., j] = j < lengths[...]``, bool; maxlen the longest length when not given."""
+    from ..common.tensor import Tensor
+    lengths = _as_tensor(lengths)
+    if maxlen is None:
+        if not isinstance(lengths, Tensor):
+            raise _unsupported("sequence_mask: give maxlen inside a compiled network (its size "
+                               "depends on the data otherwise)")
+        maxlen = int(np.max(lengths.asnumpy()))
+    from .functional import arange
+    return less(cast(arange(0, int(maxlen)), type_of(lengths).dtype), expand_dims(lengths, -1))
+
+
+def pixel_shuffle(input, upscale_factor):  # noqa: A002
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = _factor(upscale_factor, "pixel_shuffle", "upscale_factor")
+    *lead, c, h, w = _known_after_batch(input, "pixel_shuffle")
+    if c % (r * r):
+        raise _error(f"pixel_shuffle: {c} channels are not a multiple of {r}^2")
+    x = reshape(input, (-1, c // (r * r), r, r, h, w))
+    x = transpose(x, (0, 1, 4, 2, 5, 3))
+    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):  # noqa: A002
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = _factor(downscale_factor, "pixel_unshuffle", "downscale_factor")
+    *lead, c, h, w = _known_after_batch(input, "pixel_unshuffle")
+    if h % r or w % r:
+        raise _error(f"pixel_unshuffle: {h}x{w} is not a multiple of {r}")
+    x = reshape(input, (-1, c, h // r, r, w // r, r))
+    x = transpose(x, (0, 1, 3, 5, 2, 4))
+    return reshape(x, (*lead, c * r * r, h // r, w // r))
+
+
+def _factor(value, fn: str, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise _error(f"{fn}: {name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def _known_after_batch(x, fn: str) -> list:
+    shape = list(_as_tensor(x).shape)
+    if len(shape) < 3 or any(not isinstance(d, (int, np.integer)) for d in shape[1:]):
+        raise _error(f"{fn}: expected (*, C, H, W) with the sizes after the batch axis known, "
+                     f"got {shape}")
+    return shape
+
+
 __all__ = [name for name, value in list(globals().items())
            if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == __name__]
