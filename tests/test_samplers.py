@@ -326,3 +326,32 @@ def test_each_iterator_has_its_own_copy_of_a_users_sampler():
     assert [[int(x[0]) for (x,) in rows] for _ in range(3)] == [
         [4, 1, 3, 2, 5, 0], [3, 5, 4, 1, 0, 2], [4, 5, 3, 0, 1, 2]]
     assert sampler.epoch == 2
+
+
+def test_a_users_sampler_without_a_length_is_counted_on_a_copy():
+    """Tacotron2's sampler has no __len__ and reshuffles by a counter of its
+    own: its size is read through a copy, as MindSpore counts it, so the
+    epochs take the orders MindSpore 2.10's take (MindSpore 2.10 prints
+    these calls and orders)."""
+    class Rotating:
+        def __init__(self):
+            self.calls = 0
+
+        def __iter__(self):
+            self.calls += 1
+            return iter([(self.calls + k) % 4 for k in range(4)])
+
+    class Source:
+        def __getitem__(self, i):
+            return np.array([i], np.int32)
+
+        def __len__(self):
+            return 4
+
+    sampler = Rotating()
+    data = ds.GeneratorDataset(Source(), ["x"], sampler=sampler, num_parallel_workers=1)
+    assert sampler.calls == 2                   # MindSpore's checks of the iterable
+    assert data.get_dataset_size() == 4 and sampler.calls == 2
+    rows = data.create_tuple_iterator(output_numpy=True, num_epochs=2)
+    assert [[int(x[0]) for (x,) in rows] for _ in range(2)] == [[3, 0, 1, 2], [0, 1, 2, 3]]
+    assert sampler.calls == 2

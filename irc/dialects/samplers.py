@@ -374,7 +374,14 @@ def _iterable_count(spec, n, labels) -> int:
     try:
         size = len(obj)
     except TypeError:
-        size = len(_iterable_pick(spec, n, None, labels))
+        # counted by reading a copy through, as MindSpore counts: the user's
+        # sampler (one that reshuffles by a counter of its own, Tacotron2's)
+        # keeps its state for the epochs
+        try:
+            counted = {**spec, "sampler": copy.deepcopy(obj)}
+        except Exception:   # noqa: BLE001 - a sampler that cannot be copied is read itself
+            counted = spec
+        size = len(_iterable_pick(counted, n, None, labels))
     return _capped(spec, size)
 
 
