@@ -1226,6 +1226,24 @@ def pixel_unshuffle(input, downscale_factor):  # noqa: A002
     return reshape(x, (*lead, c * r * r, h // r, w // r))
 
 
+def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
+    """Each batch entry b's first ``seq_lengths[b]`` elements along
+    ``seq_dim`` reversed, the rest kept: one GatherElements (so it trains),
+    its index ``len - 1 - t`` below the length and ``t`` from it."""
+    from .functional import broadcast_to
+    x = _as_tensor(x)
+    rank = _rank(x)
+    seq_dim, batch_dim = _axis(seq_dim, rank, "ReverseSequence"), _axis(batch_dim, rank, "ReverseSequence")
+    steps = _static(x, seq_dim, "ReverseSequence")
+    lengths = cast(_as_tensor(seq_lengths), "i64")
+    shape_t, shape_b = [1] * rank, [1] * rank
+    shape_t[seq_dim], shape_b[batch_dim] = steps, -1
+    t = _constant(np.arange(steps, dtype=np.int64).reshape(shape_t), "i64")
+    n = reshape(lengths, tuple(shape_b))
+    index = where(less(t, n), sub(sub(n, 1), t), t)
+    return gather_elements(x, seq_dim, broadcast_to(index, tuple(type_of(x).shape)))
+
+
 def _factor(value, fn: str, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise _error(f"{fn}: {name} must be a positive int, got {value!r}")

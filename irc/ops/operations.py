@@ -774,6 +774,17 @@ class Sort(Primitive):
         return D.sort(x, self.axis, self.descending)
 
 
+class ReverseSequence(Primitive):
+    """``ReverseSequence(seq_dim, batch_dim=0)(x, seq_lengths)`` (the model zoo's Tacotron2)."""
+
+    def __init__(self, seq_dim, batch_dim=0):
+        super().__init__()
+        self.seq_dim, self.batch_dim = int(seq_dim), int(batch_dim)
+
+    def __call__(self, x, seq_lengths):
+        return D.reverse_sequence(x, seq_lengths, self.seq_dim, self.batch_dim)
+
+
 class ReduceProd(_Reduce):
     _fn = staticmethod(lambda x, axis, keep_dims: D.prod(x, axis if axis != () else None, keep_dims))
 

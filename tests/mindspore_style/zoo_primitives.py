@@ -1,6 +1,7 @@
 """Primitives the model zoo calls most among those irc lacked (ReverseV2 42
 times, GatherD 25, Sort 20, UniformReal 19, ScalarToTensor 16, ScatterNdUpdate
-15, ScalarCast 13, LinSpace 12, StandardNormal 11, BinaryCrossEntropy 11 ...),
+15, ScalarCast 13, LinSpace 12, StandardNormal 11, BinaryCrossEntropy 11,
+ReverseSequence (Tacotron2) ...),
 eagerly and inside a Cell under ms.grad.  The random ones draw irc's numbers:
 their shapes, dtypes and ranges are compared.  MindSpore's output is in
 zoo_primitives.mindspore.txt."""
@@ -43,6 +44,14 @@ print("StandardNormal", n.shape, n.dtype, "UniformReal", u.shape, u.dtype, bool(
 table = Parameter(Tensor(np.zeros((4, 3), np.float32)), name="table")
 out = P.ScatterNdUpdate()(table, Tensor(np.array([[1], [3]], np.int32)), Tensor(np.ones((2, 3), np.float32)))
 print("ScatterNdUpdate", table.asnumpy().tolist(), out.asnumpy().tolist())
+
+lengths = Tensor(np.array([4, 2, 3], np.int32))               # Tacotron2's
+grid = Tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
+print("ReverseSequence", P.ReverseSequence(0, 1)(grid, lengths).asnumpy().tolist(),
+      P.ReverseSequence(seq_dim=1, batch_dim=0)(grid.T, lengths).asnumpy().tolist())
+weights = Tensor(np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3))
+print("ReverseSequence grad", np.round(ms.grad(lambda a: (P.ReverseSequence(0, 1)(a, lengths) * weights).sum())(grid)
+                                       .asnumpy(), 4).tolist())
 
 
 class Net(nn.Cell):           # a few of them in a network, and their gradients
