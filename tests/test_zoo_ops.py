@@ -269,3 +269,10 @@ def test_the_model_zoos_further_functions_as_mindspore(capsys):
     and gradients as MindSpore 2.10's."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "zoo_functions.py", rel=1e-6, abs=1e-6)
+
+
+def test_tensors_print_as_mindspore(capsys):
+    """print(loss) and print(output) in the model zoo's scripts: repr as
+    MindSpore 2.10's printer writes it, str numpy's, np.float64 kept."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "tensor_repr.py", rel=0, abs=0)

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+import re
+import sys
+
 import numpy as np
 
 from ..diagnostics import UserIndexError, UserTypeError, UserValueError, missing_names, user_frame
@@ -27,7 +30,7 @@ def _numpy_of(data, dtype=None) -> np.ndarray:
         array = np.asarray(data, dtype=np.bool_)
     elif isinstance(data, int):
         array = np.asarray(data, dtype=np.int64)
-    elif isinstance(data, float):
+    elif isinstance(data, float) and not isinstance(data, np.generic):   # np.float64 keeps its dtype
         array = np.asarray(data, dtype=np.float32)
     elif isinstance(data, (list, tuple)):
         array = np.asarray(data)
@@ -154,8 +157,9 @@ class Tensor:
 
     def __repr__(self) -> str:
         # MindSpore's forms: repr names shape and dtype, str is the values
-        values = np.array2string(self._data, separator=", ")
-        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value= {values})"
+        values = _mindspore_values(self._data)
+        gap = "\n" if self._data.ndim >= 2 else " "
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value={gap}{values})"
 
     def __str__(self) -> str:
         return str(self._data)
@@ -441,6 +445,24 @@ class Parameter(Tensor):
 
     __str__ = __repr__
     __hash__ = object.__hash__
+
+
+def _mindspore_values(data: np.ndarray) -> str:
+    """The values as MindSpore 2.10's Tensor repr writes them (its C++
+    printer): a scalar as C++ streams a double (6 significant digits:
+    ``872.986``, ``4096``), floats in an array as ``%.8e`` of their double
+    value with a sign column, twelve to a line; integers and bools numpy's way."""
+    if data.ndim == 0:
+        value = data.item()
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    if data.dtype.kind == "f":
+        def cell(v: float) -> str:
+            return f"{v: .8e}" if np.isfinite(v) else f"{v!s:>15}"
+        text = np.array2string(data.astype(np.float64), separator=", ", threshold=sys.maxsize,
+                               max_line_width=17 * 12 + 1, formatter={"float_kind": cell})
+        # a wrapped row's lines end ", " (numpy strips it); no blank line between blocks
+        return re.sub(r"(?<=[^\]]),\n", ", \n", text).replace("\n\n", "\n")
+    return np.array2string(data, separator=", ", threshold=sys.maxsize)
 
 
 def _method(fn_name: str, doc: str):
