@@ -429,6 +429,26 @@ class Plan:
             workers = 1
         return SegmentExec(self.executor(stream), stream.outs, steps, values, int(workers))
 
+    # ops that hand a column on as it is (no kernel reads its values)
+    _HANDS_ON = ("dataset.shuffle", "dataset.repeat", "dataset.take", "dataset.skip", "dataset.project",
+                 "dataset.rename")
+
+    def _read_by_python_only(self, value) -> bool:
+        """Whether only Python reads ``value`` (a map's Python function, or the
+        iterator the pipeline returns rows to; through ops that hand it on): its
+        rows may keep dtypes of their own (the model zoo's YOLOv5 yields int8
+        JPEG bytes in some rows and a uint8 mosaic in others)."""
+        users = self.graph.users(value)
+        if not users:
+            return False
+        for user, index in users:
+            if user.op in self._HANDS_ON:
+                if not self._read_by_python_only(user.out(index)):
+                    return False
+            elif user.op not in ("dataset.PyFunc", "return"):
+                return False
+        return True
+
     def executor(self, node):
         opdef = get(node.op)
         where = _where(node)
@@ -439,6 +459,9 @@ class Plan:
                     raise UserError(f"{node.op}: its data ({attrs[key]!r}) is not in the module "
                                     f"(an IR module parsed from text holds no Python objects)", where=where)
                 attrs[key] = self.module.objects[attrs[key]]
+            if node.op == "dataset.GeneratorDataset":
+                attrs["read_by_python_only"] = [j for j, v in enumerate(node.outs)
+                                                if self._read_by_python_only(v)]
             return SourceExec(node, with_user_sampler(self.module, attrs), opdef.trait(RowSource).reader,
                               where)
         operands = self.graph.operands(node)

@@ -357,3 +357,4 @@ def test_probe_copies_only_what_it_can_and_should():
     assert probe_copy(locked) is locked
     large = Keeps(np.zeros(40_000_000, np.float64))       # 320 MB
     assert probe_copy(large) is large
+

@@ -949,6 +949,8 @@ class GeneratorReader(SourceReader):
         # the declared dtypes are the IR's: rows are cast to them
         self.dtypes = [parse_type(t).dtype for t in attrs["column_types"]]
         self.names = list(attrs["columns"])
+        # columns only Python functions read (the plan says which): a row keeps its own dtype
+        self.free_dtypes = set(attrs.get("read_by_python_only", ()))
         # python_multiprocessing: the engine sets ``on_worker(position, fn, *args)``
         # (MindSpore's worker processes' random streams) and the next row's position
         self.processes = int(attrs.get("processes") or 0)
@@ -970,6 +972,8 @@ class GeneratorReader(SourceReader):
         cast = v.astype(to)
         if (v.dtype.kind == "f" and to.kind == "f") or np.array_equal(cast, v):     # compared by value
             return cast
+        if column in self.free_dtypes:
+            return v
         raise UserError(f"GeneratorDataset: column {self.names[column]!r} gets a {v.dtype} row where "
                         f"its first rows were {to}; irc gives a column one dtype, and this row's "
                         f"values do not fit it",
