@@ -284,15 +284,18 @@ class Trainer:
                             where=_loc(self.marker),
                             hint="check that the network's output feeds the loss")
         for name in missing:
+            # MindSpore's optimizer updates it all the same: weight decay and
+            # momentum move it on a zero gradient
             self.ctx.remark("analysis", "minimize", f"parameter {name} does not affect the loss: "
-                            f"it is not updated", reason="no path from the parameter to the loss",
-                            source=_loc(self.marker))
-        updates = OptimizerEmitter(self.module, self.graph, self.marker).emit(
-            {n: g for n, g in grads.items() if g is not None}, trainable)
+                            f"it trains on a zero gradient", reason="no path from the parameter to "
+                            f"the loss", source=_loc(self.marker))
+            first = trainable[name][0]
+            grads[name] = _zeros_like(self.graph, first.out(0), self.marker)
+        updates = OptimizerEmitter(self.module, self.graph, self.marker).emit(grads, trainable)
         self._finish(updates, trainable)
         sweep.drop_unused()
         self.ctx.remark("passed", "minimize",
-                        f"{len(grads) - len(missing)} parameters trained with "
+                        f"{len(grads)} parameters trained with "
                         f"{self.attrs['optimizer']}: backward pass and updates emitted",
                         reason="train.minimize", source=_loc(self.marker))
 

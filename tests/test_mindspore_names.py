@@ -198,6 +198,18 @@ for bad, kind in ((dict(costmodel_alpha=2), TypeError), (dict(nope=2.0), ValueEr
                                  "assert c.get_cost_model_context('costmodel_beta') == 400.0\n"))
 
 
+def test_the_dataset_engine_package_as_older_scripts_import_it(tmp_path):
+    """``from mindspore.dataset import engine as de`` (OCRNet's eval.py) and
+    ``import mindspore.dataset.engine as de``: the dataset API either way."""
+    run_script(_script(tmp_path, """\
+import numpy as np
+from mindspore.dataset import engine as de
+import mindspore.dataset.engine as same
+d = de.GeneratorDataset([(np.ones(2, np.float32),)] * 3, column_names=["x"], shuffle=False)
+assert d.get_dataset_size() == 3 and same.GeneratorDataset is de.GeneratorDataset
+"""))
+
+
 def test_global_comm_follows_init():
     from irc.communication.management import GlobalComm, init, release
     assert (GlobalComm.INITED, GlobalComm.BACKEND, GlobalComm.WORLD_COMM_GROUP) == \

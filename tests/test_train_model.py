@@ -722,3 +722,10 @@ def test_other_loaded_weights_are_another_job(tmp_path, capsys):
     again, _ = run(other)
     assert "training already complete" in capsys.readouterr().err
     assert_same(weights(again), weights(second), rtol=0)
+
+
+def test_an_unread_head_in_the_optimizer_trains_on_a_zero_gradient(capsys):
+    """A Parameter the optimizer holds but construct never reads: irc had
+    refused it ("does not belong to the network"); MindSpore updates it."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "unused_head.py", rel=1e-6, abs=1e-6)

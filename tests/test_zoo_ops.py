@@ -285,3 +285,43 @@ def test_tensors_print_as_mindspore(capsys):
     MindSpore 2.10's printer writes it, str numpy's, np.float64 kept."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "tensor_repr.py", rel=0, abs=0)
+
+
+def test_a_loss_with_constants_of_its_own_trains_beside_the_networks(capsys):
+    """OCRNet's network and its loss each resize with bilinear interpolation
+    matrices (large constants): traced separately into one module, the
+    loss's overwrote the network's (helper-63).  MindSpore 2.10's losses."""
+    import irc.dataset as ds
+    from irc.train.callback import LossMonitor
+
+    ms.set_seed(1)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.down = nn.Conv2d(3, 4, 3, stride=2, pad_mode="pad", padding=1)
+            self.head = nn.Conv2d(4, 5, 1)
+
+        def construct(self, x):
+            y = ops.interpolate(self.down(x), size=(16, 32), mode="bilinear", align_corners=False)
+            return self.head(y)
+
+    class Loss(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.ce = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+
+        def construct(self, logits, label):
+            logits = ops.interpolate(logits, size=(64, 128), mode="bilinear", align_corners=True)
+            return self.ce(ops.transpose(logits, (0, 2, 3, 1)).reshape(-1, 5), label.reshape(-1))
+
+    rng = np.random.RandomState(0)
+    x = rng.randn(4, 3, 16, 32).astype(np.float32)
+    y = rng.randint(0, 5, (4, 64, 128)).astype(np.int32)
+    data = ds.NumpySlicesDataset({"image": x, "label": y}, shuffle=False).batch(2)
+    net = Net()
+    capsys.readouterr()
+    ms.Model(net, loss_fn=Loss(), optimizer=nn.SGD(net.trainable_params(), 0.1)).train(
+        1, data, callbacks=[LossMonitor(1)], dataset_sink_mode=False)
+    losses = [float(line.rsplit(" ", 1)[1]) for line in capsys.readouterr().out.splitlines() if "loss is" in line]
+    np.testing.assert_allclose(losses, [1.6236215829849243, 1.622053861618042], rtol=1e-5)

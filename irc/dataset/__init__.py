@@ -25,3 +25,7 @@ from .samplers import (  # noqa: F401
     BuiltinSampler, DistributedSampler, PKSampler, RandomSampler, Sampler, SequentialSampler, Shuffle,
     SubsetRandomSampler, SubsetSampler, WeightedRandomSampler,
 )
+
+# ``from mindspore.dataset import engine as de`` (OCRNet's eval.py; older
+# scripts): MindSpore's engine package is this module's API
+engine = __import__("sys").modules[__name__]

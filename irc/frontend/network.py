@@ -193,6 +193,24 @@ def _graph_mode() -> bool:
     return get_context("mode") == GRAPH_MODE
 
 
+def add_param(module: Module, graph: Graph, p: Parameter, name: str) -> Value:
+    """A ``param`` node of ``graph`` for Parameter ``p``, its value in
+    ``module.weights`` under ``name`` (made unique among the module's
+    parameters: another network's may have this path)."""
+    owners = module.objects.setdefault(PARAMETERS, {})
+    while name in owners and owners[name] is not p:
+        name += "_"
+    owners[name] = p
+    value = np.asarray(p.asnumpy())
+    if value.dtype.kind == "f":
+        value = value.astype(np.float32)
+    module.weights[name] = value
+    node = graph.add("param", [], {"name": name, "init": p.init_desc, "trainable": bool(p.requires_grad)},
+                     out_types=[TensorType.of(value)], names=[name], loc=_parse_loc(p.source),
+                     scope=name.rpartition(".")[0])
+    return node.out(0)
+
+
 class Tracer:
     """Records the ops a network runs into ``graph``."""
 
@@ -296,22 +314,10 @@ class Tracer:
     def _param(self, p: Parameter) -> Value:
         if id(p) in self.param_values:
             return self.param_values[id(p)]
-        owners = self.module.objects.setdefault(PARAMETERS, {})
         name = self.param_paths.get(id(p)) or p.name or f"param{len(self.param_values)}"
-        while name in owners and owners[name] is not p:
-            name += "_"   # another network's parameter has this path
-        owners[name] = p
-        value = np.asarray(p.asnumpy())
-        if value.dtype.kind == "f":
-            value = value.astype(np.float32)
-        self.module.weights[name] = value
-        loc = _parse_loc(p.source)
-        node = self.graph.add("param", [], {"name": name, "init": p.init_desc,
-                                            "trainable": bool(p.requires_grad)},
-                              out_types=[TensorType.of(value)], names=[name], loc=loc,
-                              scope=name.rpartition(".")[0])
-        self.param_values[id(p)] = node.out(0)
-        return node.out(0)
+        value = add_param(self.module, self.graph, p, name)
+        self.param_values[id(p)] = value
+        return value
 
     def _new_constant(self, array: np.ndarray) -> Value:
         dtype = from_numpy_dtype(array.dtype)
@@ -325,6 +331,9 @@ class Tracer:
                                   names=["const"], loc=loc, scope=scope)
             return node.out(0)
         name = f"const{self._const_ids}"
+        while name in self.module.weights:     # another trace's (the loss beside the network)
+            self._const_ids += 1
+            name = f"const{self._const_ids}"
         self._const_ids += 1
         self.module.weights[name] = array
         node = self.graph.add("param", [], {"name": name, "init": "constant", "trainable": False},

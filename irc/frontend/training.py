@@ -51,6 +51,7 @@ def append_training(module: Module, graph: Graph, job: Job) -> None:
     graph.remove(graph.find("return")[0])
     graph.add("return", [loss, *[v for _, v in updates]],
               return_attrs([("loss", LOSS), *[(n, STATE) for n, _ in updates]]), scope="")
+    _add_unread_params(module, graph, optimizer)
     attrs = optimizer.minimize_attrs(_param_names(module))
     kw = job.kwargs
     sink = bool(kw.get("dataset_sink_mode", True))
@@ -113,6 +114,17 @@ def _loc(text: Optional[str]) -> Optional[Loc]:
         return Loc.parse(text) if text else None
     except ValueError:
         return None
+
+
+def _add_unread_params(module: Module, graph: Graph, optimizer) -> None:
+    """The optimizer's Parameters that ``construct`` never read (a head the
+    network does not use, OCRNet-style): params of their own, which train on
+    a zero gradient (weight decay and momentum still move them), as MindSpore's."""
+    from .network import PARAMETERS, add_param
+    known = {id(p) for p in module.objects.get(PARAMETERS, {}).values()}
+    for p in getattr(optimizer, "param_list", ()):
+        if id(p) not in known and getattr(p, "requires_grad", True):
+            add_param(module, graph, p, p.name or f"param{len(known)}")
 
 
 def _param_names(module: Module) -> dict[int, str]:
