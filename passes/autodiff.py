@@ -288,7 +288,7 @@ class Trainer:
             # momentum move it on a zero gradient
             self.ctx.remark("analysis", "minimize", f"parameter {name} does not affect the loss: "
                             f"it trains on a zero gradient", reason="no path from the parameter to "
-                            f"the loss", source=_loc(self.marker))
+                            "the loss", source=_loc(self.marker))
             first = trainable[name][0]
             grads[name] = _zeros_like(self.graph, first.out(0), self.marker)
         updates = OptimizerEmitter(self.module, self.graph, self.marker).emit(grads, trainable)
