@@ -647,9 +647,12 @@ def _functional(name: str, fn):
 
 
 def _no_nan(fn):
-    """MindSpore's DivNoNan / MulNoNan: 0 wherever the second operand is 0."""
+    """MindSpore's DivNoNan / MulNoNan: 0 wherever the second operand is 0
+    (which is 1 inside, so no inf/NaN reaches the value or the gradient)."""
     def where_nonzero(x, y):
-        return F.select(F.equal(y, 0), F.zeros_like(fn(x, y)), fn(x, y))
+        zero = F.equal(y, 0)
+        out = fn(x, F.select(zero, F.ones_like(y), y))
+        return F.select(zero, F.zeros_like(out), out)
     return where_nonzero
 
 
