@@ -325,3 +325,19 @@ def test_a_loss_with_constants_of_its_own_trains_beside_the_networks(capsys):
         1, data, callbacks=[LossMonitor(1)], dataset_sink_mode=False)
     losses = [float(line.rsplit(" ", 1)[1]) for line in capsys.readouterr().out.splitlines() if "loss is" in line]
     np.testing.assert_allclose(losses, [1.6236215829849243, 1.622053861618042], rtol=1e-5)
+
+
+def test_leaky_relu_splits_its_gradient_at_zero_as_mindspore():
+    """MindSpore's LeakyReLU is max(alpha x, x): at x = 0 exactly (zero
+    padding, a ReLU before it: RetinaFace's blocks) its gradient is
+    (1 + alpha) / 2, as MindSpore 2.10 prints it (helper-65)."""
+    x = ms.Tensor(np.array([-1.0, 0.0, 0.0, 2.0], np.float32))
+    for alpha, want in ((0.0, [0.0, 0.5, 0.5, 1.0]), (0.1, [0.1, 0.55, 0.55, 1.0])):
+        got = ms.grad(lambda t, a=alpha: nn.LeakyReLU(alpha=a)(t).sum())(x).asnumpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+        class Traced(nn.Cell):
+            def construct(self, t, a=alpha):
+                return ops.leaky_relu(t, a).sum()
+
+        np.testing.assert_allclose(ms.jit(ms.grad(Traced()))(x).asnumpy(), want, rtol=1e-6)

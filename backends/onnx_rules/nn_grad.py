@@ -94,7 +94,9 @@ def _leaky_grad_onnx(emit, inputs, attrs, draws):
     dy, x = inputs
     zero = emit.op("CastLike", [emit.const(np.float32(0.0)), x])
     alpha = emit.op("CastLike", [emit.const(np.float64(attrs["alpha"])), dy])
-    return [emit.op("Where", [emit.op("GreaterOrEqual", [x, zero]), dy, emit.op("Mul", [dy, alpha])])]
+    tie = emit.op("CastLike", [emit.const(np.float32((1.0 + attrs["alpha"]) / 2)), dy])
+    below = emit.op("Where", [emit.op("Less", [x, zero]), emit.op("Mul", [dy, alpha]), emit.op("Mul", [dy, tie])])
+    return [emit.op("Where", [emit.op("Greater", [x, zero]), dy, below])]
 
 
 @lowering(CLIP_GRAD)

@@ -253,13 +253,16 @@ def _relu_grad(ctx, node, douts):
 
 
 LEAKY_GRAD = _grad("LeakyRelu", attrs={"alpha": 0.01}, infer=_infer_relu_grad, operands=("dy", "x"),
-                   doc="(dy, x) -> dy where x >= 0, else alpha * dy")
+                   doc="(dy, x) -> dy where x > 0, alpha * dy where x < 0, (1 + alpha) / 2 * dy "
+                       "at 0 (MindSpore's: its LeakyReLU is max(alpha x, x), whose tie splits)")
 
 
 @LEAKY_GRAD.host_batch
 def _leaky_grad_host(inputs, attrs, draws):
     dy, x = (np.asarray(v) for v in inputs)
-    return [_like(np.where(x >= 0, _f64(dy), attrs["alpha"] * _f64(dy)), dy)]
+    alpha = attrs["alpha"]
+    tie = np.float32((1.0 + alpha) / 2)
+    return [_like(np.where(x > 0, _f64(dy), np.where(x < 0, alpha * _f64(dy), tie * _f64(dy))), dy)]
 
 
 @NN.LEAKY_RELU.grad
