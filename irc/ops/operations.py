@@ -815,6 +815,17 @@ class BinaryCrossEntropy(Primitive):
         return F.binary_cross_entropy(logits, labels, weight, self.reduction)
 
 
+class SmoothL1Loss(Primitive):
+    """``SmoothL1Loss(beta=1.0, reduction='none')(logits, labels)`` (the model zoo's RetinaFace)."""
+
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__()
+        self.beta, self.reduction = float(beta), reduction
+
+    def __call__(self, logits, labels):
+        return F.smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
 class _Seeded(Primitive):
     """The random primitives: MindSpore's seeds are accepted; irc draws from its own streams."""
 

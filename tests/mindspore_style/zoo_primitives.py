@@ -27,6 +27,8 @@ y = Tensor(np.array([0.0, 1.0, 1.0], np.float32))
 print("BinaryCrossEntropy", round(float(P.BinaryCrossEntropy()(p, y)), 6),
       np.round(P.BinaryCrossEntropy(reduction="none")(p, y, Tensor(np.array([1.0, 2.0, 0.5], np.float32))).asnumpy(), 6).tolist())
 print("L2Loss", float(P.L2Loss()(x)))
+print("SmoothL1Loss", np.round(P.SmoothL1Loss()(x, y4 := Tensor(np.zeros((2, 4), np.float32))).asnumpy(), 6).tolist(),
+      np.round(P.SmoothL1Loss(beta=0.5)(x, y4).asnumpy(), 6).tolist())
 print("Mod", P.Mod()(x, Tensor(np.float32(1.25))).asnumpy().tolist())
 print("Rint", P.Rint()(Tensor(np.array([0.5, 1.5, 2.5, -0.5, -1.7], np.float32))).asnumpy().tolist())
 print("Size", P.Size()(x))
