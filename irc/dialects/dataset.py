@@ -39,6 +39,7 @@ from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
 from ..ir.traits import Batches, HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
 from . import mindrecord, samplers, stdrandom, tfrecord
+from .samplers import probe_copy  # noqa: F401 -- the frontend's and the dataset API's
 
 FAMILY = "dataset"
 DIALECT = Dialect("dataset")
@@ -1377,45 +1378,6 @@ def call_user(fn, args, describe, error=UserError):
     except Exception as e:
         raise error(describe(e) + raised_at(e)) from e
 
-
-
-# A callable object holding more than this (by a look one level into its
-# attributes) is not copied for a probe: the copy would cost more than the
-# extra call it saves the user from.
-_PROBE_COPY_BYTES = 256 << 20
-
-
-def probe_copy(fn):
-    """``fn`` for irc's own look-ahead calls, which MindSpore never makes
-    (learning a map's or a per_batch_map's result types, sizing a pipeline):
-    a deep copy of a callable object, so the state it keeps in itself (a
-    cache, a counter; the model zoo's YOLOv3 ``MultiScaleTrans`` caches a
-    size per batch) is what MindSpore leaves it, not one call ahead.  A
-    plain function is itself (its closure cannot be copied), as is an
-    object that cannot be copied or is large."""
-    import copy
-    import inspect
-    holder = fn.__self__ if inspect.ismethod(fn) else fn
-    if inspect.isfunction(holder) or inspect.isbuiltin(holder) or inspect.isclass(holder) \
-            or inspect.ismodule(holder) or _held_bytes(holder) > _PROBE_COPY_BYTES:
-        return fn
-    try:
-        return copy.deepcopy(fn)
-    except Exception:   # noqa: BLE001 - locks, files, generators: the call goes to fn itself
-        return fn
-
-
-def _held_bytes(obj) -> int:
-    """Roughly what ``obj``'s attributes hold, one level down."""
-    total = 0
-    for value in getattr(obj, "__dict__", {}).values():
-        if isinstance(value, np.ndarray):
-            total += value.nbytes
-        elif isinstance(value, (bytes, bytearray, str)):
-            total += len(value)
-        elif isinstance(value, (list, tuple, dict, set)):
-            total += 8 * len(value)
-    return total
 
 
 def call_python(fn, args, when: str = "", name: str | None = None):

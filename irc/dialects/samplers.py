@@ -369,6 +369,45 @@ def user_sampler(spec: dict):
     return obj
 
 
+# A callable object holding more than this (by a look one level into its
+# attributes) is not copied for a probe: the copy would cost more than the
+# extra call it saves the user from.
+_PROBE_COPY_BYTES = 256 << 20
+
+
+def probe_copy(fn):
+    """``fn`` for irc's own look-ahead calls, which MindSpore never makes
+    (learning a map's or a per_batch_map's result types, sizing a pipeline):
+    a deep copy of a callable object or a user's sampler, so the state it
+    keeps in itself (a cache, a counter; the model zoo's YOLOv3
+    ``MultiScaleTrans`` caches a size per batch, Tacotron2's sampler counts
+    its passes) is what MindSpore leaves it, not one call ahead.  A plain
+    function is itself (its closure cannot be copied), as is an object that
+    cannot be copied or is large."""
+    import inspect
+    holder = fn.__self__ if inspect.ismethod(fn) else fn
+    if inspect.isfunction(holder) or inspect.isbuiltin(holder) or inspect.isclass(holder) \
+            or inspect.ismodule(holder) or _held_bytes(holder) > _PROBE_COPY_BYTES:
+        return fn
+    try:
+        return copy.deepcopy(fn)
+    except Exception:   # noqa: BLE001 - locks, files, generators: the call goes to fn itself
+        return fn
+
+
+def _held_bytes(obj) -> int:
+    """Roughly what ``obj``'s attributes hold, one level down."""
+    total = 0
+    for value in getattr(obj, "__dict__", {}).values():
+        if isinstance(value, np.ndarray):
+            total += value.nbytes
+        elif isinstance(value, (bytes, bytearray, str)):
+            total += len(value)
+        elif isinstance(value, (list, tuple, dict, set)):
+            total += 8 * len(value)
+    return total
+
+
 def _iterable_count(spec, n, labels) -> int:
     obj = user_sampler(spec)
     try:
@@ -377,11 +416,7 @@ def _iterable_count(spec, n, labels) -> int:
         # counted by reading a copy through, as MindSpore counts: the user's
         # sampler (one that reshuffles by a counter of its own, Tacotron2's)
         # keeps its state for the epochs
-        try:
-            counted = {**spec, "sampler": copy.deepcopy(obj)}
-        except Exception:   # noqa: BLE001 - a sampler that cannot be copied is read itself
-            counted = spec
-        size = len(_iterable_pick(counted, n, None, labels))
+        size = len(_iterable_pick({**spec, "sampler": probe_copy(obj)}, n, None, labels))
     return _capped(spec, size)
 
 
