@@ -63,7 +63,7 @@ from irc.dialects.dataset import PyFuncError, to_user
 from irc.diagnostics import UserError
 from irc.ir.graph import Graph, Module, Value
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get
-from irc.ir.traits import Random, RowCount, RowSource
+from irc.ir.traits import HandsRowsOn, Random, RowCount, RowSource
 from irc.ir.types import to_numpy_dtype
 
 from .host_stream import (BatchExec, BatchMapExec, BucketBatchExec, Chunk, PaddedBatchExec, ConcatExec, FilterExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
@@ -429,10 +429,6 @@ class Plan:
             workers = 1
         return SegmentExec(self.executor(stream), stream.outs, steps, values, int(workers))
 
-    # ops that hand a column on as it is (no kernel reads its values)
-    _HANDS_ON = ("dataset.shuffle", "dataset.repeat", "dataset.take", "dataset.skip", "dataset.project",
-                 "dataset.rename")
-
     def _read_by_python_only(self, value) -> bool:
         """Whether only Python reads ``value`` (a map's Python function, or the
         iterator the pipeline returns rows to; through ops that hand it on): its
@@ -442,7 +438,8 @@ class Plan:
         if not users:
             return False
         for user, index in users:
-            if user.op in self._HANDS_ON:
+            hands_on = get(user.op).trait(HandsRowsOn) if user.op != "return" else None
+            if hands_on is not None and not hands_on.stacks:
                 if not self._read_by_python_only(user.out(index)):
                     return False
             elif user.op not in ("dataset.PyFunc", "return"):

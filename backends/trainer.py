@@ -46,6 +46,7 @@ from irc.dialects.core import DATA, DRAWS, LEARNING_RATE, LOSS, graph_inputs, gr
 from irc.dialects.train import ALL_FINITE, LOOP, state_fill
 from irc.ir.graph import Graph, Module, Node
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get as get_op
+from irc.ir.traits import HandsRowsOn
 from irc.ir.types import UNKNOWN, to_numpy_dtype
 
 from .label_checks import check_labels, label_bounds
@@ -400,10 +401,6 @@ class BatchStream:
         self.run.close()
 
 
-_PASS_THROUGH = ("dataset.batch", "dataset.shuffle", "dataset.repeat", "dataset.take",
-                 "dataset.skip", "dataset.project", "dataset.rename", "dataset.filter")
-
-
 def draws_stream(host: Graph, column: str) -> Optional[str]:
     """The host stream node whose positions key the draws of an offloaded
     random op on ``column``: the stream its input rows came from (the op was
@@ -416,7 +413,7 @@ def draws_stream(host: Graph, column: str) -> Optional[str]:
     if column not in names:
         return None
     value = host.operands(ret)[names.index(column)]
-    while host.node(value.node).op in _PASS_THROUGH:
+    while get_op(host.node(value.node).op).has_trait(HandsRowsOn):
         value = host.operands(host.node(value.node))[value.index]
     while get_op(host.node(value.node).op).kind == MAP:
         value = host.operands(host.node(value.node))[0]

@@ -76,6 +76,12 @@ def get_context(key: str):
     return _context.get(key)
 
 
+def in_graph_mode() -> bool:
+    """Whether ``set_context(mode=GRAPH_MODE)`` is in force (MindSpore compiles
+    what PyNative runs eagerly, and checks what PyNative lets pass)."""
+    return _context.get("mode") == GRAPH_MODE
+
+
 def set_deterministic(deterministic: bool) -> None:
     """``mindspore.set_deterministic``: the same results, bit for bit, from
     run to run (on CUDA: deterministic cuDNN algorithms and gradients

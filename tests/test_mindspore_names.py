@@ -156,45 +156,36 @@ def test_profiler_records_onnxruntime_sessions_and_host(tmp_path):
     assert json.loads(profiler.op_analyse("Gemm"))[0]["calls"] == 3
 
 
-def test_set_algo_parameters(tmp_path):
+def test_strategy_search_settings_keep_mindspores_names_defaults_and_checks(tmp_path):
+    """set_algo_parameters, and the cost model ArcFace's train.py imports
+    from MindSpore's private module at its top: recorded with MindSpore
+    2.10's names, defaults and checks; the next script starts from the defaults."""
     run_script(_script(tmp_path, """\
 import mindspore as ms
 from mindspore.parallel import set_algo_parameters, get_algo_parameters
-assert get_algo_parameters("tensor_slice_align_size") == 16
-set_algo_parameters(elementwise_op_strategy_follow=True, fully_use_devices=True)
-assert ms.get_algo_parameters("fully_use_devices") is True
-for bad, kind in ((dict(fully_use_devices=1), TypeError), (dict(foo=1), ValueError),
-                  (dict(tensor_slice_align_size=0), ValueError)):
-    try:
-        set_algo_parameters(**bad)
-    except kind:
-        pass
-    else:
-        raise AssertionError(bad)
-"""))
-    # the next script starts from MindSpore's defaults again
-    run_script(_script(tmp_path, "import mindspore as ms\n"
-                                 "assert ms.get_algo_parameters('fully_use_devices') is False\n"))
-
-
-def test_cost_model_context_as_arcface_imports_it(tmp_path):
-    """ArcFace's train.py imports MindSpore's private cost-model module at its
-    top: its settings are MindSpore 2.10's names, defaults and type checks."""
-    run_script(_script(tmp_path, """\
 from mindspore.parallel import _cost_model_context as cost_model_context
 import mindspore.parallel._cost_model_context as same
+assert get_algo_parameters("tensor_slice_align_size") == 16
 assert same.get_cost_model_context("costmodel_beta") == 400.0
+set_algo_parameters(elementwise_op_strategy_follow=True, fully_use_devices=True)
+assert ms.get_algo_parameters("fully_use_devices") is True
 cost_model_context.set_cost_model_context(device_memory_capacity=32.0 * 1024 ** 3, costmodel_beta=280.0)
 assert same.get_cost_model_context("costmodel_beta") == 280.0
-for bad, kind in ((dict(costmodel_alpha=2), TypeError), (dict(nope=2.0), ValueError)):
+for setter, bad, kind in ((set_algo_parameters, dict(fully_use_devices=1), TypeError),
+                          (set_algo_parameters, dict(foo=1), ValueError),
+                          (set_algo_parameters, dict(tensor_slice_align_size=0), ValueError),
+                          (cost_model_context.set_cost_model_context, dict(costmodel_alpha=2), TypeError),
+                          (cost_model_context.set_cost_model_context, dict(nope=2.0), ValueError)):
     try:
-        cost_model_context.set_cost_model_context(**bad)
+        setter(**bad)
     except kind:
         pass
     else:
         raise AssertionError(bad)
 """))
-    run_script(_script(tmp_path, "import mindspore.parallel._cost_model_context as c\n"
+    run_script(_script(tmp_path, "import mindspore as ms\n"
+                                 "import mindspore.parallel._cost_model_context as c\n"
+                                 "assert ms.get_algo_parameters('fully_use_devices') is False\n"
                                  "assert c.get_cost_model_context('costmodel_beta') == 400.0\n"))
 
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..diagnostics import UserError, UserRuntimeError, raised_at
 from ..ir.registry import MAP, PIPELINE, REQUIRED, SOURCE, Dialect
-from ..ir.traits import Batches, HoldsObjects, Pure, RowCount, RowSource
+from ..ir.traits import Batches, HandsRowsOn, HoldsObjects, Pure, RowCount, RowSource
 from ..ir.types import UNKNOWN, TensorType, from_numpy_dtype, is_dtype
 from . import mindrecord, samplers, stdrandom, tfrecord
 from .samplers import probe_copy  # noqa: F401 -- the frontend's and the dataset API's
@@ -1153,7 +1153,7 @@ def _min_counts(attrs, counts):
 SHUFFLE = define("dataset.shuffle", kind=PIPELINE, family=FAMILY,
                  operands=("*columns",), results=("*columns",),
                  attrs={"buffer_size": REQUIRED, "reshuffle_each_epoch": True}, infer=_same_types,
-                 traits=(RowCount(_child_count),),
+                 traits=(RowCount(_child_count), HandsRowsOn()),
                  doc="MindSpore's shuffle buffer: fill buffer_size rows; then per incoming row emit "
                      "slot draw % buffer_size, move the last row into it and append the new row; "
                      "drain the same way at the end (one mt19937_64 stream over the run, or "
@@ -1162,7 +1162,7 @@ BATCH = define("dataset.batch", kind=PIPELINE, family=FAMILY,
                operands=("*columns",), results=("*columns",),
                attrs={"batch_size": REQUIRED, "drop_remainder": False},
                infer=lambda attrs, ins: [t.batched("N") for t in ins],
-               traits=(RowCount(_batch_count), Batches()),
+               traits=(RowCount(_batch_count), Batches(), HandsRowsOn(stacks=True)),
                doc="stack batch_size rows per column (rows must agree in shape); the last, "
                    "smaller batch is dropped when drop_remainder")
 def batch_map_columns(names: list[str], input_columns: Optional[list[str]],
@@ -1286,30 +1286,30 @@ BUCKET_BATCH = define("dataset.bucket_batch", kind=PIPELINE, family=FAMILY,
                           "boundary less one) and emitted; at the end the partial buckets in order")
 REPEAT = define("dataset.repeat", kind=PIPELINE, family=FAMILY,
                 operands=("*columns",), results=("*columns",),
-                attrs={"count": INFINITE}, infer=_same_types, traits=(RowCount(_repeat_count),),
+                attrs={"count": INFINITE}, infer=_same_types, traits=(RowCount(_repeat_count), HandsRowsOn()),
                 doc="replay the child count times (-1: forever); every pass reshuffles")
 TAKE = define("dataset.take", kind=PIPELINE, family=FAMILY,
               operands=("*columns",), results=("*columns",),
-              attrs={"count": REQUIRED}, infer=_same_types, traits=(RowCount(_take_count),),
+              attrs={"count": REQUIRED}, infer=_same_types, traits=(RowCount(_take_count), HandsRowsOn()),
               doc="the first count rows (-1: all)")
 SKIP = define("dataset.skip", kind=PIPELINE, family=FAMILY,
               operands=("*columns",), results=("*columns",),
-              attrs={"count": REQUIRED}, infer=_same_types, traits=(RowCount(_skip_count),),
+              attrs={"count": REQUIRED}, infer=_same_types, traits=(RowCount(_skip_count), HandsRowsOn()),
               doc="all rows but the first count")
 FILTER = define("dataset.filter", kind=PIPELINE, family=FAMILY,
                 operands=("*columns",), results=("*columns",),
                 attrs={"predicate": REQUIRED, "input_columns": None}, infer=_same_types,
-                traits=(RowCount(lambda attrs, counts: None), HoldsObjects(("predicate",))),
+                traits=(RowCount(lambda attrs, counts: None), HoldsObjects(("predicate",)), HandsRowsOn()),
                 doc="the rows for which module.objects[predicate](*input_columns) is true (all "
                     "columns when input_columns is none); how many, only reading tells")
 PROJECT = define("dataset.project", kind=PIPELINE, family=FAMILY,
                  operands=("*columns",), results=("*columns",),
-                 attrs={"columns": REQUIRED}, infer=_same_types, traits=(RowCount(_child_count),),
+                 attrs={"columns": REQUIRED}, infer=_same_types, traits=(RowCount(_child_count), HandsRowsOn()),
                  doc="keep the operand columns, in operand order")
 RENAME = define("dataset.rename", kind=PIPELINE, family=FAMILY,
                 operands=("*columns",), results=("*columns",),
                 attrs={"input_columns": REQUIRED, "output_columns": REQUIRED},
-                infer=_same_types, traits=(RowCount(_child_count),),
+                infer=_same_types, traits=(RowCount(_child_count), HandsRowsOn()),
                 doc="the same rows; the results carry the new column names")
 CONCAT = define("dataset.concat", kind=PIPELINE, family=FAMILY,
                 operands=("*columns",), results=("*columns",),

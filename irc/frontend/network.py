@@ -188,11 +188,6 @@ def _construct_name() -> str:
 # the tracer
 # =============================================================================
 
-def _graph_mode() -> bool:
-    from ..context import GRAPH_MODE, get_context
-    return get_context("mode") == GRAPH_MODE
-
-
 def add_param(module: Module, graph: Graph, p: Parameter, name: str) -> Value:
     """A ``param`` node of ``graph`` for Parameter ``p``, its value in
     ``module.weights`` under ``name`` (made unique among the module's
@@ -439,7 +434,8 @@ class Tracer:
         name = self.graph.node(self._param(param).node).attrs["name"]
         new = self.value_of(value)
         got = self.graph.type_of(new).shape
-        if _graph_mode() and (len(got) != len(param.shape) or any(
+        from ..context import in_graph_mode
+        if in_graph_mode() and (len(got) != len(param.shape) or any(
                 isinstance(g, int) and g != p for g, p in zip(got, param.shape))):
             # GRAPH_MODE's Assign: a Parameter keeps its shape (a batch-sized value
             # into a Parameter sized for another batch: EcapaTDNN's minibatch_size);

@@ -139,6 +139,15 @@ class Batches(OpTrait):
         return self.size(attrs) if attrs.get("drop_remainder") else None
 
 
+@dataclass(frozen=True)
+class HandsRowsOn(OpTrait):
+    """A pipeline op whose results are its operands' rows as they came:
+    picked, reordered, repeated or renamed, no value read by a kernel of
+    irc's.  ``stacks``: handed on stacked into batches (one dtype and shape a
+    column)."""
+    stacks: bool = False
+
+
 def rewrites_rows(opdef) -> bool:
     """Whether a pipeline op changes the rows it batches (see :class:`Batches`)."""
     batches = opdef.trait(Batches) if opdef is not None else None

@@ -470,9 +470,9 @@ def _compiled_step(cell: Cell):
     steps) or a GradOperation is compiled whole, cached by its phase: the train/eval modes of
     its first compile stay.  In PyNative only a step that asks for it
     (``compiled_in_pynative``) is, reading the modes on every call."""
-    from ..context import GRAPH_MODE, get_context
+    from ..context import in_graph_mode
     from .optim import Optimizer
-    graph = get_context("mode") == GRAPH_MODE
+    graph = in_graph_mode()
     if not (graph or getattr(cell, "compiled_in_pynative", False)):
         return None
     if not any(isinstance(c, Optimizer) for c in cell.__dict__.get("_cells", {}).values()) and \

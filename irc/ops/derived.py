@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..ir.types import is_float, is_integer
-from ._dispatch import type_of
+from ._dispatch import is_symbolic, type_of
 from .functional import (
     _as_tensor, _constant, _error, _one, _promote_pair, _single_axis, _type_error, _unsupported,
     abs, add, amax, amin, cast, ceil, concat, div, equal, exp, expand_dims, fill, flip, floor,
@@ -1193,10 +1193,9 @@ def add_flags(fn=None, **flags):
 
 def sequence_mask(lengths, maxlen=None):
     """``mask[..., j] = j < lengths[...]``, bool; maxlen the longest length when not given."""
-    from ..common.tensor import Tensor
     lengths = _as_tensor(lengths)
     if maxlen is None:
-        if not isinstance(lengths, Tensor):
+        if is_symbolic(lengths):
             raise _unsupported("sequence_mask: give maxlen inside a compiled network (its size "
                                "depends on the data otherwise)")
         maxlen = int(np.max(lengths.asnumpy()))

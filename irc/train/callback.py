@@ -789,10 +789,10 @@ class ModelCheckpoint(Callback):
              append_dict: Optional[dict] = None) -> str:
         from ..communication import writes_checkpoints
         from .serialization import save_checkpoint
-        from ..context import GRAPH_MODE, get_context
+        from ..context import in_graph_mode
         self.settle_prefix()
         path = os.path.join(self.directory, f"{self.prefix}-{epoch}_{step_in_epoch}.ckpt")
-        if get_context("mode") == GRAPH_MODE:
+        if in_graph_mode():
             notice_once(f"ModelCheckpoint: irc writes no {self.prefix}-graph.meta (MindSpore's compiled "
                         f"graph, written in GRAPH_MODE); the checkpoints hold every value without it")
         if writes_checkpoints():    # the ranks hold one model: rank 0 writes it
