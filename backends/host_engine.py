@@ -63,7 +63,7 @@ from irc.dialects.dataset import PyFuncError, to_user
 from irc.diagnostics import UserError
 from irc.ir.graph import Graph, Module, Value
 from irc.ir.registry import MAP, PIPELINE, SOURCE, get
-from irc.ir.traits import HandsRowsOn, Random, RowCount, RowSource
+from irc.ir.traits import HandsRowsOn, Random, RowCount, RowSource, RowsAsList
 from irc.ir.types import to_numpy_dtype
 
 from .host_stream import (BatchExec, BatchMapExec, BucketBatchExec, Chunk, PaddedBatchExec, ConcatExec, FilterExec, PassExec, RepeatExec, ShuffleExec, SkipExec,
@@ -127,6 +127,7 @@ class Step:
         self.k = int(self.opdef.num_draws(node.attrs))
         self.pos = pos_key(stream_name)
         self.where = _where(node)
+        self.rows_as_list = self.opdef.has_trait(RowsAsList)
         self.batched_input = bool(node.in_types) and node.in_types[0].rank > 0 and \
             node.in_types[0].shape[0] == "N"
         self.short = node.op.split(".", 1)[1]
@@ -145,7 +146,8 @@ class Step:
         if self.k:
             draws = draws_mod.draws(state.seed, self.name, state.epoch, chunk.extra[self.pos], self.k,
                                     self.stream)
-        if batch_fn is not None and all(isinstance(c, np.ndarray) and c.dtype != object for c in inputs):
+        if batch_fn is not None and (self.rows_as_list or
+                                     all(isinstance(c, np.ndarray) and c.dtype != object for c in inputs)):
             try:
                 outs = batch_fn(inputs, self.attrs, draws)
             except Exception as e:
@@ -258,6 +260,8 @@ class SegmentExec:
         self.pick = [index[v] for v in out_values] if not steps else None
         # ops without host_batch run row by row: hand the workers small pieces
         self.per_row = any(s.opdef.host_batch_fn is None for s in steps)
+        # a segment after ``batch`` has batches for rows
+        self.batch_rows = bool(steps) and all(s.batched_input for s in steps)
         # whether the workers pay (None: not measured yet; see _parallel)
         self.wide: Optional[bool] = None if self.workers > 1 else False
         self._probes: list[tuple[float, int]] = []     # (seconds, rows) of each probe piece
@@ -295,9 +299,12 @@ class SegmentExec:
     # on Python threads: between short calls into C the GIL is handed back
     # and forth (ImageFolder's chain, 2 workers, 2 cores: 92 us a row at 32x32
     # ran 13-33% slower on the threads; 250-290 us at 224 from small JPEGs 8%
-    # faster, 1 ms from ImageNet-sized ones 1.6x).  A segment after ``batch``
-    # has batches for rows.
+    # faster, 1 ms from ImageNet-sized ones 1.6x).  A batch is one piece: its
+    # handing over costs the same however many images it holds (its Normalize
+    # and HWC2CHW: 0.2-0.6 ms at 32x32 ran 5-10% slower on the threads,
+    # 3-6 ms at 224 15-40% faster).
     WIDE_ROW_SECONDS = 150e-6
+    WIDE_BATCH_SECONDS = 2e-3
     PROBE_ROWS = 64                 # rows a probe piece holds at most
 
     def _parallel(self, source, state):
@@ -341,7 +348,8 @@ class SegmentExec:
             # the quickest piece's rows: a piece the machine's other work
             # interrupted reads slow and had sent cheap rows to the threads
             # (ImageFolder at 32: 5-6k img/s instead of 8k in 1 run of 3)
-            self.wide = min(seconds / n for seconds, n in timed) >= self.WIDE_ROW_SECONDS
+            least = self.WIDE_BATCH_SECONDS if self.batch_rows else self.WIDE_ROW_SECONDS
+            self.wide = min(seconds / n for seconds, n in timed) >= least
         return out
 
 

@@ -15,7 +15,7 @@ import irc
 import irc.dataset as ds
 import irc.dataset.transforms as transforms
 import irc.dataset.vision as vision
-from irc.backends.host_engine import HostEngine, SegmentExec
+from irc.backends.host_engine import HostEngine, SegmentExec, Step
 from irc.dataset import config
 from irc.dialects import draws as draws_mod
 from irc.dialects import dataset as D
@@ -86,6 +86,16 @@ def test_tail_run_per_batch_gives_the_per_sample_batches(workers):
     assert len(compiled) == len(per_sample) == 18
     for a, b in zip(compiled, per_sample):
         assert a.dtype == b.dtype == np.float32 and a.shape == b.shape and np.array_equal(a, b)
+
+
+def test_decoding_crop_runs_once_a_chunk(monkeypatch):
+    # RowsAsList: the chunk's file bytes go to the op's batch form, not row by row
+    per_row = []
+    run_rows = Step.run_rows
+    monkeypatch.setattr(Step, "run_rows", lambda self, *a, **k: per_row.append(self.short) or run_rows(self, *a, **k))
+    d = ds.ImageFolder(FOLDER, shuffle=False).map(vision.RandomCropDecodeResize(16), "image").batch(10)
+    assert [len(r["image"]) for r in rows(d)] == [10] * 6
+    assert "RandomCropDecodeResize" not in per_row
 
 
 def test_random_ops_draw_by_position_whatever_the_chunking_and_workers(monkeypatch):
@@ -213,6 +223,10 @@ def test_file_that_is_not_an_image(tmp_path):
         rows(d)
     assert e.value.where == where
     assert "Decode failed on column 'image'" in e.value.message and "b.jpg" in e.value.message
+    # the fused op decodes a chunk's rows in one call (RowsAsList): still the row's file
+    fused = ds.ImageFolder(str(root), shuffle=False).map(vision.RandomCropDecodeResize(8), "image")
+    with pytest.raises(UserError, match=r"RandomCropDecodeResize failed on column 'image' of .*b\.jpg"):
+        rows(fused)
     decoded = ds.ImageFolder(str(root), shuffle=False, decode=True); where = here()  # noqa: E702
     with pytest.raises(UserError) as e:
         rows(decoded)
@@ -371,6 +385,22 @@ def test_workers_are_used_where_rows_are_long_enough(nap, wide):
     assert [int(r["a"]) for r in engine.rows(1)] == list(range(300))
     (segment,) = _map_segments(engine.plan.root)
     assert segment.wide is wide
+
+
+@pytest.mark.parametrize("nap, wide", [(0.004, True), (0.0005, False)])
+def test_batches_go_to_the_workers_when_a_batch_is_long_enough(nap, wide):
+    """After ``batch`` a row is a batch, handed over as one piece: 0.5 ms of
+    work a batch (a 150 us row's worth) stays in the producer's thread."""
+    def work(a):
+        time.sleep(nap)
+        return a
+
+    d = ds.NumpySlicesDataset({"a": np.arange(384)}, shuffle=False).batch(16)
+    d = d.map(work, "a", num_parallel_workers=2)
+    engine = d._engine()
+    assert np.concatenate([r["a"] for r in engine.rows(1)]).tolist() == list(range(384))
+    (segment,) = _map_segments(engine.plan.root)
+    assert segment.batch_rows and segment.wide is wide
 
 
 def test_errors_in_workers_do_not_hang():

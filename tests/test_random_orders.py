@@ -4,6 +4,7 @@ tests/fixtures/mindspore_random_orders.json (written by MindSpore, see
 mindspore_random_orders.py there) replayed through irc, epoch by epoch; and
 the libstdc++ algorithms under them (irc.dialects.stdrandom) against their
 definitions."""
+import copy
 import json
 import os
 
@@ -94,6 +95,18 @@ def test_mt19937_and_mt19937_64_are_the_standard_engines():
     # the C++ standard's check values: the 10000th output of a default-seeded engine
     assert int(stdrandom.Mt19937(5489).take(10000)[-1]) == 4123659995
     assert int(stdrandom.Mt19937_64(5489).take(10000)[-1]) == 9981545732273789042
+
+
+def test_an_engine_made_from_a_dropped_ones_state_starts_afresh():
+    # a dropped engine's numpy generator is reseeded for the next one made
+    first = stdrandom.Mt19937(5489).take(5000)[-1]
+    live = stdrandom.Mt19937(5489)
+    live.take(9000)
+    copied = copy.deepcopy(live)
+    for seed in (1, 2, 3):
+        stdrandom.Mt19937(seed).take(4096 * 3)
+    assert int(stdrandom.Mt19937(5489).take(5000)[-1]) == int(first)
+    assert int(live.take(1000)[-1]) == int(copied.take(1000)[-1]) == 4123659995
 
 
 def test_uniform_below_rejects_as_libstdcxx_and_realigns():

@@ -518,6 +518,31 @@ def test_random_resized_crop_and_decode_variant():
     np.testing.assert_array_equal(w, y)
 
 
+def test_random_crop_decode_resize_batch_is_its_rows():
+    """A chunk's rows in a list (RowsAsList) give the per-sample results,
+    stacked: JPEG (OpenCV), grey JPEG, CMYK JPEG and PNG (Pillow), sizes
+    that take an attempt, the fallback, or no resize at all."""
+    files = []
+    for k, (h, w, mode, fmt) in enumerate([(30, 40, "RGB", "JPEG"), (45, 17, "L", "JPEG"),
+                                           (20, 26, "CMYK", "JPEG"), (9, 50, "RGB", "PNG"),
+                                           (8, 10, "RGB", "PNG")]):
+        x = img(h, w, 3, seed=40 + k)
+        buf = io.BytesIO()
+        pic = Image.fromarray(x)
+        (pic.convert(mode) if mode != "RGB" else pic).save(buf, format=fmt)
+        files.append(buf.getvalue())
+    o = op("vision.RandomCropDecodeResize")
+    assert o.has_trait(V.RowsAsList)
+    for attrs in ({"size": [8, 10]}, {"size": [8, 10], "scale": [1.0, 1.0], "ratio": [5 / 4, 5 / 4]},
+                  {"size": [5, 5], "scale": [0.9, 1.0], "ratio": [10.0, 12.0]}):
+        a = o.normalize_attrs(attrs)
+        d = np.random.default_rng(2).random((len(files), o.num_draws(a)))
+        (stacked,) = o.host_batch_fn([files], a, d)
+        rows = [o.host_sample_fn([f], a, d[i])[0] for i, f in enumerate(files)]
+        assert stacked.shape == (len(files), *rows[0].shape) and stacked.dtype == np.uint8
+        np.testing.assert_array_equal(stacked, np.stack(rows))
+
+
 # =============================================================================
 # Decode, OneHot, Duplicate
 # =============================================================================

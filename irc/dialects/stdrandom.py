@@ -23,7 +23,6 @@ the values after it back.
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import numpy as np
 
@@ -32,21 +31,24 @@ _BLOCK = 4096
 
 
 class _RawStream:
-    """Raw engine output in blocks, with unused values handed back;
-    ``more(m)`` makes the engine's next ``m`` (or more) outputs, each in
-    [MIN, MIN + RANGE] (the engine's ``min()`` and ``max() - min()``)."""
+    """Raw engine output in blocks, with unused values handed back; a
+    subclass's ``_outputs(m)`` makes the engine's next ``m`` (or more)
+    outputs, each in [MIN, MIN + RANGE] (the engine's ``min()`` and
+    ``max() - min()``)."""
     MIN, RANGE = 0, _U32_RANGE
 
-    def __init__(self, more: Callable[[int], np.ndarray]):
-        self._more = more
+    def __init__(self):
         self._buf = np.zeros(0, np.uint64)
         self._at = 0
+
+    def _outputs(self, m: int) -> np.ndarray:
+        raise NotImplementedError
 
     def take(self, m: int) -> np.ndarray:
         """The next ``m`` outputs (uint64)."""
         left = len(self._buf) - self._at
         if left < m:
-            self._buf = np.concatenate([self._buf[self._at:], self._more(max(m - left, _BLOCK))])
+            self._buf = np.concatenate([self._buf[self._at:], self._outputs(max(m - left, _BLOCK))])
             self._at = 0
         out = self._buf[self._at:self._at + m]
         self._at += m
@@ -60,13 +62,31 @@ class _RawStream:
         return int(self.take(1)[0])
 
 
+# numpy's MT19937 of streams no longer used: a new one costs ~110 us (its
+# SeedSequence's hashing), a reseed 1.5 us, and every epoch of a shuffled
+# source makes one (ImageFolder's 60-image epochs: 2% of their time).
+_SPARE_BITS: list = []
+_SPARE_BITS_MAX = 16
+
+
 class Mt19937(_RawStream):
     """``std::mt19937(seed)``."""
 
     def __init__(self, seed: int):
-        bits = np.random.MT19937(0)
-        bits._legacy_seeding(int(seed) & 0xFFFFFFFF)
-        super().__init__(lambda m: bits.random_raw(m).astype(np.uint64, copy=False))
+        try:
+            self._bits = _SPARE_BITS.pop()
+        except IndexError:
+            self._bits = np.random.MT19937(0)
+        self._bits._legacy_seeding(int(seed) & 0xFFFFFFFF)
+        super().__init__()
+
+    def _outputs(self, m: int) -> np.ndarray:
+        return self._bits.random_raw(m).astype(np.uint64, copy=False)
+
+    def __del__(self):
+        bits = getattr(self, "_bits", None)
+        if bits is not None and len(_SPARE_BITS) < _SPARE_BITS_MAX:
+            _SPARE_BITS.append(bits)
 
 
 class Mt19937_64(_RawStream):
@@ -78,7 +98,7 @@ class Mt19937_64(_RawStream):
     _MATRIX = np.uint64(0xB5026F5AA96619E9)
 
     def __init__(self, seed: int):
-        super().__init__(self._outputs)
+        super().__init__()
         state = [int(seed) & 0xFFFFFFFFFFFFFFFF]
         for i in range(1, self._N):
             prev = state[-1]
@@ -120,7 +140,7 @@ class MinstdRand0(_RawStream):
     def __init__(self, seed: int):
         x = int(seed) % self._M
         self._x = x or 1
-        super().__init__(self._outputs)
+        super().__init__()
 
     def _outputs(self, m: int) -> np.ndarray:
         cls = type(self)

@@ -148,6 +148,14 @@ class HandsRowsOn(OpTrait):
     stacks: bool = False
 
 
+@dataclass(frozen=True)
+class RowsAsList(OpTrait):
+    """A map op whose batch form takes its operand as a chunk's rows in a
+    list (encoded bytes of their own lengths, images of their own sizes)
+    and stacks its results: the engine calls it on such columns too, one
+    call a chunk instead of one a row."""
+
+
 def rewrites_rows(opdef) -> bool:
     """Whether a pipeline op changes the rows it batches (see :class:`Batches`)."""
     batches = opdef.trait(Batches) if opdef is not None else None
