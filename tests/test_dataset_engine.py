@@ -157,6 +157,17 @@ def test_draws_are_a_function_of_position():
     assert np.array_equal(b, a[[599, 0, 300]])
     assert not np.array_equal(draws_mod.draws(1, "image.3", 1, [5], 3), draws_mod.draws(1, "image.3", 0, [5], 3))
     assert ((a >= 0) & (a < 1)).all()
+    # row p is row p % BLOCK of its block's PCG64 table, however far the
+    # table was made before (a block is made only as far as it is read)
+    def table(block):
+        seq = np.random.SeedSequence([7, draws_mod.node_key("image.9"), 2, block, 0xD4A5])
+        return np.random.Generator(np.random.PCG64(seq)).random((draws_mod.BLOCK, 4))
+    first = draws_mod.draws(7, "image.9", 2, np.arange(3, 40), 4)
+    later = draws_mod.draws(7, "image.9", 2, np.arange(1000, 1100), 4)
+    scattered = draws_mod.draws(7, "image.9", 2, np.array([900, 5, 1030]), 4)
+    assert np.array_equal(first, table(0)[3:40])
+    assert np.array_equal(later, np.concatenate([table(0)[1000:], table(1)[:76]]))
+    assert np.array_equal(scattered, np.stack([table(0)[900], table(0)[5], table(1)[6]]))
 
 
 def test_engine_runs_a_parsed_module_and_reports_positions():

@@ -33,7 +33,7 @@ from . import stdrandom
 
 BLOCK = 1024
 _CACHE_MAX = 64
-_cache: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
+_cache: "OrderedDict[tuple, _Block]" = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -48,21 +48,37 @@ def generator(seed: int, name: str, epoch: int, stream: int = 0) -> np.random.Ge
         [int(seed), node_key(name), int(epoch), int(stream), 0x5EED])))
 
 
-def _block(seed: int, name: str, epoch: int, block: int, k: int) -> np.ndarray:
+class _Block:
+    """One block's table, made as far as its rows are asked for: a PCG64
+    stream's doubles fill a table row after row, so a short epoch (60 images:
+    its first 64 rows) need not make all :data:`BLOCK` (~60 us at 22 draws a row)."""
+
+    def __init__(self, seed: int, name: str, epoch: int, block: int, k: int):
+        self.gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+            [int(seed), node_key(name), int(epoch), int(block), 0xD4A5])))
+        self.k = k
+        self.table = np.empty((0, k), dtype=np.float64)
+
+    def rows(self, upto: int) -> np.ndarray:
+        """The table with at least ``upto`` rows made (call under ``_lock``)."""
+        if len(self.table) < upto:
+            more = min(BLOCK, max(upto, 2 * len(self.table), 64)) - len(self.table)
+            self.table = np.concatenate([self.table, self.gen.random((more, self.k))])
+        return self.table
+
+
+def _block(seed: int, name: str, epoch: int, block: int, k: int, upto: int = BLOCK) -> np.ndarray:
+    """Rows [0, upto) (or more) of the block's ``[BLOCK, k]`` table."""
     key = (seed, name, epoch, block, k)
     with _lock:
         hit = _cache.get(key)
-        if hit is not None:
+        if hit is None:
+            hit = _cache[key] = _Block(seed, name, epoch, block, k)
+            while len(_cache) > _CACHE_MAX:
+                _cache.popitem(last=False)
+        else:
             _cache.move_to_end(key)
-            return hit
-    gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
-        [int(seed), node_key(name), int(epoch), int(block), 0xD4A5])))
-    table = gen.random((BLOCK, k))
-    with _lock:
-        _cache[key] = table
-        while len(_cache) > _CACHE_MAX:
-            _cache.popitem(last=False)
-    return table
+        return hit.rows(upto)
 
 
 def draws(seed: int, name: str, epoch: int, positions, k: int,
@@ -82,13 +98,13 @@ def draws(seed: int, name: str, epoch: int, positions, k: int,
         while done < pos.size:
             b, off = divmod(p, BLOCK)
             take = min(BLOCK - off, pos.size - done)
-            out[done:done + take] = _block(seed, name, epoch, b, k)[off:off + take]
+            out[done:done + take] = _block(seed, name, epoch, b, k, off + take)[off:off + take]
             done, p = done + take, p + take
         return out
     blocks, offsets = np.divmod(pos, BLOCK)
     for b in np.unique(blocks):
         sel = blocks == b
-        out[sel] = _block(seed, name, epoch, int(b), k)[offsets[sel]]
+        out[sel] = _block(seed, name, epoch, int(b), k, int(offsets[sel].max()) + 1)[offsets[sel]]
     return out
 
 
@@ -185,17 +201,25 @@ def _mindspore_draws(seed: int, stream: Stream, epoch: int, positions, k: int) -
     ends_before = np.bincount(ends, minlength=n)
     index = slot // n - ends_before[worker]
     out = np.empty((pos.size, k), dtype=np.float64)
-    for j in np.unique(worker).tolist():
-        key = stream.key(seed) + (j,)
-        with _lock:
-            ws = _worker_streams.get(key)
-            if ws is None:
-                ws = _worker_streams[key] = _WorkerStream(stream, seed, j)
+    stream_key = stream.key(seed)
+    for j in range(n):
         sel = worker == j
-        blocks, offsets = np.divmod(index[sel], _STREAM_BLOCK)
-        rows = np.empty((int(sel.sum()), k), dtype=np.float64)
-        for b in np.unique(blocks).tolist():
+        if not sel.any():
+            continue
+        with _lock:
+            ws = _worker_streams.get(stream_key + (j,))
+            if ws is None:
+                ws = _worker_streams[stream_key + (j,)] = _WorkerStream(stream, seed, j)
+        mine = index[sel]
+        first, last = int(mine.min()) // _STREAM_BLOCK, int(mine.max()) // _STREAM_BLOCK
+        if first == last:       # a chunk's rows lie in one block of each worker's
+            out[sel] = ws.block(first)[mine - first * _STREAM_BLOCK, :k]
+            continue
+        blocks, offsets = np.divmod(mine, _STREAM_BLOCK)
+        rows = np.empty((len(mine), k), dtype=np.float64)
+        for b in range(first, last + 1):
             here = blocks == b
-            rows[here] = ws.block(b)[offsets[here], :k]
+            if here.any():
+                rows[here] = ws.block(b)[offsets[here], :k]
         out[sel] = rows
     return out

@@ -1218,8 +1218,15 @@ def _rcdr_batch(inputs, attrs, draws):
     oh, ow = (int(v) for v in attrs["size"])
     u = uniforms(draws, _rrc_draws(attrs)).tolist()
     out = np.empty((len(rows), oh, ow, 3), np.uint8)
+    cv2 = _opencv() if attrs["interpolation"] == "linear" else None
     for i in range(len(rows)):
-        out[i] = _random_resized_crop_of(decode(rows[i]), attrs, u[i])
+        x = decode(rows[i])
+        h, w = x.shape[:2]
+        top, left, ch, cw = _crop_box_of(h, w, attrs, u[i]) if h and w else (0, 0, 0, 0)
+        if cv2 is not None and ch and (ch, cw) != (oh, ow):     # resize_image's OpenCV case, inline
+            out[i] = cv2.resize(x[top:top + ch, left:left + cw], (ow, oh), interpolation=cv2.INTER_LINEAR)
+        else:
+            out[i] = _random_resized_crop_of(x, attrs, u[i])
     return [out]
 
 
