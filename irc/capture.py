@@ -105,6 +105,7 @@ _RENAMES = {
     "mindspore.parallel._utils": "irc.parallel_utils",  # the model zoo's _get_device_num ...
     "mindspore.parallel._auto_parallel_context": "irc.parallel_utils",
     "mindspore.parallel._cost_model_context": "irc.parallel",
+    "mindspore.common.seed": "irc.seed",      # from mindspore.common.seed import _get_graph_seed
 }
 
 # MindSpore packages whose submodules (where MindSpore defines each class:

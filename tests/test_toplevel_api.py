@@ -138,7 +138,9 @@ def test_mindspore_2x_top_level_names():
         irc.set_device("CPU")
         assert irc.get_context("device_target") == "CPU"
         irc.set_context(jit_config=irc.JitConfig(jit_level="O0"))
-        irc.manual_seed(5)
+        irc.manual_seed(5)          # the random ops' generator: the global seed stays unset
+        assert irc.get_seed() is None
+        irc.set_seed(5)
         assert irc.get_seed() == 5
         with pytest.raises(UserError, match="device_target must be one of"):
             irc.set_device("TPU")

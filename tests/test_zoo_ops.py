@@ -280,6 +280,13 @@ def test_the_model_zoos_further_functions_as_mindspore(capsys):
     prints_as_mindspore(capsys, "zoo_functions.py", rel=1e-6, abs=1e-6)
 
 
+def test_the_global_seed_and_random_ops_seed_pairs_as_mindspore(capsys):
+    """ms.get_seed() None until set; mindspore.common.seed's _get_graph_seed
+    counters (the model zoo's research Transformers seed Dropout with them)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "global_seed.py", rel=0, abs=0)
+
+
 def test_tensors_print_as_mindspore(capsys):
     """print(loss) and print(output) in the model zoo's scripts: repr as
     MindSpore 2.10's printer writes it, str numpy's, np.float64 kept."""
