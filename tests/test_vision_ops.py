@@ -543,6 +543,30 @@ def test_random_crop_decode_resize_batch_is_its_rows():
         np.testing.assert_array_equal(stacked, np.stack(rows))
 
 
+def test_random_resized_crop_batch_is_its_rows():
+    """Decoded images of their own sizes in a list (RowsAsList), [H, W]
+    ones among them, or one batch array: the per-sample windows, stacked;
+    rows whose channels differ stay a list."""
+    o = op("vision.RandomResizedCrop")
+    a = o.normalize_attrs({"size": [6, 7]})
+    images = [img(30, 40, 3, seed=50), img(9, 31, 3, seed=51), img(6, 7, 3, seed=52)]
+    d = np.random.default_rng(3).random((3, o.num_draws(a)))
+    rows = [o.host_sample_fn([x], a, d[i])[0] for i, x in enumerate(images)]
+    (stacked,) = o.host_batch_fn([images], a, d)
+    np.testing.assert_array_equal(stacked, np.stack(rows))
+    grey = [x[..., 0] for x in images]
+    (flat,) = o.host_batch_fn([grey], a, d)
+    assert flat.shape == (3, 6, 7)
+    np.testing.assert_array_equal(flat, np.stack([o.host_sample_fn([x], a, d[i])[0] for i, x in enumerate(grey)]))
+    (mixed,) = o.host_batch_fn([[images[0], grey[1]]], a, d[:2])
+    assert isinstance(mixed, list) and mixed[0].shape == (6, 7, 3) and mixed[1].shape == (6, 7)
+    same = np.stack([img(12, 10, 3, seed=k) for k in range(3)])
+    (b,) = o.host_batch_fn([same], a, d)
+    np.testing.assert_array_equal(b, np.stack([o.host_sample_fn([x], a, d[i])[0] for i, x in enumerate(same)]))
+    (none,) = o.host_batch_fn([same[:0]], a, d[:0])
+    assert none.shape == (0, 6, 7, 3)
+
+
 # =============================================================================
 # Decode, OneHot, Duplicate
 # =============================================================================

@@ -1174,16 +1174,40 @@ def _infer_rrc(attrs, ins):
 
 RANDOM_RESIZED_CROP = define(
     "vision.RandomResizedCrop", kind=MAP, family=FAMILY, attrs=dict(_RRC_ATTRS),
-    operands=("image",), infer=_infer_rrc, traits=(Pure(), Random(_rrc_draws), OneChannelHW()),
+    operands=("image",), infer=_infer_rrc,
+    traits=(Pure(), Random(_rrc_draws), OneChannelHW(), RowsAsList()),
     doc="random area/aspect window (2*max_attempts + 2 draws), resized to size")
 
 
-# Each sample gets a window of its own size before the resize: no batch form.
+# Each sample gets a window of its own size before the resize.
 @RANDOM_RESIZED_CROP.host_sample
 def _rrc_sample(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     _check_image_array("RandomResizedCrop", x)
     return [_random_resized_crop(x, attrs, draws)]
+
+
+# A chunk of decoded images of their own sizes (RowsAsList), or a batch of
+# one size: one call, the draws made Python floats once.  Rows that do not
+# stack (channels that differ) stay a list, as the engine keeps them.
+@RANDOM_RESIZED_CROP.host_batch
+def _rrc_batch(inputs, attrs, draws):
+    images = inputs.image
+    oh, ow = (int(v) for v in attrs["size"])
+    if isinstance(images, np.ndarray) and len(images) == 0:
+        return [np.empty((0, oh, ow, *images.shape[3:]), images.dtype)]
+    u = uniforms(draws, _rrc_draws(attrs)).tolist()
+    rows = []
+    for i in range(len(images)):
+        x = np.asarray(images[i])
+        hw = x.ndim == 2        # OneChannelHW row by row: a list's rows have ranks of their own
+        x = x[..., None] if hw else x
+        _check_image_array("RandomResizedCrop", x)
+        y = _random_resized_crop_of(x, attrs, u[i])
+        rows.append(y[..., 0] if hw else y)
+    if all(r.shape == rows[0].shape and r.dtype == rows[0].dtype for r in rows):
+        return [np.stack(rows)]
+    return [rows]
 
 
 def _infer_rcdr(attrs, ins):
