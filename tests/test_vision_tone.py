@@ -217,3 +217,30 @@ def test_a_chain_of_python_operations_names_the_one_that_raised():
     data = data.map([vision.ToPIL(), broken, np.array], input_columns="image")
     with pytest.raises(UserError, match="the Python function .*broken raised AttributeError"):
         list(data.create_tuple_iterator(output_numpy=True))
+
+
+def test_hue_colour_blend_colour_spaces_and_resized_crop_as_mindspore(capsys):
+    """AdjustHue, RandomColor, ConvertColor (every ConvertMode) and
+    ResizedCrop: tests/mindspore_style/vision_more.py printed as under
+    MindSpore 2.10, pixel sums and all."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "vision_more.py", rel=0, abs=0)
+
+
+def test_random_color_blends_by_a_drawn_factor():
+    from irc.dialects.vision import factor, uniforms
+    from irc.dialects.vision_tone import blend_with_grey
+    from irc.ir.registry import get
+    x = np.random.default_rng(4).integers(0, 256, (3, 6, 5, 3)).astype(np.uint8)
+    op = get("vision.RandomColor")
+    attrs = op.normalize_attrs({"degrees": [0.2, 1.8]})
+    u = np.array([[0.0], [0.5], [0.999]])
+    (out,) = op.host_batch_fn([x], attrs, u)
+    for i in range(3):
+        t = factor(uniforms(u[i:i + 1], 1)[0, 0], 0.2, 1.8)
+        np.testing.assert_array_equal(out[i], blend_with_grey(x[i], t))
+    assert not np.array_equal(out[0], out[2])
+    # the two ends MindSpore special-cases: the image itself and its grey
+    np.testing.assert_array_equal(blend_with_grey(x[0], np.float32(1.001)), x[0])
+    grey = blend_with_grey(x[0], np.float32(0.0))
+    assert (grey[..., 0] == grey[..., 1]).all() and (grey[..., 1] == grey[..., 2]).all()

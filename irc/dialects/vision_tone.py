@@ -16,9 +16,9 @@ import numpy as np
 
 from ..ir.registry import MAP, REQUIRED
 from ..ir.traits import OneChannelHW, Pure, Random
-from ..ir.types import UNKNOWN
+from ..ir.types import UNKNOWN, TensorType
 from .vision import (
-    DIALECT, FAMILY, _check_image_array, _opencv, color_adjust, factor, image_dims,
+    DIALECT, FAMILY, _check_image_array, _opencv, color_adjust, factor, hw_images, image_dims,
     sharpness, uniforms,
 )
 
@@ -30,6 +30,11 @@ def _u8_image(op: str):
         image_dims(op, ins[0], dtypes=("u8",))
         return [ins[0]]
     return infer
+
+
+def _rgb_u8(op: str, ins):
+    image_dims(op, ins[0], dtypes=("u8",), channels=(3,))
+    return [ins[0]]
 
 
 def _any_image(op: str, ins):
@@ -85,6 +90,18 @@ def adjust(x, key: str, f: float):
     """MindSpore's AdjustBrightness/Contrast/Saturation: RandomColorAdjust's
     arithmetic with the factor fixed."""
     return color_adjust(x[None], _fixed(key, f), np.zeros((1, 4), np.float32))[0]
+
+
+def adjust_hue(x, hue: float):
+    """MindSpore's AdjustHue: OpenCV's RGB -> HSV_FULL (hue 0-255), the hue
+    byte plus ``uint8(hue * 255)`` (C++'s cast of a negative product wraps),
+    back to RGB.  Not RandomColorAdjust's hue (OPS.md's float maths): within
+    1 of MindSpore 2.10's pixels (its bundled OpenCV rounds HSV a little
+    differently)."""
+    cv2 = _opencv()
+    hsv = cv2.cvtColor(x, cv2.COLOR_RGB2HSV_FULL)
+    hsv[..., 0] += np.uint8(int(np.float32(hue) * np.float32(255)) & 0xFF)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB_FULL)
 
 
 def adjust_gamma(x, gamma: float, gain: float):
@@ -151,6 +168,9 @@ ADJUST_CONTRAST = _define("AdjustContrast", {"contrast_factor": REQUIRED},
                           "addWeighted(gray mean, 1 - f, x, f)")
 ADJUST_SATURATION = _define("AdjustSaturation", {"saturation_factor": REQUIRED},
                             "addWeighted(gray, 1 - f, x, f)")
+ADJUST_HUE = _define("AdjustHue", {"hue_factor": REQUIRED},
+                     "hue turned by hue_factor of a turn in OpenCV's 8-bit HSV, as MindSpore's",
+                     infer=lambda a, ins: _rgb_u8("AdjustHue", ins))
 ADJUST_SHARPNESS = _define("AdjustSharpness", {"sharpness_factor": REQUIRED},
                            "blur + f * (x - blur), RandomSharpness's kernel with f fixed")
 ADJUST_GAMMA = _define("AdjustGamma", {"gamma": REQUIRED, "gain": 1.0},
@@ -169,6 +189,7 @@ _per_image(SOLARIZE, lambda x, a, u: solarize(x, *a["threshold"]))
 _per_image(ADJUST_BRIGHTNESS, lambda x, a, u: adjust(x, "brightness", a["brightness_factor"]))
 _per_image(ADJUST_CONTRAST, lambda x, a, u: adjust(x, "contrast", a["contrast_factor"]))
 _per_image(ADJUST_SATURATION, lambda x, a, u: adjust(x, "saturation", a["saturation_factor"]))
+_per_image(ADJUST_HUE, lambda x, a, u: adjust_hue(x, a["hue_factor"]))
 _per_image(ADJUST_SHARPNESS, lambda x, a, u: sharpness(x[None], np.float32([a["sharpness_factor"]]))[0])
 _per_image(ADJUST_GAMMA, lambda x, a, u: adjust_gamma(x, a["gamma"], a["gain"]))
 _per_image(EQUALIZE, lambda x, a, u: equalize(x))
@@ -361,6 +382,82 @@ RANDOM_SOLARIZE = _define("RandomSolarize", {"threshold": [0, 255]},
                           "pixels at or above it inverted", draws=1)
 _per_image(RANDOM_SOLARIZE, lambda x, a, u: solarize(
     x, float(factor(u[0], a["threshold"][0], a["threshold"][1])), 255), 1)
+
+
+RANDOM_COLOR = _define("RandomColor", {"degrees": [0.1, 1.9]},
+                       "blended with its grey by a factor drawn in degrees (1 draw): "
+                       "MindSpore's addWeighted(x, t, grey, 1 - t)", draws=1,
+                       infer=lambda a, ins: _rgb_u8("RandomColor", ins))
+
+
+def blend_with_grey(x, t: np.float32):
+    """MindSpore's RandomColor kernel: the image itself within half a level's
+    worth of 1 (0.00195), its grey within that of 0, else OpenCV's
+    ``addWeighted(x, t, grey, 1 - t, 0)`` (in that order: its rounding)."""
+    cv2 = _opencv()
+    eps = 0.00195
+    if abs(float(t) - 1.0) < eps:
+        return x.copy()
+    grey = cv2.cvtColor(x, cv2.COLOR_RGB2GRAY)
+    grey3 = cv2.merge([grey, grey, grey])
+    if abs(float(t)) < eps:
+        return grey3
+    return cv2.addWeighted(x, float(t), grey3, float(np.float32(1) - t), 0)
+
+
+_per_image(RANDOM_COLOR, lambda x, a, u: blend_with_grey(x, factor(u[0], *a["degrees"])), 1)
+
+
+# --- colour spaces: ConvertColor ------------------------------------------------------
+
+# MindSpore's ConvertMode (lower case) -> (OpenCV's code, channels out).
+# OpenCV takes 3 or 4 channels for every mode but the grey ones' (1), as
+# MindSpore does (RGBA2GRAY on an RGB image is its grey).
+CONVERT_MODES = {
+    "color_bgr2bgra": (0, 4), "color_bgra2bgr": (1, 3), "color_bgr2rgba": (2, 4),
+    "color_rgba2bgr": (3, 3), "color_bgr2rgb": (4, 3), "color_bgra2rgba": (5, 4),
+    "color_bgr2gray": (6, 1), "color_rgb2gray": (7, 1), "color_gray2bgr": (8, 3),
+    "color_gray2bgra": (9, 4), "color_bgra2gray": (10, 1), "color_rgba2gray": (11, 1),
+}
+
+
+def _convert_channels(mode: str) -> tuple[int, ...]:
+    return (1,) if mode.startswith("color_gray2") else (3, 4)
+
+
+def _infer_convert_color(attrs, ins):
+    code, c_out = CONVERT_MODES[attrs["convert_mode"]]
+    t = ins[0]
+    if hw_images(t):                 # a grey image without its channel axis
+        t = t.with_shape((*t.shape, 1))
+    _, h, w, c = image_dims("ConvertColor", t, dtypes=("u8", "u16", "f32"),
+                            channels=_convert_channels(attrs["convert_mode"]))
+    lead = t.shape[:-3]
+    return [TensorType(t.dtype, (*lead, h, w) if c_out == 1 else (*lead, h, w, c_out))]
+
+
+CONVERT_COLOR = define("vision.ConvertColor", kind=MAP, family=FAMILY, operands=("image",),
+                       attrs={"convert_mode": REQUIRED}, traits=(Pure(),), infer=_infer_convert_color,
+                       doc="OpenCV's cvtColor in MindSpore's ConvertMode; a grey result without "
+                           "its channel axis")
+
+
+@CONVERT_COLOR.host_batch
+def _convert_color(inputs, attrs, draws):
+    cv2 = _opencv()
+    code, c_out = CONVERT_MODES[attrs["convert_mode"]]
+    channels = _convert_channels(attrs["convert_mode"])
+    x = np.asarray(inputs[0])
+    if channels == (1,) and x.ndim == 3:          # a batch of [H, W] images
+        x = x[..., None]
+    _check_image_array("ConvertColor", x, batched=True)
+    if x.shape[-1] not in channels:
+        raise ValueError(f"ConvertColor: {attrs['convert_mode'].upper()} takes images of "
+                         f"{' or '.join(map(str, channels))} channel(s), got an image of shape {x.shape[1:]}")
+    out = np.empty((*x.shape[:3], c_out), x.dtype)
+    for i, image in enumerate(x):
+        out[i] = cv2.cvtColor(image, code).reshape(out.shape[1:])
+    return [out[..., 0] if c_out == 1 else out]
 
 
 # --- batch mixing: MixUpBatch, CutMixBatch --------------------------------------------

@@ -8,5 +8,6 @@ from .transforms import (  # noqa: F401
     Equalize, Erase, GaussianBlur, HorizontalFlip, Invert, Posterize, RandomAdjustSharpness,
     RandomAutoContrast, RandomEqualize, RandomInvert, RandomPosterize, RandomSolarize, Solarize,
     VerticalFlip, AdjustGamma, Rotate, RandomRotation, MixUpBatch, CutMixBatch, ToPIL,
+    AdjustHue, RandomColor, ConvertColor, ResizedCrop,
 )
-from .utils import Border, ImageBatchFormat, Inter, SliceMode  # noqa: F401
+from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401

@@ -12,7 +12,8 @@ from .._ops import (TensorOperation, arg_error, check_bool, check_enum, check_fi
                     check_number, check_padding, check_prob, check_range, check_seq, check_size_hw)
 from ..transforms.transforms import Compose, TypeCast
 from ...dialects.vision import INTERPOLATIONS, PADDING_MODES, SLICE_MODES
-from .utils import Border, ImageBatchFormat, Inter, SliceMode
+from ...dialects.vision_tone import CONVERT_MODES
+from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode
 
 __all__ = [
     "CenterCrop", "Decode", "HWC2CHW", "Normalize", "Pad", "RandomColorAdjust", "RandomCrop",
@@ -22,7 +23,8 @@ __all__ = [
     "AdjustContrast", "AdjustSaturation", "AdjustSharpness", "Equalize", "AutoContrast",
     "GaussianBlur", "Crop", "Erase", "RandomInvert", "RandomEqualize", "RandomAutoContrast",
     "RandomAdjustSharpness", "RandomPosterize", "RandomSolarize", "AdjustGamma", "Rotate",
-    "RandomRotation", "MixUpBatch", "CutMixBatch", "ToPIL",
+    "RandomRotation", "MixUpBatch", "CutMixBatch", "ToPIL", "AdjustHue", "RandomColor",
+    "ConvertColor", "ResizedCrop",
 ]
 
 
@@ -352,6 +354,44 @@ class AdjustSaturation(_ImageOp):
 
     def __init__(self, saturation_factor):
         super().__init__(saturation_factor=_factor("AdjustSaturation", "saturation_factor", saturation_factor))
+
+
+class AdjustHue(TensorOperation):
+    """The hue turned by ``hue_factor`` (in [-0.5, 0.5]) of a full turn (RGB uint8)."""
+    op_name = "vision.AdjustHue"
+
+    def __init__(self, hue_factor):
+        super().__init__(hue_factor=check_number("AdjustHue", "hue_factor", hue_factor, -0.5, 0.5))
+
+
+class RandomColor(TensorOperation):
+    """Blended with its grey by a factor drawn in ``degrees`` (RGB uint8): 0
+    is the grey, 1 the image, above 1 more saturated."""
+    op_name = "vision.RandomColor"
+
+    def __init__(self, degrees=(0.1, 1.9)):
+        super().__init__(degrees=check_range("RandomColor", "degrees", degrees, 0.0, None))
+
+
+class ConvertColor(_ImageOp):
+    """The image in another colour space (``ConvertMode``, OpenCV's
+    conversions); a grey result has no channel axis."""
+    op_name = "vision.ConvertColor"
+
+    def __init__(self, convert_mode):
+        mode = check_enum("ConvertColor", "convert_mode", convert_mode, ConvertMode, tuple(CONVERT_MODES))
+        super().__init__(convert_mode=mode)
+
+
+class ResizedCrop(Compose):
+    """The (height, width) window at (top, left), resized to ``size``:
+    ``Crop`` then ``Resize`` (MindSpore's results, pixel for pixel)."""
+
+    def __init__(self, top, left, height, width, size, interpolation=Inter.LINEAR):
+        op = "ResizedCrop"
+        window = [check_int(op, name, v, lo) for name, v, lo in
+                  (("top", top, 0), ("left", left, 0), ("height", height, 1), ("width", width, 1))]
+        super().__init__([Crop(window[:2], window[2:]), Resize(size, interpolation)])
 
 
 class AdjustSharpness(_ImageOp):

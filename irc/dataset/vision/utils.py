@@ -38,4 +38,30 @@ class ImageBatchFormat(str, Enum):
     NCHW = "nchw"
 
 
-__all__ = ["Inter", "Border", "SliceMode", "ImageBatchFormat"]
+class ConvertMode(str, Enum):
+    """ConvertColor's colour-space conversions (OpenCV's, by MindSpore's
+    names; an RGB name with the conversion of a BGR one is its alias, as in
+    MindSpore)."""
+    COLOR_BGR2BGRA = "color_bgr2bgra"
+    COLOR_RGB2RGBA = "color_bgr2bgra"
+    COLOR_BGRA2BGR = "color_bgra2bgr"
+    COLOR_RGBA2RGB = "color_bgra2bgr"
+    COLOR_BGR2RGBA = "color_bgr2rgba"
+    COLOR_RGB2BGRA = "color_bgr2rgba"
+    COLOR_RGBA2BGR = "color_rgba2bgr"
+    COLOR_BGRA2RGB = "color_rgba2bgr"
+    COLOR_BGR2RGB = "color_bgr2rgb"
+    COLOR_RGB2BGR = "color_bgr2rgb"
+    COLOR_BGRA2RGBA = "color_bgra2rgba"
+    COLOR_RGBA2BGRA = "color_bgra2rgba"
+    COLOR_BGR2GRAY = "color_bgr2gray"
+    COLOR_RGB2GRAY = "color_rgb2gray"
+    COLOR_GRAY2BGR = "color_gray2bgr"
+    COLOR_GRAY2RGB = "color_gray2bgr"
+    COLOR_GRAY2BGRA = "color_gray2bgra"
+    COLOR_GRAY2RGBA = "color_gray2bgra"
+    COLOR_BGRA2GRAY = "color_bgra2gray"
+    COLOR_RGBA2GRAY = "color_rgba2gray"
+
+
+__all__ = ["Inter", "Border", "SliceMode", "ImageBatchFormat", "ConvertMode"]
