@@ -280,11 +280,7 @@ def rotate(x, degrees: float, interpolation: str, expand: bool, center, fill):
     # MindSpore passes the fill as cv::Scalar(b, g, r) to an RGB image: its
     # first channel gets the fill's last value (measured on MindSpore 2.10)
     fill = tuple(float(f) for f in reversed(fill)) + (0.0,) * (4 - len(fill))
-    if interpolation == "nearest":
-        return _warp_nearest(x, m, size, fill)
-    y = cv2.warpAffine(x, m, size, flags=_CV2_INTER[interpolation], borderMode=cv2.BORDER_CONSTANT,
-                       borderValue=fill)
-    return y.reshape(size[1], size[0], *x.shape[2:])
+    return warp(x, m, size, interpolation, fill)
 
 
 _AB_BITS = 10      # OpenCV 4's warpAffine: source coordinates in 1/1024ths
@@ -352,6 +348,97 @@ def _random_rotation(inputs, attrs, draws):
     lo, hi = attrs["degrees"]
     return [rotate(x, float(factor(uniforms(draws, 1)[0], lo, hi)), attrs["resample"], attrs["expand"],
                    attrs["center"], attrs["fill_value"])]
+
+
+# --- affine ------------------------------------------------------------------------
+
+def affine_matrix(h: int, w: int, degrees, tx, ty, scale, shear_x, shear_y) -> np.ndarray:
+    """MindSpore's GetAffineMatrix: T * C * RSS * C^-1 about the image's
+    centre ((w - 1) / 2, (h - 1) / 2), shears in degrees (x, then y
+    negated), angles and entries held as float32, the trigonometry in
+    double; ``tx``/``ty`` in pixels."""
+    f32 = np.float32
+    a = f32(float(f32(degrees)) * np.pi / 180.0)
+    sx = f32(float(f32(shear_x)) * np.pi / 180.0)
+    sy = f32(float(f32(-f32(shear_y))) * np.pi / 180.0)
+    if np.cos(float(sy)) == 0.0:
+        raise ValueError("Affine: cos(shear_y) must not be zero")
+    s, a_sy = float(f32(scale)), float(f32(a + sy))
+    m0 = f32(s * np.cos(a_sy) / np.cos(float(sy)))
+    m1 = f32(s * (-np.cos(a_sy) * np.tan(float(sx)) / np.cos(float(sy)) - np.sin(float(a))))
+    m3 = f32(s * np.sin(a_sy) / np.cos(float(sy)))
+    m4 = f32(s * (-np.sin(a_sy) * np.tan(float(sx)) / np.cos(float(sy)) + np.cos(float(a))))
+    cx, cy = f32((w - 1) / 2.0), f32((h - 1) / 2.0)
+    m2 = (f32(1) - m0) * cx - m1 * cy + f32(tx)
+    m5 = (f32(1) - m4) * cy - m3 * cx + f32(ty)
+    return np.array([[m0, m1, m2], [m3, m4, m5]], np.float32).astype(np.float64)
+
+
+def affine(x, degrees, translate, scale, shear, interpolation: str, fill) -> np.ndarray:
+    """MindSpore's Affine: OpenCV's warpAffine onto the image's own size,
+    ``translate`` a fraction of the width and height, the fill in RGB order."""
+    h, w = x.shape[:2]
+    tx, ty = np.float32(translate[0]) * np.float32(w), np.float32(translate[1]) * np.float32(h)
+    m = affine_matrix(h, w, degrees, tx, ty, scale, shear[0], shear[1])
+    return warp(x, m, (w, h), interpolation, tuple(float(f) for f in fill) + (0.0,) * (4 - len(fill)))
+
+
+def warp(x, m: np.ndarray, size: tuple, interpolation: str, fill: tuple) -> np.ndarray:
+    """OpenCV's warpAffine with a constant border; nearest neighbour as the
+    OpenCV 4 MindSpore bundles rounds (:func:`_warp_nearest`)."""
+    if interpolation == "nearest":
+        return _warp_nearest(x, m, size, fill)
+    cv2 = _opencv()
+    y = cv2.warpAffine(x, m, size, flags=_CV2_INTER[interpolation], borderMode=cv2.BORDER_CONSTANT,
+                       borderValue=fill)
+    return y.reshape(size[1], size[0], *x.shape[2:])
+
+
+def _infer_affine(attrs, ins):
+    image_dims("Affine", ins[0], dtypes=("u8", "f32"))
+    return [ins[0]]
+
+
+_AFFINE_ATTRS = {"resample": "nearest", "fill_value": [0, 0, 0]}
+AFFINE = define("vision.Affine", kind=MAP, family=FAMILY, operands=("image",),
+                attrs={"degrees": REQUIRED, "translate": REQUIRED, "scale": REQUIRED, "shear": REQUIRED,
+                       **_AFFINE_ATTRS},
+                traits=(Pure(), OneChannelHW()), infer=_infer_affine,
+                doc="rotated by degrees, moved by translate (fractions of the size), scaled, sheared "
+                    "(x, y degrees) about the centre: MindSpore's matrix, OpenCV's warpAffine")
+RANDOM_AFFINE = define("vision.RandomAffine", kind=MAP, family=FAMILY, operands=("image",),
+                       attrs={"degrees": REQUIRED, "translate": [0.0, 0.0, 0.0, 0.0], "scale": [1.0, 1.0],
+                              "shear": [0.0, 0.0, 0.0, 0.0], **_AFFINE_ATTRS},
+                       traits=(Pure(), Random(lambda attrs: 6), OneChannelHW()), infer=_infer_affine,
+                       doc="Affine with degrees, x and y translations (fractions), scale and x and y "
+                           "shears each drawn in its range (6 draws)")
+
+
+@AFFINE.host_batch
+def _affine(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("Affine", x, batched=True)
+    return [np.stack([affine(image, attrs["degrees"], attrs["translate"], attrs["scale"], attrs["shear"],
+                             attrs["resample"], attrs["fill_value"]) for image in x]) if len(x) else x]
+
+
+@RANDOM_AFFINE.host_batch
+def _random_affine(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("RandomAffine", x, batched=True)
+    u = uniforms(draws, 6)
+    out = []
+    for image, ui in zip(x, u):
+        h, w = image.shape[:2]
+        (d0, d1), t, (s0, s1), sh = attrs["degrees"], attrs["translate"], attrs["scale"], attrs["shear"]
+        degrees = np.fmod(factor(ui[0], d0, d1), np.float32(360.0))
+        tx = factor(ui[1], np.float32(t[0]) * np.float32(w), np.float32(t[1]) * np.float32(w))
+        ty = factor(ui[2], np.float32(t[2]) * np.float32(h), np.float32(t[3]) * np.float32(h))
+        m = affine_matrix(h, w, degrees, tx, ty, factor(ui[3], s0, s1), factor(ui[4], sh[0], sh[1]),
+                          factor(ui[5], sh[2], sh[3]))
+        fill = tuple(float(f) for f in attrs["fill_value"]) + (0.0,)
+        out.append(warp(image, m, (w, h), attrs["resample"], fill))
+    return [np.stack(out) if out else x]
 
 
 # --- the random forms ----------------------------------------------------------------

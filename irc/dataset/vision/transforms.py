@@ -24,7 +24,7 @@ __all__ = [
     "GaussianBlur", "Crop", "Erase", "RandomInvert", "RandomEqualize", "RandomAutoContrast",
     "RandomAdjustSharpness", "RandomPosterize", "RandomSolarize", "AdjustGamma", "Rotate",
     "RandomRotation", "MixUpBatch", "CutMixBatch", "ToPIL", "AdjustHue", "RandomColor",
-    "ConvertColor", "ResizedCrop",
+    "ConvertColor", "ResizedCrop", "Affine", "RandomAffine",
 ]
 
 
@@ -525,6 +525,14 @@ def _rotate_attrs(op: str, resample, expand, center, fill_value) -> dict:
             "fill_value": [fill] * 3 if isinstance(fill, int) else fill}
 
 
+def _degrees_range(op: str, degrees) -> list[float]:
+    """(min, max) degrees; a number d means (-d, d)."""
+    if isinstance(degrees, (tuple, list)):
+        return check_range(op, "degrees", degrees)
+    d = check_number(op, "degrees", degrees, 0.0, None)
+    return [-d, d]
+
+
 class Rotate(_ImageOp):
     """Rotated counter-clockwise by ``degrees`` about ``center`` (the image's
     by default); ``expand``: on the rotated image's bounding box.  MindSpore's
@@ -544,12 +552,63 @@ class RandomRotation(_ImageOp):
 
     def __init__(self, degrees, resample=Inter.NEAREST, expand=False, center=None, fill_value=0):
         op = "RandomRotation"
-        if isinstance(degrees, (tuple, list)):
-            degrees = check_range(op, "degrees", degrees)
-        else:
-            d = check_number(op, "degrees", degrees, 0.0, None)
-            degrees = [-d, d]
+        degrees = _degrees_range(op, degrees)
         super().__init__(degrees=degrees, **_rotate_attrs(op, resample, expand, center, fill_value))
+
+
+def _affine_attrs(op: str, resample, fill_value) -> dict:
+    fill = check_fill(op, fill_value)
+    return {"resample": _inter(op, resample), "fill_value": [fill] * 3 if isinstance(fill, int) else fill}
+
+
+class Affine(_ImageOp):
+    """Rotated by ``degrees``, moved by ``translate`` (fractions of the width
+    and height, in [-1, 1]), scaled, sheared by ``shear`` degrees (x, or
+    (x, y)) about the image's centre: MindSpore's matrix, OpenCV's warpAffine."""
+    op_name = "vision.Affine"
+
+    def __init__(self, degrees, translate, scale, shear, resample=Inter.NEAREST, fill_value=0):
+        op = "Affine"
+        translate = [check_number(op, f"translate[{i}]", t, -1.0, 1.0)
+                     for i, t in enumerate(check_seq(op, "translate", translate, (2,)))]
+        shear = [check_number(op, "shear", shear), 0.0] if not isinstance(shear, (tuple, list)) else \
+            [check_number(op, f"shear[{i}]", v) for i, v in enumerate(check_seq(op, "shear", shear, (2,)))]
+        super().__init__(degrees=check_number(op, "degrees", degrees, -180.0, 180.0), translate=translate,
+                         scale=check_number(op, "scale", scale, 0.0, None, lo_open=True), shear=shear,
+                         **_affine_attrs(op, resample, fill_value))
+
+
+class RandomAffine(_ImageOp):
+    """Affine with each of degrees, x and y translation, scale and x and y
+    shear drawn in its range: ``degrees`` d means (-d, d); ``translate``
+    (x_min, x_max) or (x_min, x_max, y_min, y_max) fractions; ``shear`` s
+    means (-s, s) on x, (x_min, x_max) or four values.  irc's draws."""
+    op_name = "vision.RandomAffine"
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, resample=Inter.NEAREST, fill_value=0):
+        op = "RandomAffine"
+        degrees = _degrees_range(op, degrees)
+        if translate is None:
+            translate = [0.0, 0.0, 0.0, 0.0]
+        else:
+            translate = [check_number(op, f"translate[{i}]", t, -1.0, 1.0)
+                         for i, t in enumerate(check_seq(op, "translate", translate, (2, 4)))]
+            translate = translate + [0.0, 0.0] if len(translate) == 2 else translate
+        scale = [1.0, 1.0] if scale is None else check_range(op, "scale", scale, 0.0, None)
+        if scale[1] <= 0:
+            raise arg_error(ValueError, f"{op}: scale[1] must be positive, got {scale[1]}")
+        if shear is None:
+            shear = [0.0, 0.0, 0.0, 0.0]
+        elif not isinstance(shear, (tuple, list)):
+            s = check_number(op, "shear", shear, 0.0, None, lo_open=True)
+            shear = [-s, s, 0.0, 0.0]
+        else:
+            values = [check_number(op, f"shear[{i}]", v) for i, v in enumerate(check_seq(op, "shear", shear, (2, 4)))]
+            shear = values + [0.0, 0.0] if len(values) == 2 else values
+            if shear[0] > shear[1] or shear[2] > shear[3]:
+                raise arg_error(ValueError, f"{op}: shear must be (min, max) pairs, got {tuple(values)}")
+        super().__init__(degrees=degrees, translate=translate, scale=scale, shear=shear,
+                         **_affine_attrs(op, resample, fill_value))
 
 
 class MixUpBatch(TensorOperation):

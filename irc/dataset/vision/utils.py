@@ -5,17 +5,17 @@ from enum import Enum
 
 
 class Inter(str, Enum):
-    """Interpolation modes.  ``BILINEAR`` is ``LINEAR`` and ``CUBIC`` is
-    ``BICUBIC`` (aliases); ``AREA``, ``PILCUBIC`` and ``ANTIALIAS`` exist so
+    """Interpolation modes, in MindSpore's order: ``LINEAR`` is an alias of
+    ``BILINEAR`` and ``CUBIC`` of ``BICUBIC``; ``AREA``, ``PILCUBIC`` and ``ANTIALIAS`` exist so
     that scripts naming them get a clear "not supported" error."""
     NEAREST = "nearest"
-    LINEAR = "linear"
+    ANTIALIAS = "antialias"
     BILINEAR = "linear"
+    LINEAR = "linear"
     BICUBIC = "bicubic"
     CUBIC = "bicubic"
     AREA = "area"
     PILCUBIC = "pilcubic"
-    ANTIALIAS = "antialias"
 
 
 class Border(str, Enum):
