@@ -80,12 +80,18 @@ def test_dataset_traits_replace_the_extra_bag():
         Dialect("scratch").define("scratch.X", kind=MAP, family="t", operands=(), reader=object)
 
 
+FLIP = {"op": "vision.RandomHorizontalFlip", "attrs": {"prob": 0.5}}
+RUNS_OPS = {"transforms.RandomChoice": {"transforms": [[FLIP]]}, "transforms.RandomApply": {"transforms": [FLIP]},
+            "vision.RandomSelectSubpolicy": {"policy": [[{**FLIP, "prob": 0.5}]]}}
+
+
 def test_every_random_op_says_how_many_draws_and_offloadable_ops_lower():
     for name, op in registry.all_ops().items():
         if op.has_trait(Offloadable) and op.kind == MAP and name not in TEST.ops:
             assert op.host_batch_fn is not None and rule_for(name) is not None, name
-        if op.is_random:        # required attributes given placeholder sizes
+        if op.is_random:        # required attributes given placeholder sizes (ops that run ops: one op)
             needed = {k: ([4, 4] if k == "size" else 4) for k, v in op.attrs.items() if v is REQUIRED}
+            needed.update(RUNS_OPS.get(name, {}))
             assert isinstance(op.num_draws(op.normalize_attrs(needed)), int), name
 
 
@@ -253,7 +259,9 @@ def test_host_sample_is_derived_from_host_batch_unless_an_op_needs_its_own():
                    # an expanded rotation's size is its angle's: no batch of them stacks
                    "vision.Rotate", "vision.RandomRotation",
                    # one batch a row: its images mix with each other
-                   "vision.MixUpBatch", "vision.CutMixBatch"}
+                   "vision.MixUpBatch", "vision.CutMixBatch",
+                   # the op picked per sample may change a row's size
+                   "transforms.RandomChoice", "transforms.RandomApply", "vision.RandomSelectSubpolicy"}
     rescale = registry.get("vision.Rescale")
     x = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
     (one,) = rescale.host_sample_fn([x], {"rescale": 0.5, "shift": 1.0}, None)

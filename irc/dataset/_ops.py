@@ -146,6 +146,20 @@ def flatten_ops(operations) -> list:
     return [operations]
 
 
+def op_steps(op: str, transforms, name: str = "transforms") -> list[dict]:
+    """A transform, a Compose or a list of them as the ops it runs in order
+    ({"op", "attrs"} each): what RandomChoice and its kin hold."""
+    steps = []
+    for t in flatten_ops(transforms):
+        if not isinstance(t, TensorOperation):
+            raise arg_error(TypeError, f"{op}: {name} must be MindSpore's transforms (vision, transforms), "
+                                       f"got {t!r}: irc runs a Python function only as a map's own operation")
+        steps.append({"op": t.op_name, "attrs": dict(t.attrs)})
+    if not steps:
+        raise arg_error(ValueError, f"{op}: {name} must not be empty")
+    return steps
+
+
 # =============================================================================
 # parameter checks (raise at construction, pointing at the user's line)
 # =============================================================================

@@ -1,6 +1,7 @@
 """The ``transforms`` dialect: generic tensor transforms of
 ``mindspore.dataset.transforms`` (``TypeCast``, ``OneHot``, ``Duplicate``,
-``PadEnd``).
+``PadEnd``) and the ops that run others at random (``RandomChoice``,
+``RandomApply``).
 
 ``transforms.Compose`` is not an op: the API flattens it into its list.
 """
@@ -9,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.registry import MAP, REQUIRED, Dialect
-from ..ir.traits import CommutesWithHWC2CHW, Offloadable, Pure
-from ..ir.types import TensorType, is_dtype, to_numpy_dtype
+from ..ir.traits import CommutesWithHWC2CHW, Offloadable, Pure, Random
+from ..ir.types import UNKNOWN, TensorType, is_dtype, to_numpy_dtype
+from .vision import uniforms
 
 FAMILY = "transforms"
 DIALECT = Dialect("transforms")
@@ -127,3 +129,83 @@ def _pad_end_sample(inputs, attrs, draws):
     kept = tuple(slice(0, min(d, want)) for d, want in zip(x.shape, shape))
     out[kept] = x[kept]
     return [out]
+
+
+# --- RandomChoice, RandomApply: ops that run other ops ------------------------------
+#
+# A sequence is a list of {"op": name, "attrs": {...}} steps (a Compose's ops).
+# A sample's draws: the selection's first, then each step's in order.
+
+def sequence_draws(steps) -> int:
+    from ..ir.registry import get
+    return sum(int(get(s["op"]).num_draws(s["attrs"])) for s in steps)
+
+
+def infer_sequence(steps, t: TensorType) -> TensorType:
+    from ..ir.registry import get
+    for s in steps:
+        outs = get(s["op"]).infer(s["attrs"], [t])
+        if len(outs) != 1:
+            raise ValueError(f"{s['op']} gives {len(outs)} columns: a random choice takes one-column ops")
+        t = outs[0]
+    return t
+
+
+def join_types(op: str, types: list[TensorType]) -> TensorType:
+    """The type every one of ``types`` is: a dim they disagree on unknown."""
+    first = types[0]
+    for t in types[1:]:
+        if t.dtype != first.dtype or t.rank != first.rank:
+            raise ValueError(f"{op}: its transforms give rows of different types ({first} and {t}); "
+                             f"every choice must give one type")
+    shape = tuple(d if all(t.shape[i] == d for t in types) else UNKNOWN for i, d in enumerate(first.shape))
+    return first.with_shape(shape)
+
+
+def run_sequence(steps, x, u) -> np.ndarray:
+    """``x`` through the steps, each given its draws from ``u``."""
+    from ..ir.registry import get
+    at = 0
+    for s in steps:
+        opdef = get(s["op"])
+        k = int(opdef.num_draws(s["attrs"]))
+        (x,) = opdef.host_sample_fn([x], s["attrs"], u[at:at + k] if k else None)
+        at += k
+    return x
+
+
+def _infer_choice(attrs, ins):
+    return [join_types("RandomChoice", [infer_sequence(steps, ins[0]) for steps in attrs["transforms"]])]
+
+
+RANDOM_CHOICE = define("transforms.RandomChoice", kind=MAP, family=FAMILY, operands=("input",),
+                       attrs={"transforms": REQUIRED}, infer=_infer_choice,
+                       traits=(Pure(), Random(lambda attrs: 1 + max(sequence_draws(s) for s in attrs["transforms"]))),
+                       doc="one of transforms (each a list of ops) picked per sample (1 draw, then its ops')")
+
+
+@RANDOM_CHOICE.host_sample
+def _random_choice(inputs, attrs, draws):
+    choices = attrs["transforms"]
+    u = uniforms(draws, 1)
+    pick = min(int(u[0] * np.float32(len(choices))), len(choices) - 1)
+    return [run_sequence(choices[pick], np.asarray(inputs[0]), u[1:])]
+
+
+def _infer_apply(attrs, ins):
+    return [join_types("RandomApply", [ins[0], infer_sequence(attrs["transforms"], ins[0])])]
+
+
+RANDOM_APPLY = define("transforms.RandomApply", kind=MAP, family=FAMILY, operands=("input",),
+                      attrs={"transforms": REQUIRED, "prob": 0.5}, infer=_infer_apply,
+                      traits=(Pure(), Random(lambda attrs: 1 + sequence_draws(attrs["transforms"]))),
+                      doc="transforms (a list of ops) applied with probability prob (1 draw, then theirs)")
+
+
+@RANDOM_APPLY.host_sample
+def _random_apply(inputs, attrs, draws):
+    u = uniforms(draws, 1)
+    x = np.asarray(inputs[0])
+    if u[0] < np.float32(attrs["prob"]):
+        x = run_sequence(attrs["transforms"], x, u[1:])
+    return [x]

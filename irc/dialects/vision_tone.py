@@ -17,6 +17,7 @@ import numpy as np
 from ..ir.registry import MAP, REQUIRED
 from ..ir.traits import OneChannelHW, Pure, Random
 from ..ir.types import UNKNOWN, TensorType
+from .transforms import infer_sequence, join_types, run_sequence, sequence_draws
 from .vision import (
     DIALECT, FAMILY, _check_image_array, _opencv, color_adjust, factor, hw_images, image_dims,
     sharpness, uniforms,
@@ -439,6 +440,48 @@ def _random_affine(inputs, attrs, draws):
         fill = tuple(float(f) for f in attrs["fill_value"]) + (0.0,)
         out.append(warp(image, m, (w, h), attrs["resample"], fill))
     return [np.stack(out) if out else x]
+
+
+# --- RandomSelectSubpolicy ------------------------------------------------------------
+#
+# A policy is a list of sub-policies, each a list of {"op", "attrs", "prob"}
+# steps.  A sample's draws: the sub-policy's, then for each step its
+# probability's and its op's (made whether or not the step applies).
+
+def _step_draws(step) -> int:
+    return 1 + sequence_draws([step])
+
+
+def _infer_subpolicy(attrs, ins):
+    outs = []
+    for sub in attrs["policy"]:
+        t = ins[0]
+        for step in sub:       # each step may apply or not
+            t = join_types("RandomSelectSubpolicy", [t, infer_sequence([step], t)])
+        outs.append(t)
+    return [join_types("RandomSelectSubpolicy", outs)]
+
+
+RANDOM_SELECT_SUBPOLICY = define(
+    "vision.RandomSelectSubpolicy", kind=MAP, family=FAMILY, operands=("image",),
+    attrs={"policy": REQUIRED}, infer=_infer_subpolicy,
+    traits=(Pure(), Random(lambda attrs: 1 + max(sum(_step_draws(s) for s in sub) for sub in attrs["policy"]))),
+    doc="one sub-policy picked per sample, each of its (op, prob) steps applied with its "
+        "probability, in order (the pick's draw, then each step's and its op's)")
+
+
+@RANDOM_SELECT_SUBPOLICY.host_sample
+def _random_select_subpolicy(inputs, attrs, draws):
+    policy = attrs["policy"]
+    u = uniforms(draws, 1)
+    sub = policy[min(int(u[0] * np.float32(len(policy))), len(policy) - 1)]
+    x, at = np.asarray(inputs[0]), 1
+    for step in sub:
+        k = _step_draws(step)
+        if u[at] < np.float32(step["prob"]):
+            x = run_sequence([step], x, u[at + 1:at + k])
+        at += k
+    return [x]
 
 
 # --- the random forms ----------------------------------------------------------------

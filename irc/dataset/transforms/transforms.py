@@ -6,9 +6,9 @@ pipeline flattens it into its list (``irc.dataset._ops.flatten_ops``).
 """
 from __future__ import annotations
 
-from .._ops import TensorOperation, arg_error, check_int, check_number, flatten_ops
+from .._ops import TensorOperation, arg_error, check_int, check_number, check_prob, flatten_ops, op_steps
 
-__all__ = ["Compose", "Duplicate", "OneHot", "PadEnd", "TypeCast"]
+__all__ = ["Compose", "Duplicate", "OneHot", "PadEnd", "TypeCast", "RandomChoice", "RandomApply"]
 
 
 def _ir_dtype(op: str, dtype) -> str:
@@ -102,3 +102,23 @@ class Compose:
 
     def __repr__(self) -> str:
         return f"Compose({self.transforms!r})"
+
+
+class RandomChoice(TensorOperation):
+    """One of ``transforms`` (each a transform or a list of them) per sample."""
+    op_name = "transforms.RandomChoice"
+
+    def __init__(self, transforms):
+        if not isinstance(transforms, (list, tuple)) or not transforms:
+            raise arg_error(TypeError, "RandomChoice: transforms must be a non-empty list of transforms")
+        super().__init__(transforms=[op_steps("RandomChoice", t) for t in transforms])
+
+
+class RandomApply(TensorOperation):
+    """``transforms`` (a list, applied in order) with probability ``prob``."""
+    op_name = "transforms.RandomApply"
+
+    def __init__(self, transforms, prob=0.5):
+        if not isinstance(transforms, (list, tuple)) or not transforms:
+            raise arg_error(TypeError, "RandomApply: transforms must be a non-empty list of transforms")
+        super().__init__(transforms=op_steps("RandomApply", transforms), prob=check_prob("RandomApply", prob))

@@ -8,6 +8,6 @@ from .transforms import (  # noqa: F401
     Equalize, Erase, GaussianBlur, HorizontalFlip, Invert, Posterize, RandomAdjustSharpness,
     RandomAutoContrast, RandomEqualize, RandomInvert, RandomPosterize, RandomSolarize, Solarize,
     VerticalFlip, AdjustGamma, Rotate, RandomRotation, MixUpBatch, CutMixBatch, ToPIL,
-    AdjustHue, RandomColor, ConvertColor, ResizedCrop, Affine, RandomAffine,
+    AdjustHue, RandomColor, ConvertColor, ResizedCrop, Affine, RandomAffine, RandomSelectSubpolicy,
 )
 from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ops import (TensorOperation, arg_error, check_bool, check_enum, check_fill, check_int,
-                    check_number, check_padding, check_prob, check_range, check_seq, check_size_hw)
+                    check_number, check_padding, check_prob, check_range, check_seq, check_size_hw, op_steps)
 from ..transforms.transforms import Compose, TypeCast
 from ...dialects.vision import INTERPOLATIONS, PADDING_MODES, SLICE_MODES
 from ...dialects.vision_tone import CONVERT_MODES
@@ -24,7 +24,7 @@ __all__ = [
     "GaussianBlur", "Crop", "Erase", "RandomInvert", "RandomEqualize", "RandomAutoContrast",
     "RandomAdjustSharpness", "RandomPosterize", "RandomSolarize", "AdjustGamma", "Rotate",
     "RandomRotation", "MixUpBatch", "CutMixBatch", "ToPIL", "AdjustHue", "RandomColor",
-    "ConvertColor", "ResizedCrop", "Affine", "RandomAffine",
+    "ConvertColor", "ResizedCrop", "Affine", "RandomAffine", "RandomSelectSubpolicy",
 ]
 
 
@@ -609,6 +609,33 @@ class RandomAffine(_ImageOp):
                 raise arg_error(ValueError, f"{op}: shear must be (min, max) pairs, got {tuple(values)}")
         super().__init__(degrees=degrees, translate=translate, scale=scale, shear=shear,
                          **_affine_attrs(op, resample, fill_value))
+
+
+class RandomSelectSubpolicy(TensorOperation):
+    """One sub-policy of ``policy`` per sample (each a list of (transform,
+    prob) pairs), its transforms applied in order, each with its probability
+    (AutoAugment's ImageNet policy in the model zoo's EfficientNet)."""
+    op_name = "vision.RandomSelectSubpolicy"
+
+    def __init__(self, policy):
+        op = "RandomSelectSubpolicy"
+        if not isinstance(policy, (list, tuple)) or not policy:
+            raise arg_error(TypeError, f"{op}: policy must be a non-empty list of sub-policies")
+        subs = []
+        for i, sub in enumerate(policy):
+            if not isinstance(sub, (list, tuple)) or not sub:
+                raise arg_error(TypeError, f"{op}: policy[{i}] must be a non-empty list of (transform, prob)")
+            steps = []
+            for j, pair in enumerate(sub):
+                if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                    raise arg_error(TypeError, f"{op}: policy[{i}][{j}] must be a (transform, prob) pair, "
+                                               f"got {pair!r}")
+                one = op_steps(op, [pair[0]], f"policy[{i}][{j}]")
+                if len(one) != 1 or isinstance(pair[0], (list, tuple)):
+                    raise arg_error(TypeError, f"{op}: policy[{i}][{j}] takes one transform, got {pair[0]!r}")
+                steps.append({**one[0], "prob": check_number(op, f"policy[{i}][{j}] prob", pair[1], 0.0, 1.0)})
+            subs.append(steps)
+        super().__init__(policy=subs)
 
 
 class MixUpBatch(TensorOperation):
