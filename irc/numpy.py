@@ -12,6 +12,7 @@ import numpy as np
 from .common import dtype as mstype
 from .common.tensor import Tensor
 from .diagnostics import UnsupportedError, UserTypeError, UserValueError, missing_names, user_frame
+from .ir.types import from_numpy_dtype
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
            "full_like", "arange", "linspace", "eye", "identity", "where"]
@@ -65,11 +66,24 @@ def asarray(a, dtype=None) -> Tensor:
     return array(a, dtype, copy=False)
 
 
+def _run_time_sized(shape) -> bool:
+    """A shape holding a traced input's run-time size (``B, N, _ = x.shape``
+    in construct: the batch)."""
+    from .ops._dispatch import SymDim
+    return isinstance(shape, (tuple, list)) and any(isinstance(d, SymDim) for d in shape)
+
+
 def zeros(shape, dtype=mstype.float32) -> Tensor:
+    if _run_time_sized(shape):
+        from . import ops
+        return ops.zeros(tuple(shape), dtype)
     return Tensor(np.zeros(_shape(shape), mstype.numpy_dtype(dtype)))
 
 
 def ones(shape, dtype=mstype.float32) -> Tensor:
+    if _run_time_sized(shape):
+        from . import ops
+        return ops.ones(tuple(shape), dtype)
     return Tensor(np.ones(_shape(shape), mstype.numpy_dtype(dtype)))
 
 
@@ -79,6 +93,10 @@ def empty(shape, dtype=mstype.float32) -> Tensor:
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:
+    if _run_time_sized(shape):
+        from . import ops
+        value = _values(fill_value)
+        return ops.fill(dtype or mstype.from_ir(from_numpy_dtype(value.dtype)), tuple(shape), value.item())
     return _tensor(np.full(_shape(shape), _values(fill_value)), dtype)
 
 

@@ -749,3 +749,10 @@ def test_assigning_a_parameter_another_shape_is_graph_modes_error_only():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(ValueError, match=r"'value' shape: \(5, 2\), 'variable' shape: \(4, 2\)"):
         step(Net())
+
+
+def test_layout_attributes_under_mindspores_names():
+    # the model zoo's PointNet2 passes conv.data_format on to its own layers
+    from irc import nn
+    assert nn.Conv2d(3, 8, 1).data_format == "NCHW"
+    assert nn.BatchNorm2d(3).format == nn.MaxPool2d(2).format == nn.AvgPool2d(2).format == "NCHW"

@@ -82,6 +82,9 @@ class Tensor:
                                      dtype or mstype.float32)
         self._data = _numpy_of(input_data, dtype)
         self.const_arg = const_arg
+        dispatch = sys.modules.get("irc.ops._dispatch")
+        if dispatch is not None and dispatch._TRACER is not None:
+            self._made_in = dispatch._TRACER       # a construct's own (zeros, ones ...): may become traced
 
     # -- data -------------------------------------------------------------------
     @staticmethod
@@ -199,7 +202,24 @@ class Tensor:
         return view
 
     def __setitem__(self, index, value):
-        """In place, as MindSpore's PyNative Tensors (numpy's indexing rules)."""
+        """In place, as MindSpore's PyNative Tensors (numpy's indexing rules).
+        Inside a trace, a computed value (or index) turns a tensor construct
+        made itself (``ops.zeros`` ...) into the traced update of it."""
+        from ..ops import _dispatch
+        tracer = _dispatch.tracer()
+        items = index if isinstance(index, tuple) else (index,)
+        if tracer is not None and any(_dispatch.is_symbolic(v) for v in (value, *items)):
+            if isinstance(self, Parameter) or getattr(self, "_made_in", None) is not tracer:
+                raise UserValueError("item assignment of a value computed in construct into a Tensor "
+                                     "made outside it", where=user_frame(),
+                                     hint="copy it in construct first (t = self.table.copy()), or "
+                                          "update a Parameter with ops.assign / ops.scatter_update")
+            from .. import ops
+            traced = ops.functional.setitem(self, index, value)
+            self.__class__ = type(traced)       # the name now stands for the graph's value
+            self.__dict__.clear()
+            self.__dict__.update(traced.__dict__)
+            return
         index = _numpy_index(index)
         data = self._own()
         try:

@@ -30,7 +30,7 @@ import numpy as np
 from ..common import dtype as mstype
 from ..common.tensor import Parameter, Tensor
 from ..diagnostics import (
-    UnsupportedError, UserError, UserValueError, display_path, user_error_like, user_frame,
+    UserError, UserValueError, display_path, user_error_like, user_frame,
 )
 from ..dialects.core import DRAWS, OUTPUT as OUTPUT_ROLE, STATE, return_attrs
 from ..ir.graph import Graph, Loc, Module, Value
@@ -138,16 +138,18 @@ class SymbolicTensor(Tensor):
         return ops.functional.getitem(self, index)     # graph values: no views
 
     def __setitem__(self, index, value):
-        raise UnsupportedError("item assignment to a tensor inside a compiled function or "
-                               "construct", where=user_frame(),
-                               hint="build the new tensor with ops: ops.where / masked_fill for "
-                                    "a mask, ops.concat of slices for a row")
+        # graph values are immutable: the name now stands for the updated
+        # tensor (MindSpore's graph mode rewrites the assignment so too)
+        from .. import ops
+        self._value = ops.functional.setitem(self, index, value)._value
 
     def item(self):
         raise _needs_value("item() of a tensor")
 
     def copy(self) -> "SymbolicTensor":
-        return self   # graph values are immutable
+        # the same graph value under a name of its own: item assignment
+        # rebinds a name (__setitem__), so a copy must not share it
+        return SymbolicTensor(self._tracer, self._value)
 
     def __getattr__(self, name: str):
         if name.startswith("__"):

@@ -42,6 +42,7 @@ class Conv2d(Cell):
         if data_format != "NCHW":
             raise UnsupportedError("Conv2d: irc supports data_format='NCHW' only",
                                    where=user_frame())
+        self.data_format = data_format
         if in_channels % group or out_channels % group:
             raise UserValueError(f"Conv2d: in_channels ({in_channels}) and out_channels "
                                  f"({out_channels}) must both divide by group ({group})",

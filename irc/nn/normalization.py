@@ -40,6 +40,7 @@ class _BatchNorm(Cell):
         if data_format != "NCHW":
             raise UnsupportedError(f"{name}: irc supports data_format='NCHW' only",
                                    where=user_frame())
+        self.format = data_format      # MindSpore's attribute name here
         self.eps, self.momentum = float(eps), float(momentum)
         self.use_batch_statistics = use_batch_statistics
         shape = (num_features,)

@@ -17,6 +17,7 @@ class _Pool2d(Cell):
         if data_format != "NCHW":
             raise UnsupportedError(f"{name}: irc supports data_format='NCHW' only",
                                    where=user_frame())
+        self.format = data_format      # MindSpore's attribute name here
         positive_pair(kernel_size, "kernel_size", name)
         positive_pair(stride, "stride", name)
         self.kernel_size, self.stride = kernel_size, stride

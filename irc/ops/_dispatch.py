@@ -30,11 +30,12 @@ class SymDim:
     """A dimension known only at run time (the batch ``N``), as ``x.shape``
     reports it while tracing.  It can be passed back to ``reshape``."""
 
-    def __init__(self, name: str, source=None):
+    def __init__(self, name: str, source=None, parts: Optional[tuple] = None):
         self.name = name
         # (traced tensor, axis) this size is read from: what broadcast_to /
         # tile need to reach it at run time
         self.source = source
+        self.parts = parts        # (op, a, b) of a size computed from others
 
     def __repr__(self) -> str:
         return self.name
@@ -45,15 +46,40 @@ class SymDim:
     def __hash__(self) -> int:
         return hash(("SymDim", self.name))
 
+    def bound(self) -> Optional[int]:
+        """Its value where every batch the network is compiled for has one
+        size (``batch(..., drop_remainder=True)``), else None."""
+        if self.parts is not None:
+            op, a, b = self.parts
+            a, b = (v.bound() if isinstance(v, SymDim) else int(v) for v in (a, b))
+            return None if a is None or b is None else _INT_OPS[op](a, b)
+        bindings = getattr(_TRACER, "bindings", None) or {}
+        value = bindings.get(self.name)
+        return int(value) if isinstance(value, (int, np.integer)) else None
+
     def __index__(self) -> int:
+        # a fixed batch is a Python int, as MindSpore's compiled shapes are
+        # (the model zoo's PointNet2: np.arange(B) in a @constexpr)
+        value = self.bound()
+        if value is not None:
+            return value
         # a TypeError, as Python's own __index__ failures
         what = "the batch size" if self.name == "N" else "a size the data gives only at run time"
         raise UserTypeError(f"the dimension {self.name} ({what}) is not known while the "
                             f"network is compiled", where=user_frame(),
                             hint="pass it on as it is (e.g. reshape(x, (x.shape[0], -1))) or "
-                                 "use -1")
+                                 "use -1; a batch(..., drop_remainder=True) makes it a number")
 
     __int__ = __index__
+
+    def __float__(self) -> float:
+        return float(self.__index__())
+
+    def __truediv__(self, other):
+        return self.__index__() / other
+
+    def __rtruediv__(self, other):
+        return other / self.__index__()
 
     # Arithmetic on it (ShuffleNet's ``reshape(x, (batch * channels // 2, 2, -1))``)
     # gives a size known only at run time too: reshape infers it, as it does -1.
@@ -61,7 +87,11 @@ class SymDim:
         if not isinstance(other, (int, np.integer, SymDim)) or isinstance(other, bool):
             return NotImplemented
         a, b = (other, self) if reflected else (self, other)
-        return SymDim(f"({a}{op}{b})")
+        return SymDim(f"({a}{op}{b})", parts=(op, a, b))
+
+
+_INT_OPS = {"*": lambda a, b: a * b, "//": lambda a, b: a // b, "+": lambda a, b: a + b,
+            "-": lambda a, b: a - b}
 
 
 def _arithmetic(op: str, reflected: bool):

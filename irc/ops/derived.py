@@ -798,8 +798,10 @@ def gather_nd(input_x, indices):
     depth = _static(index, _rank(index) - 1, "gather_nd") if _rank(index) else 0
     if not 0 < depth <= _rank(x):
         raise _error(f"gather_nd: indices of {depth} values address a tensor of rank {_rank(x)}")
-    lead = [_static(x, a, "gather_nd") for a in range(depth)]
-    strides = [math.prod(lead[a + 1:]) for a in range(depth)]
+    # the strides need the addressed dimensions after the first (the first,
+    # a run-time batch say, only bounds the indices)
+    inner = [_static(x, a, "gather_nd") for a in range(1, depth)]
+    strides = [math.prod(inner[a:]) for a in range(depth)]
     flat_index = sum(mul(cast(index, "i64"), _constant(strides, "i64")), -1)
     rows = reshape(x, (-1, *type_of(x).shape[depth:])) if depth > 1 else x
     return gather(rows, flat_index, 0)

@@ -25,7 +25,7 @@ from ..diagnostics import (
 )
 from ..ir.types import UNKNOWN, from_numpy_dtype, is_float, is_integer, to_numpy_dtype
 from ._dispatch import (
-    SymDim, apply, apply_random, assign as _assign, in_network, is_tensor, tracer, type_of,
+    SymDim, apply, apply_random, assign as _assign, in_network, is_symbolic, is_tensor, tracer, type_of,
 )
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -518,6 +518,42 @@ def getitem(x, index):
     if builtins.any(_is_array_index(i) for i in expanded):
         return _gather_index(x, t, expanded)
     return _apply_index(x, t, expanded)
+
+
+def setitem(x, index, value):
+    """``x`` with ``x[index] = value`` done (numpy's indexing, ``value``
+    broadcast to the indexed region and cast to x's dtype), as a new tensor:
+    what ``x[index] = value`` means inside construct.  One Gather over x and
+    the region's values: x's own positions and the region's, picked per
+    element (its gradient flows to both).  The indexed axes' sizes must be
+    known; leading axes the index keeps whole (a run-time batch) may not be."""
+    x = _as_tensor(x)
+    t = type_of(x)
+    items = index if isinstance(index, tuple) else (index,)
+    if builtins.any(is_tensor(i) and is_symbolic(i) for i in items):
+        raise _unsupported("item assignment at a tensor index computed in construct",
+                           hint="build the new tensor with ops: ops.where with a mask, or "
+                                "ops.tensor_scatter_update")
+    items = tuple(np.asarray(i.asnumpy()) if is_tensor(i) else i for i in items)
+    lead = 0          # leading axes the index keeps whole: a row of the gather
+    while lead < len(items) and lead < t.rank and isinstance(items[lead], slice) and \
+            items[lead] == slice(None):
+        lead += 1
+    if builtins.any(isinstance(i, type(Ellipsis)) for i in items[:lead + 1]):
+        lead = 0      # an Ellipsis before the first index: count axes from the full shape
+    rest = t.shape[lead:]
+    if not builtins.all(isinstance(d, int) for d in rest):
+        raise _unsupported(f"item assignment into a tensor of type {t} along an axis of run-time size",
+                           hint="index only axes whose sizes are known")
+    size = int(np.prod(rest, dtype=np.int64))
+    positions = np.arange(size, dtype=np.int64).reshape(rest)[items[lead:] if lead else items]
+    region = getitem(x, index)
+    placed = cast(_as_tensor(value), t.dtype) + zeros_like(region)        # broadcast to the region
+    lead_shape = tuple(x.shape[:lead])
+    source = np.arange(size, dtype=np.int64)
+    source[positions.reshape(-1)] = size + np.arange(positions.size, dtype=np.int64)
+    both = concat([reshape(x, (*lead_shape, size)), reshape(placed, (*lead_shape, positions.size))], lead)
+    return reshape(gather(both, _constant(source, "i64"), lead), tuple(x.shape))
 
 
 def _is_array_index(item) -> bool:

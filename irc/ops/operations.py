@@ -48,8 +48,31 @@ PrimitiveWithInfer = PrimitiveWithCheck = Primitive
 def constexpr(fn=None, *, get_instance=True, reuse_result=True, check=True):
     """``@constexpr``: a function MindSpore's graph mode folds into a constant
     (shape arithmetic in a construct).  irc traces construct as Python, so
-    the function simply runs on its (static) arguments."""
-    return (lambda f: f) if fn is None else fn
+    the function runs on its arguments, a fixed batch size among them as the
+    int it is (``np.arange(B)`` in the model zoo's PointNet2)."""
+    import functools
+
+    def wrap(f):
+        @functools.wraps(f)
+        def folded(*args, **kwargs):
+            return f(*_sizes_known(args), **dict(zip(kwargs, _sizes_known(tuple(kwargs.values())))))
+        return folded
+    return wrap if fn is None else wrap(fn)
+
+
+def _sizes_known(values: tuple) -> tuple:
+    """``values`` with each run-time size that has a value while compiling
+    (SymDim.bound) as that int, in tuples and lists too."""
+    from ._dispatch import SymDim
+
+    def known(v):
+        if isinstance(v, SymDim):
+            b = v.bound()
+            return v if b is None else b
+        if isinstance(v, (tuple, list)):
+            return type(v)(known(x) for x in v)
+        return v
+    return tuple(known(v) for v in values)
 
 
 def prim_attr_register(init):

@@ -241,7 +241,7 @@ def _content(source) -> tuple[bytes, str]:
                             f"{type(source).__name__}", where=user_frame())
     path = os.fspath(source)
     if not os.path.isfile(path):
-        raise UserValueError(f"load_checkpoint: the checkpoint file {path} does not exist",
+        raise UserValueError(f"load_checkpoint: the checkpoint file {path!r} does not exist",
                              where=user_frame(), hint=_nearby_checkpoints(path))
     with open(path, "rb") as f:
         return f.read(), path
