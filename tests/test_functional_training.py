@@ -181,3 +181,10 @@ def test_gradients_hold_their_arguments_and_sens_as_given(capsys):
         prints_as_mindspore(capsys, "held_grad_args.py", rel=1e-5, abs=1e-5)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_get_all_gradients_of_integer_and_held_arguments_as_mindspore(capsys):
+    """tests/mindspore_style/grad_int_inputs.py: an int32 argument's
+    gradient is int32 zeros; a Tensor the Cell holds has none."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "grad_int_inputs.py", rel=0, abs=0)

@@ -47,6 +47,7 @@ from ..dialects.core import OUTPUT
 from ..frontend.functional import (STEP, FunctionTracer, TracedFunction, flatten, key_of, rebuild,
                                    trace_function)
 from ..frontend.network import PARAMETERS, SymbolicTensor
+from ..ir.types import is_float
 from ..ops import _dispatch
 from .summary import summary_for
 
@@ -335,18 +336,26 @@ class _Differentiated:
                     target = ops.add(_scalar_target(target), _scalar_target(extra))
             target = _scalar_target(target, sens)
         positions, many_positions = _positions(self.positions, len(args))
+        if self.positions == ALL_INPUTS:
+            # MindSpore's get_all: arguments known while compiling (a Tensor
+            # the Cell holds, a number) are folded in, and have no gradient
+            positions = [p for p in positions if isinstance(args[p], SymbolicTensor)]
         weights, many_weights = _weights(self.weights)
-        wrt = [args[p] for p in positions] + weights
         for p in positions:
             if not isinstance(args[p], SymbolicTensor):
-                raise UserTypeError(f"argument {p} is a {type(args[p]).__name__}, not a Tensor: "
-                                    f"it has no gradient", where=user_frame())
-        if not wrt:
+                what = "a Tensor known while compiling (not an input)" if isinstance(args[p], Tensor) \
+                    else f"a {type(args[p]).__name__}, not a Tensor"
+                raise UserTypeError(f"argument {p} is {what}: it has no gradient", where=user_frame())
+        if not positions and not weights:
             raise UserValueError("grad_position and weights cannot both be None",
                                  where=user_frame())
-        grads = tracer.grad(target, wrt)
-        input_grads = grads[:len(positions)]
-        weight_grads = grads[len(positions):]
+        # an integer input's gradient is zeros of its type, as MindSpore's
+        floats = [p for p in positions if is_float(args[p].type.dtype)]
+        wrt = [args[p] for p in floats] + weights
+        grads = tracer.grad(target, wrt) if wrt else []
+        by_position = dict(zip(floats, grads))
+        input_grads = [by_position[p] if p in by_position else ops.zeros_like(args[p]) for p in positions]
+        weight_grads = grads[len(floats):]
         ig = tuple(input_grads) if many_positions else (input_grads[0] if input_grads else None)
         wg = tuple(weight_grads) if many_weights else (weight_grads[0] if weight_grads else None)
         if positions and weights:
