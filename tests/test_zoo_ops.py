@@ -66,6 +66,14 @@ def test_images_sized_by_the_data_train_as_mindspore(capsys):
     prints_as_mindspore(capsys, "sized_by_data.py")
 
 
+def test_sizing_a_network_by_the_data_leaves_the_decodes_draws_to_training(capsys):
+    """The first batch irc reads to size the network keeps numpy's
+    generator: a decode drawing its random scale gives training MindSpore's
+    draws (DeepLabV3+'s losses differed from step 1)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "sized_by_data_draws.py")
+
+
 def test_a_batch_of_other_sizes_than_the_first_is_a_located_error():
     """irc compiles one graph per job: a later batch of other sizes is
     refused when fed, at the Model.train line, with a hint."""

@@ -587,6 +587,19 @@ class Dataset:
             return [[d if isinstance(d, int) else -1 for d in t.shape] for t in types]
         return [list(np.shape(v)) for v in row.values()]
 
+    def _first_row_shapes_unseen(self) -> list[list[int]]:
+        """``output_shapes()`` as irc reads it for itself (to size a network
+        to the data): the process's generators kept and nothing remembered,
+        so the training rows and the user's own ``output_shapes()`` draw
+        what they draw under MindSpore, which never makes this read."""
+        from irc.backends.host_engine import HostEngine
+        module, _ = self._host_outputs()
+        with _engine_errors(), random_state_kept():
+            row = HostEngine(module, "host").first_row_alone()
+        if row is None:
+            raise UserError("the pipeline gives no rows to size the network by")
+        return [list(np.shape(v)) for v in row.values()]
+
     def _first_row_as_mindspore(self, query: str, module) -> Optional[dict]:
         """A pipeline running the user's Python: the first row, read as
         MindSpore's ``output_shapes()`` / ``output_types()`` read it (once

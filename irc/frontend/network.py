@@ -890,11 +890,12 @@ def lower_job(module: Module, job, host_graph_name: Optional[str], device_graph_
 def _sized_by_first_batch(job, types: list) -> Optional[list]:
     """The column types with their unknown dimensions (not the batch's) set
     to the first batch's sizes (read as ``output_shapes`` reads it, the
-    global generators kept); None when none is unknown."""
+    global generators kept and the read not remembered); None when none is
+    unknown."""
     if not any(d == UNKNOWN for t in types for d in t.shape[1:]):
         return None
     try:
-        shapes = job.dataset.output_shapes()
+        shapes = job.dataset._first_row_shapes_unseen()
     except Exception:   # noqa: BLE001 -- the trace's own error is the one to report
         return None
     sized = []

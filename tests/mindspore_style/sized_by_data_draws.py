@@ -1,0 +1,47 @@
+"""A network sized by the data (AvgPool2d(x.shape[2]) on a Python decode
+of MindRecord bytes) whose decode draws from np.random, as DeepLabV3+'s
+random crop and scale do: irc reads a first batch to size the network with
+numpy's generator kept, so training gets MindSpore's draws and losses.
+MindSpore's output is in sized_by_data_draws.mindspore.txt."""
+"""A MindRecord bytes column decoded by a Python map that draws from np.random
+(DeepLabV3+'s SegDataset: random scale/crop/flip), fed to a network that needs
+the image size while it is built (AvgPool2d(x.shape[2]), as DeepLabV3+'s ASPP).
+MindSpore: the map runs once per row, the training sees the first draws.
+irc: output_shapes() is read to size the network; its draws are not given back."""
+import os
+import tempfile
+import numpy as np
+import mindspore as ms
+import mindspore.dataset as ds
+import mindspore.nn as nn
+from mindspore.mindrecord import FileWriter
+
+path = os.path.join(tempfile.mkdtemp(), "images.mindrecord")
+writer = FileWriter(path, shard_num=1)
+writer.add_schema({"data": {"type": "bytes"}, "label": {"type": "int32"}}, "images")
+rng = np.random.RandomState(0)
+writer.write_raw_data([{"data": rng.randint(0, 255, (3, 16, 16)).astype(np.uint8).tobytes(), "label": i % 2}
+                       for i in range(4)])
+writer.commit()
+
+def decode(raw, label):
+    x = np.frombuffer(raw, np.uint8).reshape(3, 16, 16).astype(np.float32) / 255
+    s = np.random.uniform(0.5, 2.0)          # a random scale, as SegDataset draws
+    return x * s, label
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, pad_mode="pad", padding=1)
+        self.fc = nn.Dense(4, 2)
+    def construct(self, x):
+        y = nn.AvgPool2d(x.shape[2])(self.conv(x))      # needs the data's size
+        return self.fc(y.reshape(y.shape[0], -1))
+
+ms.set_seed(1)
+data = ds.MindDataset(path, columns_list=["data", "label"], shuffle=False)
+data = data.map(decode, ["data", "label"], ["data", "label"], num_parallel_workers=1).batch(2, drop_remainder=True)
+net = Net()
+model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                 nn.Momentum(net.trainable_params(), 0.1, 0.9))
+model.train(1, data, callbacks=[ms.LossMonitor(1)], dataset_sink_mode=False)
