@@ -275,7 +275,7 @@ def run_script(script: str, *, mode: str = COMPILE, argv: Optional[list[str]] = 
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
         with mindspore_alias():
-            runpy.run_path(script, run_name="__main__")
+            runpy.run_path(os.path.abspath(script), run_name="__main__")   # __file__ absolute, as python's
     except SystemExit as e:
         if e.code not in (None, 0):
             raise UserError(f"the script exited with status {e.code}",

@@ -47,7 +47,8 @@ def main(args) -> int:
         else:
             sys.argv = [args.script, *args.script_args]
             sys.path[0] = os.path.dirname(os.path.abspath(args.script))
-            runpy.run_path(args.script, run_name="__main__")
+            # __file__ absolute, as python has made a script's since 3.9
+            runpy.run_path(os.path.abspath(args.script), run_name="__main__")
     except SystemExit as e:
         return exit_status(e)
     except UserError:

@@ -481,6 +481,12 @@ def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False,
     if not_loaded and not strict_load:
         tensors = {k: v for k, v in parameter_dict.items() if not isinstance(v, str)}
         _load_by_suffix(params, tensors, not_loaded, strict_load)
+    if not_loaded:      # MindSpore's two warnings (a backbone-only checkpoint says what it left)
+        from .. import log
+        log.warning("For 'load_param_into_net', %d parameters in the 'net' are not loaded, because they "
+                    "are not in the 'parameter_dict', please check whether the network structure is "
+                    "consistent when training and loading checkpoint.", len(not_loaded))
+        log.warning("%s are not loaded.", not_loaded)
     return not_loaded, unused
 
 

@@ -130,8 +130,8 @@ class Progress:
     def update(self, step: int, epoch: int, epochs: int, loss: float, images_per_s: float) -> None:
         if not self.enabled:
             return
-        text = (f"epoch {epoch}/{epochs} step {step}/{self.total} loss {loss:.4f} "
-                f"{images_per_s:,.0f} img/s")
+        rate = f"{images_per_s:,.0f}" if images_per_s >= 10 else f"{images_per_s:.2g}"   # not "0 img/s"
+        text = f"epoch {epoch}/{epochs} step {step}/{self.total} loss {loss:.4f} {rate} img/s"
         if self.tty:
             width = 24
             done = int(width * step / self.total)
