@@ -650,8 +650,16 @@ class BatchMapExec(_RowsBatchExec):
 
     def make(self, rows: list[list], batch_num: int, run) -> list:
         lists = [[to_user(r) for r in rows[k]] for k in self.inputs]
-        results = call_per_batch_map(self.fn, lists, batch_num, run.epoch, self.n_outputs,
-                                     self.where)
+        processes = int(self.node.attrs.get("processes") or 0)
+        if processes:       # MindSpore's worker processes: batch p of every epoch on worker p mod n
+            from .host_engine import WorkerRandom
+            workers = run.carried(f"processes:{self.name}",
+                                  lambda: WorkerRandom(run.seed, processes, deals_epoch_ends=False))
+            results = workers.call(run.epoch, batch_num, call_per_batch_map, self.fn, lists, batch_num,
+                                   run.epoch, self.n_outputs, self.where)
+        else:
+            results = call_per_batch_map(self.fn, lists, batch_num, run.epoch, self.n_outputs,
+                                         self.where)
         return [results[i] if kind == "out" else self.stack(j, rows[i])
                 for j, (kind, i) in enumerate(self.layout)]
 

@@ -96,3 +96,10 @@ def test_python_multiprocessing_draws_as_mindspores_worker_processes(capsys):
     processes do; one worker keeps the script's own generators."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "worker_streams.py")
+
+
+def test_a_per_batch_map_draws_as_mindspores_worker_processes(capsys):
+    """tests/mindspore_style/batch_map_processes.py: batch p of every epoch
+    on worker p mod 2, each with its own numpy stream (the seed + k)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "batch_map_processes.py", rel=0, abs=0)

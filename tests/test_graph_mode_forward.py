@@ -54,6 +54,7 @@ def test_a_construct_the_tracer_cannot_follow_stays_eager(graph_mode):
     outs = [net(x).asnumpy() for _ in range(4)]
     assert all(np.array_equal(o, outs[0]) for o in outs)
     assert net.__dict__["_irc_graph_forward"].eager
+    assert "_irc_graph_forward" not in net.dense.__dict__       # its layers run inside its eager construct
 
 
 def test_a_construct_that_prints_prints_on_every_call(graph_mode, capsys):

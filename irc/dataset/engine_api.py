@@ -302,7 +302,9 @@ class Dataset:
         return BatchMapDataset(self, {
             **params, "per_batch_map": per_batch_map,
             "input_columns": _names("batch: input_columns", input_columns),
-            "output_columns": _names("batch: output_columns", output_columns)})
+            "output_columns": _names("batch: output_columns", output_columns),
+            "num_parallel_workers": num_parallel_workers,
+            "python_multiprocessing": bool(python_multiprocessing)})
 
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):

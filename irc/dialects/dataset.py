@@ -1235,12 +1235,14 @@ BATCH_MAP = define("dataset.batch_map", kind=PIPELINE, family=FAMILY,
                    operands=("*columns",), results=("*columns",),
                    attrs={"batch_size": REQUIRED, "drop_remainder": False, "fn": REQUIRED,
                           "name": "", "input_columns": REQUIRED, "output_columns": REQUIRED,
-                          "out_types": REQUIRED},
+                          "out_types": REQUIRED, "processes": None},
                    infer=lambda attrs, ins: [parse_type(t) for t in attrs["out_types"]],
                    traits=(RowCount(_batch_count), HoldsObjects(("fn",)), Batches(rewrites_rows=True)),
                    doc="batch(per_batch_map=fn): batch_size rows, then fn(*lists, BatchInfo) on "
                        "the lists of input_columns' rows gives output_columns' rows, and every "
-                       "column is stacked; results in batch_map_columns' order")
+                       "column is stacked; results in batch_map_columns' order; processes: "
+                       "MindSpore's worker processes (python_multiprocessing), batch p of an "
+                       "epoch on worker p mod processes with its own numpy stream")
 def _infer_padded_batch(attrs, ins):
     out = []
     for t, pad in zip(ins, attrs["pad"]):

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..diagnostics import UserError, UserRuntimeError, UserValueError, raised_at
 from ..dialects.dataset import callable_name, probe_copy
+from ..dialects.draws import mindspore_workers
 from ..ir.graph import HOST, Graph, Loc, Module, Value
 from ..ir.registry import SOURCE, get
 from ..ir.traits import RowSource
@@ -317,10 +318,12 @@ class _Lowering:
                              [batched[ins[min(j, len(ins) - 1)]] for j in range(len(outs))]))
         key = self.object_key("batch_map")
         self.module.objects[key] = p["per_batch_map"]
+        # MindSpore runs it in worker processes (their own numpy streams)
+        processes = (p.get("num_parallel_workers") or mindspore_workers()) if p.get("python_multiprocessing") else None
         attrs = {"batch_size": p["batch_size"], "drop_remainder": p["drop_remainder"], "fn": key,
                  "name": callable_name(p["per_batch_map"]), "input_columns": ins,
                  "output_columns": outs,
-                 "out_types": [str(out_types.get(n) or batched[n]) for n in new]}
+                 "out_types": [str(out_types.get(n) or batched[n]) for n in new], "processes": processes}
         return self.add(ds, ds.op, [v for _, v in cols], attrs, new)
 
     def add(self, ds, op: str, values: list[Value], attrs: dict, names: list[str]):

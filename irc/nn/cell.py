@@ -498,6 +498,8 @@ EAGER_FORWARD_CALLS = 2
 
 
 def _compiled_forward(cell: Cell):
+    if _dispatch.in_network():      # a layer of a Cell running eagerly: its parent decides
+        return None
     calls = cell.__dict__.get("_irc_forward_calls", 0)
     if calls < EAGER_FORWARD_CALLS:
         object.__setattr__(cell, "_irc_forward_calls", calls + 1)
