@@ -874,7 +874,12 @@ def lower_job(module: Module, job, host_graph_name: Optional[str], device_graph_
                           sources=sources, training=job.kind == "train", loc=job.source,
                           bindings=bindings)
     try:
-        return trace(types)
+        graph = trace(types)
+        if job.kind != "train" or host_graph_name is None or not _gradient_needs_static_sizes(graph):
+            return graph
+        sized = _sized_by_first_batch(job, types)
+        if sized is None:
+            return graph        # autodiff says which op, with its line
     except UserError:
         sized = _sized_by_first_batch(job, types) if host_graph_name is not None else None
         if sized is None:
@@ -885,6 +890,27 @@ def lower_job(module: Module, job, host_graph_name: Optional[str], device_graph_
     # batch of other sizes is refused when fed (FeedMaker.step)
     del module.graphs[device_graph_name]
     return trace(sized)
+
+
+def _gradient_needs_static_sizes(graph: Graph) -> bool:
+    """Whether a size only the data gives reaches an op whose gradient needs
+    it (an AveragePool's window, a Concat's or a slice's axis, a mirrored
+    padding's): training would be refused, so the network is compiled for
+    the first batch's sizes, as MindSpore compiles for the shapes it is fed."""
+    for node in graph.nodes():
+        ins = [graph.type_of(v) for v in graph.operands(node)]
+        if not ins:
+            continue
+        x = ins[0]
+        if node.op == "nn.AveragePool" and UNKNOWN in x.shape[1:]:
+            return True
+        if node.op == "nn.Concat" and any(t.shape[node.attrs["axis"] % t.rank] == UNKNOWN for t in ins):
+            return True
+        if node.op == "nn.Slice" and any(x.shape[a % x.rank] == UNKNOWN for a in node.attrs["axes"]):
+            return True
+        if node.op == "nn.Pad" and node.attrs.get("mode", "constant") != "constant" and UNKNOWN in x.shape[1:]:
+            return True
+    return False
 
 
 def _sized_by_first_batch(job, types: list) -> Optional[list]:

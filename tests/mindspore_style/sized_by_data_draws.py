@@ -1,7 +1,9 @@
 """A network sized by the data (AvgPool2d(x.shape[2]) on a Python decode
 of MindRecord bytes) whose decode draws from np.random, as DeepLabV3+'s
 random crop and scale do: irc reads a first batch to size the network with
-numpy's generator kept, so training gets MindSpore's draws and losses.
+numpy's generator kept, so training gets MindSpore's draws and losses.  A
+fixed AvgPool2d(16) on the same data (its gradient needs the size) is
+compiled for the first batch's size too.
 MindSpore's output is in sized_by_data_draws.mindspore.txt."""
 """A MindRecord bytes column decoded by a Python map that draws from np.random
 (DeepLabV3+'s SegDataset: random scale/crop/flip), fed to a network that needs
@@ -38,10 +40,19 @@ class Net(nn.Cell):
         y = nn.AvgPool2d(x.shape[2])(self.conv(x))      # needs the data's size
         return self.fc(y.reshape(y.shape[0], -1))
 
-ms.set_seed(1)
-data = ds.MindDataset(path, columns_list=["data", "label"], shuffle=False)
-data = data.map(decode, ["data", "label"], ["data", "label"], num_parallel_workers=1).batch(2, drop_remainder=True)
-net = Net()
-model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-                 nn.Momentum(net.trainable_params(), 0.1, 0.9))
-model.train(1, data, callbacks=[ms.LossMonitor(1)], dataset_sink_mode=False)
+
+
+class FixedPool(Net):
+    def construct(self, x):
+        y = nn.AvgPool2d(16)(self.conv(x))
+        return self.fc(y.reshape(y.shape[0], -1))
+
+
+for make in (Net, FixedPool):
+    ms.set_seed(1)
+    data = ds.MindDataset(path, columns_list=["data", "label"], shuffle=False)
+    data = data.map(decode, ["data", "label"], ["data", "label"], num_parallel_workers=1)
+    net = make()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model.train(1, data.batch(2, drop_remainder=True), callbacks=[ms.LossMonitor(1)], dataset_sink_mode=False)
