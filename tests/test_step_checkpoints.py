@@ -229,3 +229,10 @@ def test_model_checkpoint_driven_by_a_loop_of_the_users(tmp_path):
         "beta1_power", "beta2_power", "bias", "global_step", "learning_rate", "moment1.bias",
         "moment1.weight", "moment2.bias", "moment2.weight", "weight"]
     np.testing.assert_array_equal(saved["weight"].asnumpy(), net.weight.asnumpy())
+
+
+def test_a_layer_construct_never_calls_is_saved_as_mindspore_saves_it(capsys):
+    """tests/mindspore_style/unused_layer_checkpoint.py: its moving
+    statistics in the checkpoint, every key in MindSpore 2.10's order."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "unused_layer_checkpoint.py", rel=0, abs=0)

@@ -729,3 +729,15 @@ def test_an_unread_head_in_the_optimizer_trains_on_a_zero_gradient(capsys):
     refused it ("does not belong to the network"); MindSpore updates it."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "unused_head.py", rel=1e-6, abs=1e-6)
+
+
+def test_a_dataset_without_a_batch_is_reported_at_the_users_eval_and_train_lines():
+    net = Small()
+    model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                      nn.Momentum(net.trainable_params(), 0.01, 0.9), metrics={"acc"})
+    rows = ds.NumpySlicesDataset({"x": np.zeros((3, 1, 8, 8), np.float32), "y": np.zeros(3, np.int32)},
+                                 shuffle=False).batch(4, drop_remainder=True)
+    for run in (lambda: model.eval(rows), lambda: model.train(1, rows)):
+        with pytest.raises(UserError, match="yields no batches") as e:
+            run()
+        assert "test_train_model.py:" in (e.value.where or "")

@@ -186,7 +186,9 @@ def _cached(path: str, load, variant=()):
 
 def check_dir(op: str, dataset_dir) -> None:
     if not isinstance(dataset_dir, (str, os.PathLike)):
-        raise UserError(f"{op}: dataset_dir must be a path, got {dataset_dir!r}")
+        raise UserError(f"{op}: dataset_dir must be a path, got {dataset_dir!r}",
+                        hint="give the data folder (a script's --data_path / --dataset_path "
+                             "argument left unset is None)" if dataset_dir is None else None)
     if not os.path.isdir(dataset_dir):
         what = "is not a folder" if os.path.exists(dataset_dir) else "does not exist"
         raise UserError(f"{op}: dataset_dir {str(dataset_dir)!r} {what}",

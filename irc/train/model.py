@@ -128,7 +128,8 @@ class Model:
             cap.jobs.append(job)
             if not cap.executes:
                 return None
-        running.train(self, job)
+        with _at(source):
+            running.train(self, job)
         return None
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
@@ -168,13 +169,15 @@ class Model:
                                                 "dataset_sink_mode": bool(dataset_sink_mode)}, source)
         cap = current()
         if self._eval_network is not None:
-            return evaluation.evaluate_network(self, job, metrics)
+            with _at(source):
+                return evaluation.evaluate_network(self, job, metrics)
         if cap is not None:
             cap.jobs.append(job)
             if not cap.executes:
                 from .capture_io import NotRun
                 return {name: NotRun() for name in metrics}
-        return evaluation.evaluate(self, job, metrics)
+        with _at(source):
+            return evaluation.evaluate(self, job, metrics)
 
     # -- predict ----------------------------------------------------------------------------
     def predict(self, *predict_data):
@@ -327,3 +330,15 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(_REEXPORTED[name]), name)
     from ..diagnostics import missing_names
     return missing_names(__name__)(name)
+
+
+@contextmanager
+def _at(source):
+    """The user's ``Model.train``/``eval`` line for an error the engine
+    raises without one (a dataset that yields no batch)."""
+    try:
+        yield
+    except UserError as e:
+        if e.where is None:
+            e.where = source
+        raise

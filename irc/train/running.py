@@ -79,7 +79,7 @@ class _TrainState:
         self.run, self.training = run, training
 
     def checkpoint_dict(self) -> dict:
-        from ..frontend.network import PARAMETERS, lifted_constants
+        from ..frontend.network import PARAMETERS, lifted_constants, network_of
         constants = lifted_constants(self.training.module)      # not the user's: left out, as MindSpore's
         values = {k: v for k, v in self.run.state.numpy().items() if k not in constants}
         step = np.array([self.training.global_step], dtype=np.int32)
@@ -95,6 +95,11 @@ class _TrainState:
         ordered = {p.name: values[p.name] for p in optimizer.parameters
                    if p.name in network and p.name in values}
         ordered.update((k, v) for k, v in values.items() if k in network and k not in ordered)
+        # a layer construct never calls (EfficientNet's expand_conv at expand
+        # 1) has no value in the compiled step: its own, as MindSpore saves it
+        for _, p in network_of(self.training.model).parameters_and_names():
+            if p.name not in values and p.name not in ordered and not p.requires_grad:
+                ordered[p.name] = p.asnumpy().copy()
         ordered["global_step"] = step
         settings = {id(p) for _, p in optimizer.settings_held()}
         for _, p in optimizer._named_parameters_here():

@@ -238,7 +238,9 @@ def _content(source) -> tuple[bytes, str]:
         return source.getvalue(), "the BytesIO checkpoint"
     if not isinstance(source, (str, os.PathLike)):
         raise UserTypeError(f"load_checkpoint: ckpt_file_name must be a str, got "
-                            f"{type(source).__name__}", where=user_frame())
+                            f"{type(source).__name__}", where=user_frame(),
+                            hint="give the .ckpt file's path (a script's --checkpoint_path "
+                                 "argument left unset is None)" if source is None else None)
     path = os.fspath(source)
     if not os.path.isfile(path):
         raise UserValueError(f"load_checkpoint: the checkpoint file {path!r} does not exist",
