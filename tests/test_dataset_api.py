@@ -10,6 +10,7 @@ import pytest
 import irc
 import irc.dataset as ds
 from irc.dataset import config
+from irc.diagnostics import UserError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "samples", "data")
@@ -358,3 +359,23 @@ def test_probe_copies_only_what_it_can_and_should():
     large = Keeps(np.zeros(40_000_000, np.float64))       # 320 MB
     assert probe_copy(large) is large
 
+
+
+def test_a_source_row_the_sampler_never_reads_may_fail(capsys):
+    """tests/mindspore_style/unsampled_bad_row.py: the column types come
+    from the rows that read (YOLOv5 with an image missing stopped at
+    construction, where MindSpore ran)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "unsampled_bad_row.py", rel=0, abs=0)
+
+
+def test_a_source_none_of_whose_first_rows_read_is_reported_with_the_row():
+    class Broken:
+        def __getitem__(self, i):
+            raise OSError(f"cannot open image {i}")
+
+        def __len__(self):
+            return 3
+
+    with pytest.raises(UserError, match="raised OSError while reading row 0: cannot open image 0"):
+        ds.GeneratorDataset(Broken(), column_names=["x"]).map(lambda x: x, "x").get_col_names()

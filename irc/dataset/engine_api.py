@@ -536,9 +536,14 @@ class Dataset:
         return OffloadEngine(module, "host", "offload")
 
     def first_row(self) -> Optional[dict]:
-        """The first row of one epoch as numpy arrays (None if there is none)."""
+        """The first row of one epoch as numpy arrays (None if there is none),
+        read in this thread as few source rows as it takes (a type probe:
+        run in the engine's threads it read a chunk ahead, 256 rows of a
+        source that loads images)."""
         with _engine_errors():
-            return self._engine().first_row()
+            engine = self._engine()
+            alone = getattr(engine, "first_row_alone", None)
+            return alone() if alone is not None else engine.first_row()
 
     def first_rows(self, count: int) -> list[dict]:
         """Up to ``count`` rows from the start of one epoch."""
@@ -1573,7 +1578,7 @@ class GeneratorDataset(_PythonSource):
         rows: list = []
         try:
             if is_random_access(src):
-                return [src[i] for i in range(min(count, len(src)))]
+                return self._readable_rows(src, count)
             if isinstance(src, _ProbedIterable):
                 return [src.first_row()]
             it = iter(src())
@@ -1590,6 +1595,28 @@ class GeneratorDataset(_PythonSource):
                 return rows
             raise UserRuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} while "
                                    f"reading its first row: {e}{raised_at(e)}", where=self.source) from None
+
+
+    def _readable_rows(self, src, count: int) -> list:
+        """Up to ``count`` of the source's first rows that read without an
+        error: MindSpore reads a row only when its sampler asks for it, so
+        one that fails here (a missing image) may never be read by the run."""
+        rows, failed = [], None
+        for i in range(min(4 * count, len(src))):
+            try:
+                rows.append(src[i])
+            except Exception as e:      # noqa: BLE001 -- the run reports it if it reads the row
+                failed = failed or (i, e)
+                continue
+            if len(rows) == count:
+                break
+        if rows or failed is None:
+            return rows
+        i, e = failed
+        raise UserRuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} while reading "
+                               f"row {i}: {e}{raised_at(e)}", where=self.source,
+                               hint=f"irc reads the first rows to learn the columns' types, and none of "
+                                    f"the first {min(4 * count, len(src))} read")
 
 
 class _PaddedSamples:
