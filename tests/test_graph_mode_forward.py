@@ -1,7 +1,7 @@
-"""A forward Cell called in GRAPH_MODE: eager for its first calls, then
-compiled per input signature (MindSpore's graph mode; an eval loop 3-7x
-faster than the host kernels), eager for good where the tracer cannot follow
-its construct or it prints (MindSpore prints on every call)."""
+"""A forward Cell called in GRAPH_MODE: compiled per input signature from
+its first call (MindSpore's graph mode; an eval loop 3-7x faster than the
+host kernels), eager for good where the tracer cannot follow its construct
+or it prints (MindSpore prints on every call)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,6 @@ import pytest
 
 import irc as ms
 from irc import Tensor, nn
-from irc.nn import cell as cell_mod
 
 
 @pytest.fixture
@@ -26,15 +25,16 @@ def convnet():
     return net
 
 
-def test_a_forward_is_compiled_after_its_eager_calls(graph_mode):
+def test_a_forward_is_compiled_once_a_signature_and_computes_the_eager_values(graph_mode):
     net = convnet()
     x = Tensor(np.random.default_rng(0).standard_normal((2, 3, 9, 9)).astype(np.float32))
-    eager = [net(x).asnumpy() for _ in range(cell_mod.EAGER_FORWARD_CALLS)]
-    assert "_irc_graph_forward" not in net.__dict__
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    eager = net(x).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
     compiled = [net(x).asnumpy() for _ in range(3)]
     assert net.__dict__["_irc_graph_forward"].jit.compiles == 1
     for y in compiled:
-        np.testing.assert_allclose(y, eager[0], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(y, eager, rtol=1e-5, atol=1e-5)
     net(Tensor(np.zeros((1, 3, 9, 9), np.float32)))           # another signature: compiled again
     assert net.__dict__["_irc_graph_forward"].jit.compiles == 2
 
@@ -67,3 +67,9 @@ def test_a_construct_that_prints_prints_on_every_call(graph_mode, capsys):
     for _ in range(5):
         assert p(Tensor(np.ones(2, np.float32))).asnumpy().tolist() == [2.0, 2.0]
     assert capsys.readouterr().out.count("in construct") == 5
+
+
+def test_a_random_constexpr_is_folded_once_as_mindspore_folds_it(capsys):
+    """tests/mindspore_style/constexpr_random_graph_mode.py."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "constexpr_random_graph_mode.py", rel=0, abs=0)

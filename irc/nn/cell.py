@@ -489,12 +489,13 @@ def _compiled_step(cell: Cell):
     return compiled
 
 
-# A forward Cell called in GRAPH_MODE runs eagerly for its first calls (a
-# one-off call stays cheap: no compile), then compiled per input signature
-# as MindSpore runs it (an eval loop over a ResNet: 3-7x faster than the
-# host kernels).  A construct the tracer cannot follow (asnumpy, numpy on
-# tensors, a Python branch on a value) stays eager.
-EAGER_FORWARD_CALLS = 2
+# A forward Cell called in GRAPH_MODE is compiled per input signature, from
+# its first call, as MindSpore runs it (an eval loop over a ResNet: 3-7x
+# faster than the host kernels; OpenPose's VGG at 232x184: 11 s eager
+# against 1.3 s to compile and run).  A construct the tracer cannot follow
+# (asnumpy, numpy on tensors, a Python branch on a value) stays eager.
+# EAGER_FORWARD_CALLS calls may run eagerly first.
+EAGER_FORWARD_CALLS = 0
 
 
 def _compiled_forward(cell: Cell):
