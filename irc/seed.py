@@ -4,6 +4,11 @@ as MindSpore 2.10's (``from mindspore.common.seed import _get_graph_seed``:
 the model zoo's research Transformers seed their Dropouts so)."""
 from __future__ import annotations
 
+import sys
+import types
+
+import numpy as np
+
 from .capture import register_process_state
 from .dataset import config as _config
 
@@ -23,6 +28,15 @@ def set_seed(seed: int) -> None:
     _global_seed = int(seed)
     for key in _kernel_seeds:
         _kernel_seeds[key] = key[1]
+
+
+def seed() -> int:
+    """``mindspore.common.seed()`` (its generator's ``seed``; in MindSpore 2.x
+    ``mindspore.common.seed`` is this function): a fresh random seed for the
+    random generators (``manual_seed``), returned."""
+    value = int(np.random.SeedSequence().entropy % 2**32)
+    _config.manual_seed(value)
+    return value
 
 
 def get_seed() -> int | None:
@@ -67,3 +81,15 @@ def _get_graph_seed(op_seed, kernel_name: str) -> tuple[int, int]:
     seeds = _truncate_seed(global_seed), _truncate_seed(_get_op_seed(op_seed, kernel_name))
     _update_seeds(op_seed, kernel_name)
     return seeds
+
+
+class _CallableModule(types.ModuleType):
+    """``mindspore.common.seed`` is a function in MindSpore 2.x (its
+    generator's ``seed``) and a module to import from: once a script imports
+    the module, the name is the module, so it calls as the function does."""
+
+    def __call__(self) -> int:
+        return seed()
+
+
+sys.modules[__name__].__class__ = _CallableModule

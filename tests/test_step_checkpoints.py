@@ -236,3 +236,11 @@ def test_a_layer_construct_never_calls_is_saved_as_mindspore_saves_it(capsys):
     statistics in the checkpoint, every key in MindSpore 2.10's order."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "unused_layer_checkpoint.py", rel=0, abs=0)
+
+
+def test_group_learning_rates_are_saved_as_mindspore_saves_them(capsys):
+    """tests/mindspore_style/group_lr_checkpoint.py: learning_rate_group_i,
+    one a group, in MindSpore 2.10's key order (irc saved the unused default
+    rate as learning_rate)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "group_lr_checkpoint.py", rel=1e-6, abs=0)

@@ -12,7 +12,8 @@ from .dtype import (  # noqa: F401
 # name -> module defining it, loaded on first use (Tensor's module loads ops).
 _LAZY = {"Tensor": "irc.common.tensor", "Parameter": "irc.common.tensor",
          "ParameterTuple": "irc.common.tensor", "RowTensor": "irc.common.tensor",
-         "JitConfig": "irc.context"}      # the model zoo's LSTM imports it from here
+         "JitConfig": "irc.context",      # the model zoo's LSTM imports it from here
+         "seed": "irc.seed"}              # MindSpore 2.x's mindspore.common.seed: its generator's seed()
 _missing = missing_names(__name__)
 
 

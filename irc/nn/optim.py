@@ -148,6 +148,7 @@ class Optimizer(Cell):
                       else 0.0 for p in items]
             return items, decays, [None] * len(items)
         params, decays, lrs = [], [], []
+        self._group_rates: list = []      # each group's own rate (None: the optimizer's)
         order = None
         for group in items:
             if not isinstance(group, dict) or "params" not in group:
@@ -164,6 +165,7 @@ class Optimizer(Cell):
                                             "schedule")
             if lr is not None:
                 lr = _check_number(cls, "lr", lr)
+            self._group_rates.append(lr)
             wd = _check_number(cls, "weight_decay", group.get("weight_decay", weight_decay))
             for p in group["params"]:
                 if not isinstance(p, Parameter):
@@ -437,8 +439,7 @@ class Optimizer(Cell):
         optimizer: its own Parameters after the ones it updates."""
         settings = dict(self.settings_held())
         held = [("global_step", self.global_step)]
-        if "learning_rate" in settings:
-            held.append(("learning_rate", settings["learning_rate"]))
+        held += [(k, p) for k, p in settings.items() if k == "learning_rate" or k.startswith("learning_rate_group_")]
         held += zip(self._param_keys, self.param_list)
         if self.custom:
             return held + list(super()._named_parameters_here())
@@ -454,7 +455,11 @@ class Optimizer(Cell):
         (so its checkpoints save them): a fixed learning_rate, a list of
         per-step rates, Momentum's and SGD's momentum."""
         held = []
-        if isinstance(self._rate, float):
+        if isinstance(self._rate, float) and self.is_group_lr:
+            # MindSpore's group rates: learning_rate_group_i, one a group, in place of learning_rate
+            held += [(f"learning_rate_group_{i}", self._group_rate_parameter(i))
+                     for i in range(len(self._group_rates))]
+        elif isinstance(self._rate, float):
             held.append(("learning_rate", self.learning_rate))
         elif isinstance(self._rate, np.ndarray):
             held.append(("learning_rate.learning_rate", self._rate_list_parameter()))
@@ -471,6 +476,14 @@ class Optimizer(Cell):
         for i, (prefix, _) in enumerate(optimizer_state(self.kind, self.hyper_attrs())):
             held += [(f"{prefix}.{key}", state[i]) for key, state in zip(self._param_keys, states)]
         return held
+
+    def _group_rate_parameter(self, i: int) -> Parameter:
+        cached = self.__dict__.setdefault("_irc_group_rates", {})
+        if i not in cached:
+            lr = self._group_rates[i]
+            cached[i] = Parameter(Tensor(np.float32(self._rate if lr is None else lr)),
+                                  name=self._held_name(f"learning_rate_group_{i}"), requires_grad=False)
+        return cached[i]
 
     def _momentum_parameter(self) -> Parameter:
         """MindSpore's ``momentum`` Parameter, as its checkpoints hold it

@@ -17,3 +17,5 @@ set_seed(7)
 print("reset", ms.get_seed(), _get_graph_seed(3, "normal"), _get_graph_seed(0, "dropout"))
 ms.set_seed(0)
 print("zero", _get_graph_seed(0, "uniform"), _get_graph_seed(2 ** 31 + 5, "uniform"))
+# MindSpore 2.x's mindspore.common.seed is its generator's seed(), a function
+print("common.seed", callable(ms.common.seed), type(ms.common.seed()).__name__)
