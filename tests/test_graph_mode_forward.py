@@ -73,3 +73,15 @@ def test_a_random_constexpr_is_folded_once_as_mindspore_folds_it(capsys):
     """tests/mindspore_style/constexpr_random_graph_mode.py."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "constexpr_random_graph_mode.py", rel=0, abs=0)
+
+
+def test_a_forward_fed_many_shapes_stops_compiling(graph_mode):
+    class Scale(nn.Cell):
+        def construct(self, x):
+            return x * 2
+
+    net = Scale()
+    for n in range(1, 12):
+        assert net(Tensor(np.ones(n, np.float32))).asnumpy().tolist() == [2.0] * n
+    forward = net.__dict__["_irc_graph_forward"]
+    assert forward.eager and forward.jit.compiles == forward.MAX_SIGNATURES

@@ -523,9 +523,15 @@ class _ForwardOrEager:
     def __init__(self, cell: Cell, jit):
         self.cell, self.jit, self.eager = cell, jit, False
 
+    # A forward fed many input shapes (sentences of their own lengths) would
+    # compile for each: after this many it runs eagerly.
+    MAX_SIGNATURES = 8
+
     def __call__(self, *args):
         if self.jit.compiles:
-            return self.jit(*args)
+            out = self.jit(*args)
+            self.eager = self.jit.compiles >= self.MAX_SIGNATURES
+            return out
         import builtins
         printed, real_print = [], builtins.print
 
