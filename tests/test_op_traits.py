@@ -82,7 +82,8 @@ def test_dataset_traits_replace_the_extra_bag():
 
 FLIP = {"op": "vision.RandomHorizontalFlip", "attrs": {"prob": 0.5}}
 RUNS_OPS = {"transforms.RandomChoice": {"transforms": [[FLIP]]}, "transforms.RandomApply": {"transforms": [FLIP]},
-            "vision.RandomSelectSubpolicy": {"policy": [[{**FLIP, "prob": 0.5}]]}}
+            "vision.RandomSelectSubpolicy": {"policy": [[{**FLIP, "prob": 0.5}]]},
+            "vision.UniformAugment": {"transforms": [FLIP]}}
 
 
 def test_every_random_op_says_how_many_draws_and_offloadable_ops_lower():
@@ -261,7 +262,8 @@ def test_host_sample_is_derived_from_host_batch_unless_an_op_needs_its_own():
                    # one batch a row: its images mix with each other
                    "vision.MixUpBatch", "vision.CutMixBatch",
                    # the op picked per sample may change a row's size
-                   "transforms.RandomChoice", "transforms.RandomApply", "vision.RandomSelectSubpolicy"}
+                   "transforms.RandomChoice", "transforms.RandomApply", "vision.RandomSelectSubpolicy",
+                   "vision.UniformAugment"}
     rescale = registry.get("vision.Rescale")
     x = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
     (one,) = rescale.host_sample_fn([x], {"rescale": 0.5, "shift": 1.0}, None)

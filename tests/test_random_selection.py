@@ -1,5 +1,5 @@
-"""transforms.RandomChoice, transforms.RandomApply and
-vision.RandomSelectSubpolicy: ops that run other ops, picked per sample by
+"""transforms.RandomChoice, transforms.RandomApply,
+vision.RandomSelectSubpolicy and vision.UniformAugment: ops that run other ops, picked per sample by
 their draws (the pick's first, then each step's own), printed and parsed as
 IR text with their steps, run eagerly and in a pipeline."""
 from __future__ import annotations
@@ -75,3 +75,13 @@ def test_a_python_function_or_an_empty_list_is_refused_at_its_line():
     d = ds.NumpySlicesDataset({"image": np.stack([X] * 2)}, shuffle=False).map(mixed, "image")
     with pytest.raises(UserError, match="rows of different types"):
         list(d.create_dict_iterator(num_epochs=1, output_numpy=True))
+
+
+def test_uniform_augment_applies_the_picked_transforms_in_list_order():
+    ua = vision.UniformAugment([vision.HorizontalFlip(), vision.Invert(), vision.VerticalFlip()], num_ops=2)
+    assert get("vision.UniformAugment").num_draws(ua.attrs) == 3          # a rank per transform
+    # ranks 0.9, 0.1, 0.2: Invert and VerticalFlip picked, applied in the list's order
+    np.testing.assert_array_equal(run(ua, X, [0.9, 0.1, 0.2]), (255 - X)[::-1])
+    np.testing.assert_array_equal(run(ua, X, [0.3, 0.8, 0.1]), X[::-1, ::-1])
+    with pytest.raises(UserError, match="num_ops .2. is greater than the 1 transforms"):
+        vision.UniformAugment([vision.Invert()], num_ops=2)

@@ -484,6 +484,37 @@ def _random_select_subpolicy(inputs, attrs, draws):
     return [x]
 
 
+# --- UniformAugment --------------------------------------------------------------------
+
+def _infer_uniform_augment(attrs, ins):
+    t = ins[0]
+    for step in attrs["transforms"]:      # any of them may apply, in list order
+        t = join_types("UniformAugment", [t, infer_sequence([step], t)])
+    return [t]
+
+
+UNIFORM_AUGMENT = define(
+    "vision.UniformAugment", kind=MAP, family=FAMILY, operands=("image",),
+    attrs={"transforms": REQUIRED, "num_ops": 2}, infer=_infer_uniform_augment,
+    traits=(Pure(), Random(lambda attrs: len(attrs["transforms"]) + sequence_draws(attrs["transforms"]))),
+    doc="num_ops of transforms picked per sample, applied in the list's order (MindSpore's "
+        "std::sample); a draw per transform ranks them, then each transform's own draws")
+
+
+@UNIFORM_AUGMENT.host_sample
+def _uniform_augment(inputs, attrs, draws):
+    steps, k = attrs["transforms"], int(attrs["num_ops"])
+    u = uniforms(draws, len(steps))
+    picked = set(np.argsort(u[:len(steps)], kind="stable")[:k].tolist())   # the k lowest ranks
+    x, at = np.asarray(inputs[0]), len(steps)
+    for i, step in enumerate(steps):
+        n = sequence_draws([step])
+        if i in picked:
+            x = run_sequence([step], x, u[at:at + n])
+        at += n
+    return [x]
+
+
 # --- the random forms ----------------------------------------------------------------
 
 def _with_prob(name: str, fn, doc: str, extra_attrs=None):

@@ -9,5 +9,6 @@ from .transforms import (  # noqa: F401
     RandomAutoContrast, RandomEqualize, RandomInvert, RandomPosterize, RandomSolarize, Solarize,
     VerticalFlip, AdjustGamma, Rotate, RandomRotation, MixUpBatch, CutMixBatch, ToPIL,
     AdjustHue, RandomColor, ConvertColor, ResizedCrop, Affine, RandomAffine, RandomSelectSubpolicy,
+    UniformAugment,
 )
 from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401

@@ -24,7 +24,7 @@ __all__ = [
     "GaussianBlur", "Crop", "Erase", "RandomInvert", "RandomEqualize", "RandomAutoContrast",
     "RandomAdjustSharpness", "RandomPosterize", "RandomSolarize", "AdjustGamma", "Rotate",
     "RandomRotation", "MixUpBatch", "CutMixBatch", "ToPIL", "AdjustHue", "RandomColor",
-    "ConvertColor", "ResizedCrop", "Affine", "RandomAffine", "RandomSelectSubpolicy",
+    "ConvertColor", "ResizedCrop", "Affine", "RandomAffine", "RandomSelectSubpolicy", "UniformAugment",
 ]
 
 
@@ -636,6 +636,22 @@ class RandomSelectSubpolicy(TensorOperation):
                 steps.append({**one[0], "prob": check_number(op, f"policy[{i}][{j}] prob", pair[1], 0.0, 1.0)})
             subs.append(steps)
         super().__init__(policy=subs)
+
+
+class UniformAugment(TensorOperation):
+    """``num_ops`` of ``transforms`` picked per sample, each at most once,
+    applied in the list's order (irc's draws)."""
+    op_name = "vision.UniformAugment"
+
+    def __init__(self, transforms, num_ops=2):
+        op = "UniformAugment"
+        if not isinstance(transforms, (list, tuple)) or not transforms:
+            raise arg_error(TypeError, f"{op}: transforms must be a non-empty list of transforms")
+        steps = [one for t in transforms for one in op_steps(op, [t])]
+        num_ops = check_int(op, "num_ops", num_ops, 1)
+        if num_ops > len(steps):
+            raise arg_error(ValueError, f"{op}: num_ops ({num_ops}) is greater than the {len(steps)} transforms")
+        super().__init__(transforms=steps, num_ops=num_ops)
 
 
 class MixUpBatch(TensorOperation):
