@@ -165,8 +165,10 @@ class Program:
         losses = [i for i, r in enumerate(self.results) if r.role == LOSS]
         self.loss_index = losses[0] if losses else None
         lr_t = self.lr.out_types[0] if self.lr is not None else None
-        # a loop-sunk graph takes a queue of per-step rates
-        self.sunk = lr_t is not None and lr_t.rank == 1
+        # a loop-sunk graph takes a queue of per-step rates (each a row where
+        # parameter groups have rates of their own)
+        step_rank = 1 if self.lr is not None and self.lr.attrs.get("columns") else 0
+        self.sunk = lr_t is not None and lr_t.rank == step_rank + 1
         self.steps_per_call = int(lr_t.shape[0]) if self.sunk else 1
         self.long_calls = self.sunk
 

@@ -394,10 +394,23 @@ class OptimizerEmitter:
         inputs = self.graph.find("input")
         index = 1 + max((int(n.attrs["index"]) for n in inputs), default=-1)
         dtype = next(iter(params.values()))[0].out_types[0].dtype
-        return self.graph.add("input", [], {"index": index, "role": LEARNING_RATE},
-                              out_types=[TensorType(dtype, ())],
+        columns = self.attrs.get("lr_columns")
+        attrs = {"index": index, "role": LEARNING_RATE, **({"columns": int(columns)} if columns else {})}
+        return self.graph.add("input", [], attrs,
+                              out_types=[TensorType(dtype, (int(columns),) if columns else ())],
                               names=["learning_rate"], loc=self.marker.loc,
                               prov=self.prov).out(0)
+
+    def _rate_column(self, lr: Value, column: int) -> Value:
+        """Column ``column`` of a row of fed rates, made once."""
+        cache = self.__dict__.setdefault("_columns", {})
+        if column not in cache:
+            g = self.graph
+            at = g.add("const", [], {"value": int(column), "dtype": "i64"}, names=[f"learning_rate.{column}.at"],
+                       placement=g.placement, prov=self.prov).out(0)
+            cache[column] = g.add("nn.Gather", [lr, at], {"axis": 0}, names=[f"learning_rate.{column}"],
+                                  loc=self.marker.loc, prov=self.prov).out(0)
+        return cache[column]
 
     def _state(self, name: str, init: str, like: Node, scalar: bool = False) -> Value:
         t = like.out_types[0]
@@ -434,6 +447,8 @@ class OptimizerEmitter:
                 lr: Value, powers) -> Node:
         attrs = update_attrs(kind, self.attrs, self._weight_decay(name), self.attrs["loss_scale"])
         extra = list(powers) if kind == "Adam" else []
+        if self.attrs.get("lr_columns"):     # the parameter's group's column of the fed rates
+            lr = self._rate_column(lr, (self.attrs["param_lr_columns"] or {}).get(name, 0))
         own = (self.attrs["param_lrs"] or {}).get(name)
         if own is not None:       # the parameter's group has its own constant rate
             lr = self.graph.add("const", [], {"value": float(own), "dtype": self.graph.type_of(lr).dtype},

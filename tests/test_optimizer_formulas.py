@@ -119,3 +119,11 @@ def test_an_empty_rate_list_points_at_the_data():
     with pytest.raises(UserError, match="non-empty 1-D list") as refused:
         nn.SGD(net.trainable_params(), learning_rate=np.array([], np.float32), momentum=0.9)
     assert "get_dataset_size() = 0" in refused.value.hint
+
+
+def test_per_step_rates_per_parameter_group_as_mindspore(capsys):
+    """tests/mindspore_style/group_lr_arrays.py (the model zoo's OpenPose):
+    each group's own rate array, through a TrainOneStepCell, Model.train and
+    Model.train in sink mode (the fed rate a row of columns)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "group_lr_arrays.py", rel=1e-5, abs=1e-6)

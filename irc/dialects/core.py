@@ -46,12 +46,13 @@ def _const_type(attrs, ins):
 
 
 INPUT = define("input", kind=IO, family="io", operands=(),
-               attrs={"index": REQUIRED, "role": DATA, "draws_for": None, "rows": None},
+               attrs={"index": REQUIRED, "role": DATA, "draws_for": None, "rows": None, "columns": None},
                doc="A graph input; its type is given, not inferred.  'role' says what "
                    f"it carries ({', '.join(INPUT_ROLES)}); 'draws_for' names the random "
                    "op whose per-sample draws ([N, k] uniform floats made on the host) a "
                    "'draws' input carries; 'rows' their fixed count where it is not the "
-                   "batch's (a random tensor of a fixed shape).")
+                   "batch's (a random tensor of a fixed shape); 'columns' the rates a "
+                   "'learning_rate' input carries a step (parameter groups with their own).")
 PARAM = define("param", kind=IO, family="param", operands=(), traits=(Pure(),),
                attrs={"name": REQUIRED, "init": None, "trainable": True},
                doc="A parameter (weight); its value lives in Module.weights[name].")

@@ -813,6 +813,7 @@ MINIMIZE = _train(
            "accum": 0.1, "update_slots": True, "rho": 0.9,
            "initial_accum": 0.1, "l1": 0.0, "l2": 0.0, "lr_power": -0.5,
            "weight_decay": 0.0, "decay_params": None, "param_decays": None, "param_lrs": None,
+           "lr_columns": None, "param_lr_columns": None,
            "state_keys": None, "loss_scale": 1.0, "sens": 1.0,
            "drop_overflow": False, "dataset_sink_mode": False, "sink_size": 1, "unroll": 1},
     infer=_infer_minimize, operands=("loss",), results=(), traits=(),
@@ -822,7 +823,9 @@ MINIMIZE = _train(
         "'decay_params' lists the parameters weight decay applies to (none: all); "
         "'param_decays' gives each parameter its decay instead (parameter groups with "
         "different decays; absent: none), 'param_lrs' a parameter its group's constant "
-        "learning rate (the others take 'learning_rate'); 'state_keys' names a "
+        "learning rate (the others take 'learning_rate'); 'lr_columns': the fed rate is a "
+        "row of that many columns (groups with per-step rates of their own), "
+        "'param_lr_columns' the column a parameter reads (the others column 0); 'state_keys' names a "
         "parameter's state by the name it had when the optimizer was made (MindSpore's "
         "moments.backbone.x for a network wrapped since); "
         "'sens' is the gradient the backward pass starts from (a loss scale manager's "

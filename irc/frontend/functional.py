@@ -94,10 +94,13 @@ class FunctionTracer(Tracer):
         for name, opt in self.rates:
             if opt is optimizer:
                 return SymbolicTensor(self, self.graph.node(name).out(0))
-        t = self.add_input(f"learning_rate{len(self.rates) or ''}", TensorType("f32", ()),
-                           loc=_parse_loc(user_frame()))
+        columns = len(optimizer._rate_columns()) if hasattr(optimizer, "_rate_columns") else 0
+        t = self.add_input(f"learning_rate{len(self.rates) or ''}",
+                           TensorType("f32", (1 + columns,) if columns else ()), loc=_parse_loc(user_frame()))
         node = self.graph.node(t._value.node)
         node.attrs["role"] = LEARNING_RATE
+        if columns:
+            node.attrs["columns"] = 1 + columns
         self.rates.append((node.name, optimizer))
         return t
 

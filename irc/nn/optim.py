@@ -158,13 +158,14 @@ class Optimizer(Cell):
                 raise UserError(f"{cls}: parameters must be Parameters or dicts with 'params', "
                                 f"got {type(group).__name__}", where=self.source)
             lr = group.get("lr", group.get("learning_rate"))
-            if lr is not None and not (isinstance(lr, (int, float)) and not isinstance(lr, bool)):
-                raise UnsupportedError(f"{cls}: a group's learning rate must be a number in irc, "
-                                       f"got {type(lr).__name__}", where=self.source,
-                                       hint="give the group a constant rate, or the optimizer the "
-                                            "schedule")
             if lr is not None:
-                lr = _check_number(cls, "lr", lr)
+                # a number, or per-step rates (the model zoo's OpenPose); a schedule object is not
+                lr = self._check_lr(cls, lr)
+                if isinstance(lr, LearningRateSchedule):
+                    raise UnsupportedError(f"{cls}: a group's learning rate schedule object is not "
+                                           f"supported by irc", where=self.source,
+                                           hint="give the group its per-step rates as a list "
+                                                "(the schedule's values), or a constant rate")
             self._group_rates.append(lr)
             wd = _check_number(cls, "weight_decay", group.get("weight_decay", weight_decay))
             for p in group["params"]:
@@ -267,10 +268,12 @@ class Optimizer(Cell):
     def dynamic_lr(self) -> bool:
         """Whether the compiled step reads the rate as an input each step:
         a schedule, or a fixed rate a callback will change."""
-        return not isinstance(self._rate, float) or self._rate_fed
+        return not isinstance(self._rate, float) or self._rate_fed or bool(self._rate_columns())
 
     def learning_rates(self, first_step: int, count: int) -> np.ndarray:
-        """float32 rates of global steps first_step .. first_step + count - 1."""
+        """float32 rates of global steps first_step .. first_step + count - 1:
+        [count], or [count, 1 + groups] where groups have per-step rates of
+        their own (column 0 the optimizer's, column k the k-th such group's)."""
         steps = np.arange(first_step, first_step + count)
         lr = self._rate
         if isinstance(lr, float):
@@ -279,15 +282,36 @@ class Optimizer(Cell):
             out = np.asarray(lr.values(steps), dtype=np.float64).reshape(count)
         else:
             out = lr[np.minimum(steps, lr.size - 1)]
+        columns = self._rate_columns()
+        if columns:
+            out = np.stack([out] + [rates[np.minimum(steps, rates.size - 1)] for rates in columns], axis=1)
         return out.astype(np.float32)
+
+    def _rate_columns(self) -> list:
+        """The groups' per-step rate arrays, one each, in group order."""
+        return [lr for lr in self.__dict__.get("_group_rates", ()) if isinstance(lr, np.ndarray)]
+
+    def _rate_column_of(self, lr) -> int:
+        """The column of learning_rates a parameter of a group with rates ``lr`` reads."""
+        return 1 + next(i for i, rates in enumerate(self._rate_columns()) if rates is lr)
 
     def get_lr(self):
         """MindSpore's: the rate at ``global_step`` (a group's own rates:
         one per parameter)."""
         if self.is_group_lr:
             base = self.get_lr_at_step()
-            return tuple(base if lr is None else Tensor(np.float32(lr)) for lr in self.param_lrs)
+            return tuple(base if lr is None else self._group_rate_now(lr) for lr in self.param_lrs)
         return self.get_lr_at_step()
+
+    def _group_rate_now(self, lr):
+        """A group's own rate at this step: a constant, or its column of the
+        fed rates (traced: the step's; eager: at global_step)."""
+        if isinstance(lr, float):
+            return Tensor(np.float32(lr))
+        if _dispatch.tracer() is not None:
+            return _dispatch.learning_rate(self)[self._rate_column_of(lr)]
+        step = int(np.asarray(self.global_step.asnumpy()).reshape(-1)[0])
+        return Tensor(np.float32(lr[min(step, lr.size - 1)]))
 
     def get_lr_at_step(self):
         lr = self._rate
@@ -311,7 +335,7 @@ class Optimizer(Cell):
         """The rate of ``param`` (its group's, else the optimizer's)."""
         for p, lr in zip(self.param_list, self.param_lrs):
             if p is param or p.name == getattr(param, "name", None):
-                return self.get_lr_at_step() if lr is None else Tensor(np.float32(lr))
+                return self.get_lr_at_step() if lr is None else self._group_rate_now(lr)
         raise UserValueError(f"get_lr_parameter: {getattr(param, 'name', param)!r} is not one of "
                              f"the optimizer's parameters", where=user_frame())
 
@@ -366,8 +390,12 @@ class Optimizer(Cell):
             attrs["weight_decay"] = decays[0]
             if any(d == 0.0 for d in self.weight_decays):
                 attrs["decay_params"] = [n for n, d in zip(params, self.weight_decays) if d]
-        if any(lr is not None for lr in self.param_lrs):
-            attrs["param_lrs"] = {n: lr for n, lr in zip(params, self.param_lrs) if lr is not None}
+        if any(isinstance(lr, float) for lr in self.param_lrs):
+            attrs["param_lrs"] = {n: lr for n, lr in zip(params, self.param_lrs) if isinstance(lr, float)}
+        if self._rate_columns():      # the fed rate is a row of columns; a parameter reads its group's
+            attrs["lr_columns"] = 1 + len(self._rate_columns())
+            attrs["param_lr_columns"] = {n: self._rate_column_of(lr) for n, lr in zip(params, self.param_lrs)
+                                         if isinstance(lr, np.ndarray)}
         # the state takes the names the parameters had when the optimizer was
         # made, as MindSpore's (a network wrapped since, the model zoo's
         # BuildTrainNetwork: moments.backbone.x, not moments.network.backbone.x)
@@ -481,7 +509,7 @@ class Optimizer(Cell):
         cached = self.__dict__.setdefault("_irc_group_rates", {})
         if i not in cached:
             lr = self._group_rates[i]
-            cached[i] = Parameter(Tensor(np.float32(self._rate if lr is None else lr)),
+            cached[i] = Parameter(Tensor(np.asarray(self._rate if lr is None else lr, np.float32)),
                                   name=self._held_name(f"learning_rate_group_{i}"), requires_grad=False)
         return cached[i]
 
@@ -551,12 +579,18 @@ class Optimizer(Cell):
             raise UserValueError(f"{type(self).__name__} has {len(self.param_list)} parameters "
                                  f"but got {len(grads)} gradients", where=user_frame(),
                                  hint="take the gradients with weights=optimizer.parameters")
-        lr = _dispatch.learning_rate(self)
+        lr = _dispatch.learning_rate(self)      # a row of columns where groups have rates of their own
+        columns = bool(self._rate_columns())
         powers = self._powers() if self.kind == "Adam" else []
         for param, grad, decay, own_lr in zip(self.param_list, grads, self.weight_decays, self.param_lrs):
             state = self.state_of(param)
             attrs = update_attrs(self.kind, self.hyper_attrs(), decay, self.loss_scale)
-            rate = lr if own_lr is None else Tensor(np.float32(own_lr))      # a group's own rate
+            if own_lr is None:
+                rate = lr[0] if columns else lr
+            elif isinstance(own_lr, float):     # a group's own constant rate
+                rate = Tensor(np.float32(own_lr))
+            else:                               # a group's own per-step rates: its column
+                rate = lr[self._rate_column_of(own_lr)]
             new = _dispatch.apply(OPTIMIZER_SPECS[self.kind].update_op, [param, grad, *state, rate, *powers],
                                   attrs)
             for target, value in zip([param, *state], new):
