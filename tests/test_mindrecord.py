@@ -262,3 +262,26 @@ def test_a_scalar_field_declared_with_an_empty_shape(tmp_path):
     assert [(r["item"].shape, r["item"].dtype, int(r["item"]), float(r["rating"]), r["entity"].tolist())
             for r in rows] == [((), np.int32, i, i / 2, [i, i + 1, i + 2]) for i in range(3)]
     assert hashlib.sha256(open(path, "rb").read()).hexdigest()[:16] == MINDSPORE_SCALAR_SHARD_SHA256
+
+
+def test_rows_written_one_a_call_spread_over_the_shards_and_empty_shards_read(tmp_path):
+    """One row a write_raw_data call over four shards (the model zoo's CTPN
+    and Transformer converters): the rows spread over every shard (all went
+    to the first); a shard left empty holds no page and reads as no rows
+    (its header's pages were checked against the 16 MB header room)."""
+    import sqlite3
+
+    import irc.dataset as ds
+    from irc.mindrecord import FileWriter
+    for rows, sizes in ((6, [2, 2, 1, 1]), (1, [1, 0, 0, 0])):
+        path = str(tmp_path / f"x{rows}.mindrecord")
+        writer = FileWriter(path, 4)
+        writer.add_schema({"image": {"type": "bytes"}, "annotation": {"type": "int32", "shape": [-1, 5]}}, "s")
+        for i in range(rows):
+            writer.write_raw_data([{"image": bytes([i]) * 100, "annotation": np.full((2, 5), i, np.int32)}])
+        writer.commit()
+        assert [sqlite3.connect(f"{path}{k}.db").execute("select count(*) from INDEXES").fetchone()[0]
+                for k in range(4)] == sizes
+        data = ds.MindDataset(path + "0", columns_list=["annotation"], shuffle=False)
+        assert sorted(int(r["annotation"][0, 0]) for r in data.create_dict_iterator(output_numpy=True)) == \
+            list(range(rows))

@@ -393,11 +393,12 @@ class ShardFile:
         # every page the header lists must be in the file (MindSpore's reader
         # fails on a cut tail too: a row's bytes are otherwise read only when
         # its columns are asked for)
+        pages = self.header.get("page") or []       # an empty shard's: null (MindSpore's) or none
         need = int(self.header["header_size"]) + max(
             (int(p["page_id"]) * int(self.header["page_size"]) + int(p["page_size"])
-             for p in self.header["page"]), default=0)
+             for p in pages), default=0)
         size = os.fstat(self.file.fileno()).st_size
-        if size < need:
+        if pages and size < need:
             self.file.close()
             raise MindRecordError(f"MindDataset: {path} is cut short ({size} bytes; its header's "
                                   f"pages end at byte {need})",
@@ -562,7 +563,7 @@ class ShardWriter:
         writer = cls.__new__(cls)
         writer.path, writer.shard_id = path, int(header["shard_id"])
         writer.header_size, writer.page_size = int(header["header_size"]), int(header["page_size"])
-        writer.pages = header["page"]
+        writer.pages = header["page"] or []      # an empty shard: null
         index_names = [f["index_field"] for f in header.get("index_fields") or []]
         picks = ", ".join(["PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, PAGE_ID_BLOB, PAGE_OFFSET_BLOB, "
                            "PAGE_OFFSET_BLOB_END, ROW_GROUP_ID"] + [f'"{n}_0"' for n in index_names])

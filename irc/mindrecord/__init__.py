@@ -254,13 +254,19 @@ class FileWriter:
         raws = [fmt.encode_raw(self._fields, r) for r in good]
         values = [fmt.index_values(self._index_fields(), r) for r in good]
         self._compression += sum(_unpacked_size(self._fields, r) for r in good) - sum(map(len, blobs))
-        per, extra = divmod(len(good), len(self._shards))
+        # an even share a shard; the rows left over go to the shards after the
+        # last call's (a converter writing one row a call spreads its rows over
+        # every shard, not all into the first)
+        n = len(self._shards)
+        per, extra = divmod(len(good), n)
+        first = self.__dict__.get("_next_shard", 0)
+        sizes = [per + ((k - first) % n < extra) for k in range(n)]
+        self._next_shard = (first + extra) % n
         start = 0
-        for k, shard in enumerate(self._shards):
-            end = start + per + (k < extra)
-            if end > start:
-                shard.write(blobs[start:end], raws[start:end], values[start:end])
-            start = end
+        for shard, size in zip(self._shards, sizes):
+            if size:
+                shard.write(blobs[start:start + size], raws[start:start + size], values[start:start + size])
+            start += size
         return SUCCESS
 
     def _index_fields(self) -> list[fmt.Field]:
