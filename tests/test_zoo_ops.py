@@ -356,3 +356,10 @@ def test_leaky_relu_splits_its_gradient_at_zero_as_mindspore():
                 return ops.leaky_relu(t, a).sum()
 
         np.testing.assert_allclose(ms.jit(ms.grad(Traced()))(x).asnumpy(), want, rtol=1e-6)
+
+
+def test_detection_primitives_as_mindspore(capsys):
+    """tests/mindspore_style/detection_primitives.py: IOU, ScatterNd,
+    CheckValid (the model zoo's CTPN stopped at IOU)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "detection_primitives.py", rel=1e-6, abs=1e-6)

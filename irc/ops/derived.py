@@ -26,7 +26,7 @@ from .functional import (
     floor_div, floor_mod, gather, greater, greater_equal, less, less_equal, log, log1p, matmul,
     maximum, mean, minimum, mul, neg, not_equal, ones_like, pow, relu, reshape, sigmoid,
     sign, sin, softmax, softplus, split, sqrt, square, squeeze, std, sub, sum, tanh, transpose,
-    var, where, zeros_like,
+    var, where, zeros_like, logical_and, one_hot,
 )
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -781,6 +781,58 @@ def tensor_scatter_update(input_x, indices, updates):
     """``input_x`` with ``input_x[indices[i]] = updates[i]`` (indices [..., K])."""
     x = _as_tensor(input_x)
     return _one("nn.ScatterNDUpdate", [x, _as_tensor(indices), cast(_as_tensor(updates), type_of(x).dtype)])
+
+
+def scatter_nd(indices, updates, shape):
+    """A tensor of ``shape``, zero but where ``indices`` [..., K] name its
+    leading K dimensions: there the sum of the ``updates`` sent (MindSpore's
+    ScatterNd adds duplicates).  One one-hot MatMul, so it trains."""
+    index, values = _as_tensor(indices, "indices"), _as_tensor(updates, "updates")
+    shape = tuple(int(d) for d in shape)
+    depth = _static(index, _rank(index) - 1, "scatter_nd")
+    if not 0 < depth <= len(shape):
+        raise _error(f"scatter_nd: indices of {depth} values address a tensor of rank {len(shape)}")
+    rows = math.prod(shape[:depth])
+    strides = [math.prod(shape[a + 1:depth]) for a in range(depth)]
+    flat = sum(mul(cast(index, "i64"), _constant(strides, "i64")), -1)            # [...]
+    picks = reshape(cast(one_hot(reshape(flat, (-1,)), rows), type_of(values).dtype), (-1, rows))
+    sent = reshape(values, (type_of(picks).shape[0], -1))
+    return reshape(matmul(transpose(picks, (1, 0)), sent), shape)
+
+
+def iou(anchor_boxes, gt_boxes, mode: str = "iou"):
+    """MindSpore's IOU of (x1, y1, x2, y2) boxes, sides counted inclusively
+    (+1): [M, N] for M ground-truth boxes and N anchors; 'iof' divides by
+    the ground truth's area."""
+    if mode not in ("iou", "iof"):
+        raise _error(f"iou: mode must be 'iou' or 'iof', got {mode!r}")
+    a, g = _as_tensor(anchor_boxes), _as_tensor(gt_boxes)
+    one = _constant(1.0, type_of(a).dtype)
+    ax1, ay1, ax2, ay2 = (reshape(t, (1, -1)) for t in split(a, 1, 1))
+    gx1, gy1, gx2, gy2 = (reshape(t, (-1, 1)) for t in split(g, 1, 1))
+    width = relu(add(sub(minimum(ax2, gx2), maximum(ax1, gx1)), one))
+    height = relu(add(sub(minimum(ay2, gy2), maximum(ay1, gy1)), one))
+    overlap = mul(width, height)
+    area_a = mul(add(sub(ax2, ax1), one), add(sub(ay2, ay1), one))
+    area_g = mul(add(sub(gx2, gx1), one), add(sub(gy2, gy1), one))
+    return div(overlap, area_g if mode == "iof" else sub(add(area_a, area_g), overlap))
+
+
+def check_valid(bboxes, img_metas):
+    """MindSpore's CheckValid: whether each (x1, y1, x2, y2) box lies in the
+    image (img_metas = (height, width, ratio): x2 <= width * ratio - 1,
+    y2 <= height * ratio - 1, x1 and y1 >= 0)."""
+    b, meta = _as_tensor(bboxes), _as_tensor(img_metas)
+    dtype = type_of(b).dtype
+    x1, y1, x2, y2 = (reshape(t, (-1,)) for t in split(b, 1, 1))
+    h, w, ratio = (reshape(t, ()) for t in split(cast(meta, dtype), 1, 0))
+    one, zero = _constant(1.0, dtype), _constant(0.0, dtype)
+    max_x, max_y = sub(mul(w, ratio), one), sub(mul(h, ratio), one)
+    inside = [greater_equal(x1, zero), greater_equal(y1, zero), less_equal(x2, max_x), less_equal(y2, max_y)]
+    out = inside[0]
+    for cond in inside[1:]:
+        out = logical_and(out, cond)
+    return out
 
 
 def gather_elements(input, dim, index):  # noqa: A002

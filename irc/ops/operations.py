@@ -900,6 +900,22 @@ class ScatterNdUpdate(Primitive):
         ("Size", D.numel), ("ScalarToTensor", F.scalar_to_tensor), ("LinSpace", D.linspace)))
 
 
+class IOU(Primitive):
+    """``IOU(mode='iou')(anchor_boxes, gt_boxes)``: [M, N] overlaps (``ops.iou``)."""
+
+    def __init__(self, mode: str = "iou"):
+        super().__init__()
+        self.mode = mode
+        self.add_prim_attr("mode", mode)
+
+    def __call__(self, anchor_boxes, gt_boxes):
+        return D.iou(anchor_boxes, gt_boxes, self.mode)
+
+
+(ScatterNd, CheckValid) = (_functional(name, fn) for name, fn in (
+    ("ScatterNd", D.scatter_nd), ("CheckValid", D.check_valid)))
+
+
 class ReduceOp:
     """``ops.ReduceOp``: the reductions an ``AllReduce`` makes over the ranks."""
     SUM = "sum"
