@@ -66,25 +66,23 @@ def asarray(a, dtype=None) -> Tensor:
     return array(a, dtype, copy=False)
 
 
-def _run_time_sized(shape) -> bool:
-    """A shape holding a traced input's run-time size (``B, N, _ = x.shape``
-    in construct: the batch)."""
+def _filled(shape, value: np.ndarray, dtype) -> Tensor:
+    """A tensor of ``shape`` holding ``value`` (a 0-d array: its dtype the
+    default).  A shape holding a traced input's run-time size (``B, N, _ =
+    x.shape`` in construct: the batch) goes to ``ops.fill``, which keeps it."""
     from .ops._dispatch import SymDim
-    return isinstance(shape, (tuple, list)) and any(isinstance(d, SymDim) for d in shape)
+    if isinstance(shape, (tuple, list)) and any(isinstance(d, SymDim) for d in shape):
+        from . import ops
+        return ops.fill(dtype or mstype.from_ir(from_numpy_dtype(value.dtype)), tuple(shape), value.item())
+    return _tensor(np.full(_shape(shape), value), dtype)
 
 
 def zeros(shape, dtype=mstype.float32) -> Tensor:
-    if _run_time_sized(shape):
-        from . import ops
-        return ops.zeros(tuple(shape), dtype)
-    return Tensor(np.zeros(_shape(shape), mstype.numpy_dtype(dtype)))
+    return _filled(shape, np.float32(0), dtype)
 
 
 def ones(shape, dtype=mstype.float32) -> Tensor:
-    if _run_time_sized(shape):
-        from . import ops
-        return ops.ones(tuple(shape), dtype)
-    return Tensor(np.ones(_shape(shape), mstype.numpy_dtype(dtype)))
+    return _filled(shape, np.float32(1), dtype)
 
 
 def empty(shape, dtype=mstype.float32) -> Tensor:
@@ -93,11 +91,7 @@ def empty(shape, dtype=mstype.float32) -> Tensor:
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:
-    if _run_time_sized(shape):
-        from . import ops
-        value = _values(fill_value)
-        return ops.fill(dtype or mstype.from_ir(from_numpy_dtype(value.dtype)), tuple(shape), value.item())
-    return _tensor(np.full(_shape(shape), _values(fill_value)), dtype)
+    return _filled(shape, _values(fill_value), dtype)
 
 
 def _like_dtype(values: np.ndarray, dtype) -> np.dtype:

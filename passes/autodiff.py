@@ -337,6 +337,7 @@ class OptimizerEmitter:
     def __init__(self, module: Module, graph: Graph, marker: Node):
         self.module, self.graph, self.marker, self.attrs = module, graph, marker, marker.attrs
         self.prov = [f"{PROV}:optimizer {self.attrs['optimizer']}"]
+        self._rate_columns: dict[int, Value] = {}     # column -> its Gather from the fed row
 
     def emit(self, grads: dict[str, Value], params: dict[str, list[Node]]) -> list[tuple[str, Value]]:
         lr = self._learning_rate(params)
@@ -394,7 +395,7 @@ class OptimizerEmitter:
         inputs = self.graph.find("input")
         index = 1 + max((int(n.attrs["index"]) for n in inputs), default=-1)
         dtype = next(iter(params.values()))[0].out_types[0].dtype
-        columns = self.attrs.get("lr_columns")
+        columns = self.attrs["lr_columns"]
         attrs = {"index": index, "role": LEARNING_RATE, **({"columns": int(columns)} if columns else {})}
         return self.graph.add("input", [], attrs,
                               out_types=[TensorType(dtype, (int(columns),) if columns else ())],
@@ -403,7 +404,7 @@ class OptimizerEmitter:
 
     def _rate_column(self, lr: Value, column: int) -> Value:
         """Column ``column`` of a row of fed rates, made once."""
-        cache = self.__dict__.setdefault("_columns", {})
+        cache = self._rate_columns
         if column not in cache:
             g = self.graph
             at = g.add("const", [], {"value": int(column), "dtype": "i64"}, names=[f"learning_rate.{column}.at"],
@@ -447,7 +448,7 @@ class OptimizerEmitter:
                 lr: Value, powers) -> Node:
         attrs = update_attrs(kind, self.attrs, self._weight_decay(name), self.attrs["loss_scale"])
         extra = list(powers) if kind == "Adam" else []
-        if self.attrs.get("lr_columns"):     # the parameter's group's column of the fed rates
+        if self.attrs["lr_columns"]:     # the parameter's group's column of the fed rates
             lr = self._rate_column(lr, (self.attrs["param_lr_columns"] or {}).get(name, 0))
         own = (self.attrs["param_lrs"] or {}).get(name)
         if own is not None:       # the parameter's group has its own constant rate

@@ -688,11 +688,44 @@ def _avgpool_grad_host(inputs, attrs, draws):
     return [_like(dxp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + w], inputs[0])]
 
 
+def static_sizes_missing(op: str, attrs: dict, operand_types: list) -> Optional[str]:
+    """Why the gradient of an ``op`` node needs sizes its operand types do
+    not give (an AveragePool's window, a Concat's or a slice's axis, a
+    mirrored padding's), or None.  The rules below refuse with it; the
+    frontend reads it to compile a data-sized network for its first batch."""
+    if not operand_types:
+        return None
+    xt = operand_types[0]
+    if op == NN.AVGPOOL.name and not all(isinstance(d, int) for d in xt.shape[1:]):
+        return f"training through AveragePool needs a static input shape, got {xt}"
+    if op == NN.CONCAT.name:
+        axis = attrs["axis"] % xt.rank
+        for t in operand_types:
+            if not isinstance(t.shape[axis], int):
+                return f"training through Concat needs static sizes along axis {axis}, got {t}"
+    if op == NN.SLICE.name:
+        for a in attrs["axes"]:
+            if not isinstance(xt.shape[a % xt.rank], int):
+                return f"training through a slice needs a static size on axis {a % xt.rank}, got {xt}"
+    if op == NN.PAD.name and attrs.get("mode", "constant") != "constant":
+        pads = attrs["pads"]
+        for axis in range(xt.rank):
+            if (pads[axis] or pads[xt.rank + axis]) and not isinstance(xt.shape[axis], int):
+                return (f"training through {attrs['mode']} padding needs a static size on axis "
+                        f"{axis}, got {xt}")
+    return None
+
+
+def _require_static_sizes(ctx, node) -> None:
+    reason = static_sizes_missing(node.op, node.attrs, [ctx.type(v) for v in ctx.operands()])
+    if reason:
+        ctx.fail(reason)
+
+
 @NN.AVGPOOL.grad
 def _avgpool_grad(ctx, node, douts):
+    _require_static_sizes(ctx, node)
     xt = ctx.type(ctx.operand(0))
-    if not all(isinstance(d, int) for d in xt.shape[1:]):
-        ctx.fail(f"training through AveragePool needs a static input shape, got {xt}")
     return [ctx.add("grad.AveragePool", [douts[0]],
                     {**node.attrs, "input_shape": list(xt.shape[1:])})]
 
@@ -727,15 +760,13 @@ def _expand_grad(ctx, node, douts):
 
 @NN.CONCAT.grad
 def _concat_grad(ctx, node, douts):
+    _require_static_sizes(ctx, node)
     operands = ctx.operands()
     rank = ctx.type(operands[0]).rank
     axis = node.attrs["axis"] % rank
     grads, start = [], 0
     for i, v in enumerate(operands):
         size = ctx.type(v).shape[axis]
-        if not isinstance(size, int):
-            ctx.fail(f"training through Concat needs static sizes along axis {axis}, "
-                     f"got {ctx.type(v)}")
         if ctx.needs(i):
             grads.append(ctx.add("nn.Slice", [douts[0]], {"starts": [start], "ends": [start + size],
                                                          "axes": [axis], "steps": [1]}))
@@ -833,13 +864,11 @@ def _topk_grad(ctx, node, douts):
 
 def _sliced_axes(ctx, node, xt):
     """(axis, start, end, step, size) of each axis a slice cuts, its size static."""
+    _require_static_sizes(ctx, node)
     for a, s, e, st in zip(node.attrs["axes"], node.attrs["starts"], node.attrs["ends"],
                            node.attrs["steps"]):
         a = a % xt.rank
-        size = xt.shape[a]
-        if not isinstance(size, int):
-            ctx.fail(f"training through a slice needs a static size on axis {a}, got {xt}")
-        yield a, s, e, st, size
+        yield a, s, e, st, xt.shape[a]
 
 
 @NN.SLICE.grad
@@ -878,6 +907,7 @@ def _strided_slice_grad(ctx, node, g, xt):
 def _pad_grad(ctx, node, douts):
     """Constant padding: dy where x sits.  Reflect and symmetric padding also
     add each mirrored edge of dy back onto the elements it copied."""
+    _require_static_sizes(ctx, node)
     xt = ctx.type(ctx.operand(0))
     pads, mode, rank = list(node.attrs["pads"]), node.attrs["mode"], xt.rank
     g = douts[0]
@@ -894,8 +924,6 @@ def _unpad_axis(ctx, g, axis, before, after, xt, mode):
         end = -after if after else NN.INT64_MAX
         return ctx.add("nn.Slice", [g], {"starts": [before], "ends": [end], "axes": [axis],
                                          "steps": [1]})
-    if not isinstance(size, int):
-        ctx.fail(f"training through {mode} padding needs a static size on axis {axis}, got {xt}")
     center = ctx.add("nn.Slice", [g], {"starts": [before], "ends": [before + size],
                                        "axes": [axis], "steps": [1]})
     # reflect mirrors around the edge element (offset 1 from it), symmetric includes it

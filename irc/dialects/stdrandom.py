@@ -22,6 +22,7 @@ the values after it back.
 """
 from __future__ import annotations
 
+import abc
 import math
 
 import numpy as np
@@ -30,7 +31,7 @@ _U32_RANGE = 0xFFFFFFFF          # mt19937's max() - min()
 _BLOCK = 4096
 
 
-class _RawStream:
+class _RawStream(abc.ABC):
     """Raw engine output in blocks, with unused values handed back; a
     subclass's ``_outputs(m)`` makes the engine's next ``m`` (or more)
     outputs, each in [MIN, MIN + RANGE] (the engine's ``min()`` and
@@ -41,8 +42,9 @@ class _RawStream:
         self._buf = np.zeros(0, np.uint64)
         self._at = 0
 
+    @abc.abstractmethod
     def _outputs(self, m: int) -> np.ndarray:
-        raise NotImplementedError
+        """The engine's next ``m`` or more outputs (uint64)."""
 
     def take(self, m: int) -> np.ndarray:
         """The next ``m`` outputs (uint64)."""

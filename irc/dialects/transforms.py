@@ -162,6 +162,18 @@ def join_types(op: str, types: list[TensorType]) -> TensorType:
     return first.with_shape(shape)
 
 
+def infer_optional_steps(op: str, steps, t: TensorType) -> TensorType:
+    """The type after ``steps`` each of which may apply or not, in order."""
+    for step in steps:
+        t = join_types(op, [t, infer_sequence([step], t)])
+    return t
+
+
+def pick(u, n: int) -> int:
+    """Which of ``n`` choices a float32 draw ``u`` picks."""
+    return min(int(u * np.float32(n)), n - 1)
+
+
 def run_sequence(steps, x, u) -> np.ndarray:
     """``x`` through the steps, each given its draws from ``u``."""
     from ..ir.registry import get
@@ -188,8 +200,7 @@ RANDOM_CHOICE = define("transforms.RandomChoice", kind=MAP, family=FAMILY, opera
 def _random_choice(inputs, attrs, draws):
     choices = attrs["transforms"]
     u = uniforms(draws, 1)
-    pick = min(int(u[0] * np.float32(len(choices))), len(choices) - 1)
-    return [run_sequence(choices[pick], np.asarray(inputs[0]), u[1:])]
+    return [run_sequence(choices[pick(u[0], len(choices))], np.asarray(inputs[0]), u[1:])]
 
 
 def _infer_apply(attrs, ins):

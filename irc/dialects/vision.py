@@ -1187,24 +1187,31 @@ def _rrc_sample(inputs, attrs, draws):
     return [_random_resized_crop(x, attrs, draws)]
 
 
+def _crops(images, attrs, draws, op: str) -> list[np.ndarray]:
+    """RandomResizedCrop of each image (an iterable: decoded as it is read),
+    the draws made Python floats once; an [H, W] row as one channel."""
+    u = uniforms(draws, _rrc_draws(attrs)).tolist()
+    rows = []
+    for i, x in enumerate(images):
+        x = np.asarray(x)
+        hw = x.ndim == 2        # OneChannelHW row by row: a list's rows have ranks of their own
+        x = x[..., None] if hw else x
+        _check_image_array(op, x)
+        y = _random_resized_crop_of(x, attrs, u[i])
+        rows.append(y[..., 0] if hw else y)
+    return rows
+
+
 # A chunk of decoded images of their own sizes (RowsAsList), or a batch of
-# one size: one call, the draws made Python floats once.  Rows that do not
-# stack (channels that differ) stay a list, as the engine keeps them.
+# one size: one call.  Rows that do not stack (channels that differ) stay a
+# list, as the engine keeps them.
 @RANDOM_RESIZED_CROP.host_batch
 def _rrc_batch(inputs, attrs, draws):
     images = inputs.image
     oh, ow = (int(v) for v in attrs["size"])
     if isinstance(images, np.ndarray) and len(images) == 0:
         return [np.empty((0, oh, ow, *images.shape[3:]), images.dtype)]
-    u = uniforms(draws, _rrc_draws(attrs)).tolist()
-    rows = []
-    for i in range(len(images)):
-        x = np.asarray(images[i])
-        hw = x.ndim == 2        # OneChannelHW row by row: a list's rows have ranks of their own
-        x = x[..., None] if hw else x
-        _check_image_array("RandomResizedCrop", x)
-        y = _random_resized_crop_of(x, attrs, u[i])
-        rows.append(y[..., 0] if hw else y)
+    rows = _crops(images, attrs, draws, "RandomResizedCrop")
     if all(r.shape == rows[0].shape and r.dtype == rows[0].dtype for r in rows):
         return [np.stack(rows)]
     return [rows]
@@ -1233,25 +1240,14 @@ def _rcdr_sample(inputs, attrs, draws):
     return [_random_resized_crop(decode(inputs[0]), attrs, draws)]
 
 
-# A chunk's rows (RowsAsList) into one batch: the per-row work is then the
-# decode and the resize, both in C (ImageFolder at 32: ~25 us of Python a
-# row less than a call a row).  Decode gives 3 channels whatever the file.
+# A chunk's file bytes (RowsAsList) in one call: the per-row work is then
+# the decode and the resize, both in C (ImageFolder at 32: ~25 us of Python
+# a row less than a call a row).  Decode gives 3 channels whatever the file.
 @RANDOM_CROP_DECODE_RESIZE.host_batch
 def _rcdr_batch(inputs, attrs, draws):
-    rows = inputs.data
     oh, ow = (int(v) for v in attrs["size"])
-    u = uniforms(draws, _rrc_draws(attrs)).tolist()
-    out = np.empty((len(rows), oh, ow, 3), np.uint8)
-    cv2 = _opencv() if attrs["interpolation"] == "linear" else None
-    for i in range(len(rows)):
-        x = decode(rows[i])
-        h, w = x.shape[:2]
-        top, left, ch, cw = _crop_box_of(h, w, attrs, u[i]) if h and w else (0, 0, 0, 0)
-        if cv2 is not None and ch and (ch, cw) != (oh, ow):     # resize_image's OpenCV case, inline
-            out[i] = cv2.resize(x[top:top + ch, left:left + cw], (ow, oh), interpolation=cv2.INTER_LINEAR)
-        else:
-            out[i] = _random_resized_crop_of(x, attrs, u[i])
-    return [out]
+    rows = _crops((decode(raw) for raw in inputs.data), attrs, draws, "RandomCropDecodeResize")
+    return [np.stack(rows) if rows else np.empty((0, oh, ow, 3), np.uint8)]
 
 
 # --- SlicePatches ------------------------------------------------------------------

@@ -17,7 +17,7 @@ import numpy as np
 from ..ir.registry import MAP, REQUIRED
 from ..ir.traits import OneChannelHW, Pure, Random
 from ..ir.types import UNKNOWN, TensorType
-from .transforms import infer_sequence, join_types, run_sequence, sequence_draws
+from .transforms import infer_optional_steps, join_types, pick, run_sequence, sequence_draws
 from .vision import (
     DIALECT, FAMILY, _check_image_array, _opencv, color_adjust, factor, hw_images, image_dims,
     sharpness, uniforms,
@@ -453,13 +453,8 @@ def _step_draws(step) -> int:
 
 
 def _infer_subpolicy(attrs, ins):
-    outs = []
-    for sub in attrs["policy"]:
-        t = ins[0]
-        for step in sub:       # each step may apply or not
-            t = join_types("RandomSelectSubpolicy", [t, infer_sequence([step], t)])
-        outs.append(t)
-    return [join_types("RandomSelectSubpolicy", outs)]
+    op = "RandomSelectSubpolicy"
+    return [join_types(op, [infer_optional_steps(op, sub, ins[0]) for sub in attrs["policy"]])]
 
 
 RANDOM_SELECT_SUBPOLICY = define(
@@ -474,7 +469,7 @@ RANDOM_SELECT_SUBPOLICY = define(
 def _random_select_subpolicy(inputs, attrs, draws):
     policy = attrs["policy"]
     u = uniforms(draws, 1)
-    sub = policy[min(int(u[0] * np.float32(len(policy))), len(policy) - 1)]
+    sub = policy[pick(u[0], len(policy))]
     x, at = np.asarray(inputs[0]), 1
     for step in sub:
         k = _step_draws(step)
@@ -487,10 +482,7 @@ def _random_select_subpolicy(inputs, attrs, draws):
 # --- UniformAugment --------------------------------------------------------------------
 
 def _infer_uniform_augment(attrs, ins):
-    t = ins[0]
-    for step in attrs["transforms"]:      # any of them may apply, in list order
-        t = join_types("UniformAugment", [t, infer_sequence([step], t)])
-    return [t]
+    return [infer_optional_steps("UniformAugment", attrs["transforms"], ins[0])]
 
 
 UNIFORM_AUGMENT = define(

@@ -94,7 +94,7 @@ class FunctionTracer(Tracer):
         for name, opt in self.rates:
             if opt is optimizer:
                 return SymbolicTensor(self, self.graph.node(name).out(0))
-        columns = len(optimizer._rate_columns()) if hasattr(optimizer, "_rate_columns") else 0
+        columns = len(optimizer._rate_columns())     # groups with per-step rates of their own
         t = self.add_input(f"learning_rate{len(self.rates) or ''}",
                            TensorType("f32", (1 + columns,) if columns else ()), loc=_parse_loc(user_frame()))
         node = self.graph.node(t._value.node)

@@ -33,6 +33,7 @@ from ..diagnostics import (
     UserError, UserValueError, display_path, user_error_like, user_frame,
 )
 from ..dialects.core import DRAWS, OUTPUT as OUTPUT_ROLE, STATE, return_attrs
+from ..dialects.nn_grad import static_sizes_missing
 from ..ir.graph import Graph, Loc, Module, Value
 from ..ir.registry import IO, MAP, PIPELINE, get as get_op
 from ..ir.traits import Batches, rewrites_rows
@@ -894,23 +895,10 @@ def lower_job(module: Module, job, host_graph_name: Optional[str], device_graph_
 
 def _gradient_needs_static_sizes(graph: Graph) -> bool:
     """Whether a size only the data gives reaches an op whose gradient needs
-    it (an AveragePool's window, a Concat's or a slice's axis, a mirrored
-    padding's): training would be refused, so the network is compiled for
-    the first batch's sizes, as MindSpore compiles for the shapes it is fed."""
-    for node in graph.nodes():
-        ins = [graph.type_of(v) for v in graph.operands(node)]
-        if not ins:
-            continue
-        x = ins[0]
-        if node.op == "nn.AveragePool" and UNKNOWN in x.shape[1:]:
-            return True
-        if node.op == "nn.Concat" and any(t.shape[node.attrs["axis"] % t.rank] == UNKNOWN for t in ins):
-            return True
-        if node.op == "nn.Slice" and any(x.shape[a % x.rank] == UNKNOWN for a in node.attrs["axes"]):
-            return True
-        if node.op == "nn.Pad" and node.attrs.get("mode", "constant") != "constant" and UNKNOWN in x.shape[1:]:
-            return True
-    return False
+    it: training would be refused, so the network is compiled for the first
+    batch's sizes, as MindSpore compiles for the shapes it is fed."""
+    return any(static_sizes_missing(node.op, node.attrs, [graph.type_of(v) for v in graph.operands(node)])
+               for node in graph.nodes())
 
 
 def _sized_by_first_batch(job, types: list) -> Optional[list]:

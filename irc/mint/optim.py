@@ -35,6 +35,11 @@ def _check_groups(cls: str, params) -> list:
         if isinstance(group, dict) and set(group) - _GROUP_KEYS:
             raise UnsupportedError(f"{cls}: a parameter group's {sorted(set(group) - _GROUP_KEYS)} "
                                    f"(irc's groups set lr and weight_decay)", where=user_frame())
+        if isinstance(group, dict) and not isinstance(group.get("lr", 0.0), (int, float)):
+            # PyTorch's group lr is a number; per-step rates are nn optimizers' (MindSpore's)
+            raise UnsupportedError(f"{cls}: a parameter group's lr must be a number, got "
+                                   f"{type(group['lr']).__name__}", where=user_frame(),
+                                   hint="use mindspore.nn's optimizer for per-step group rates")
     return items
 
 

@@ -101,6 +101,7 @@ class Optimizer(Cell):
         self._rate = self._check_lr(cls, learning_rate)
         self._rate_param = None
         self._rate_fed = False     # set by Model.train when a callback will change the rate
+        self._group_rates: list = []      # each group's own rate (None: the optimizer's), by _groups
         self.param_list, self.weight_decays, self.param_lrs = self._groups(cls, parameters, weight_decay)
         self._param_keys = [p.name for p in self.param_list]
         self._mindspore_attributes(parameters, weight_decay)
@@ -148,7 +149,6 @@ class Optimizer(Cell):
                       else 0.0 for p in items]
             return items, decays, [None] * len(items)
         params, decays, lrs = [], [], []
-        self._group_rates: list = []      # each group's own rate (None: the optimizer's)
         order = None
         for group in items:
             if not isinstance(group, dict) or "params" not in group:
@@ -289,7 +289,7 @@ class Optimizer(Cell):
 
     def _rate_columns(self) -> list:
         """The groups' per-step rate arrays, one each, in group order."""
-        return [lr for lr in self.__dict__.get("_group_rates", ()) if isinstance(lr, np.ndarray)]
+        return [lr for lr in self._group_rates if isinstance(lr, np.ndarray)]
 
     def _rate_column_of(self, lr) -> int:
         """The column of learning_rates a parameter of a group with rates ``lr`` reads."""

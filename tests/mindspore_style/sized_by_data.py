@@ -3,24 +3,15 @@ bytes column, as DeepLabv3's SegDataset does) through layers that need it
 while the network is built: a 3x3 'same' convolution, a resize to
 x.shape[2:], an AvgPool2d over y.shape[2].  MindSpore compiles for the fed
 shapes; irc for the first batch's.  Prints the losses of 2 epochs."""
-import os
-import tempfile
-
 import numpy as np
 
 import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.nn as nn
 import mindspore.ops as ops
-from mindspore.mindrecord import FileWriter
+from raw_image_records import write_images
 
-path = os.path.join(tempfile.mkdtemp(), "images.mindrecord")
-writer = FileWriter(path, shard_num=1)
-writer.add_schema({"data": {"type": "bytes"}, "label": {"type": "int32"}}, "images")
-rng = np.random.RandomState(0)
-writer.write_raw_data([{"data": rng.randint(0, 255, (3, 16, 16)).astype(np.uint8).tobytes(), "label": i % 2}
-                       for i in range(8)])
-writer.commit()
+path = write_images(8)
 
 
 def decode(raw, label):

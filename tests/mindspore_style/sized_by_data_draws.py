@@ -5,26 +5,14 @@ numpy's generator kept, so training gets MindSpore's draws and losses.  A
 fixed AvgPool2d(16) on the same data (its gradient needs the size) is
 compiled for the first batch's size too.
 MindSpore's output is in sized_by_data_draws.mindspore.txt."""
-"""A MindRecord bytes column decoded by a Python map that draws from np.random
-(DeepLabV3+'s SegDataset: random scale/crop/flip), fed to a network that needs
-the image size while it is built (AvgPool2d(x.shape[2]), as DeepLabV3+'s ASPP).
-MindSpore: the map runs once per row, the training sees the first draws.
-irc: output_shapes() is read to size the network; its draws are not given back."""
-import os
-import tempfile
 import numpy as np
 import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.nn as nn
-from mindspore.mindrecord import FileWriter
+from raw_image_records import write_images
 
-path = os.path.join(tempfile.mkdtemp(), "images.mindrecord")
-writer = FileWriter(path, shard_num=1)
-writer.add_schema({"data": {"type": "bytes"}, "label": {"type": "int32"}}, "images")
-rng = np.random.RandomState(0)
-writer.write_raw_data([{"data": rng.randint(0, 255, (3, 16, 16)).astype(np.uint8).tobytes(), "label": i % 2}
-                       for i in range(4)])
-writer.commit()
+path = write_images(4)
+
 
 def decode(raw, label):
     x = np.frombuffer(raw, np.uint8).reshape(3, 16, 16).astype(np.float32) / 255
