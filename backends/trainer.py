@@ -500,6 +500,7 @@ class Sink:
     consumed: int          # batches the stream had handed out after this sink
     queue: Optional[dict] = None
     images: int = 0
+    batches: list = field(default_factory=list)    # each step's columns (name -> array)
 
 
 def stack_sink(program: Program, feeds: list[dict], rates: np.ndarray) -> Optional[dict]:
@@ -604,7 +605,8 @@ class TrainRun:
         steps = [self.feeds.step(b, first_step + i) for i, b in enumerate(batches)]
         rates = self.feeds.rates(first_step, count)
         images = sum(len(next(iter(b.columns.values()))) for b in batches)
-        sink = Sink(first_step, steps, rates, stream.consumed, images=images)
+        sink = Sink(first_step, steps, rates, stream.consumed, images=images,
+                    batches=[b.columns for b in batches])
         if self.program.sunk and self.program.steps_per_call == count and not self.sink_as_steps:
             sink.queue = stack_sink(self.program, steps, rates)
         return sink
@@ -673,7 +675,8 @@ class TrainRun:
                         if not last:   # the host prepares the next sink while this one runs
                             pending = pool.submit(self.make_sink, stream, global_step + per_call,
                                                   per_call)
-                        hooks.step_begin(epoch + 1, global_step + per_call)
+                        hooks.step_begin(epoch + 1, global_step + per_call,
+                                         None if plan.sink else sink.batches[0])
                         calls = self._device_calls()
                         losses = self.run_sink(sink)
                         self._check_losses(losses, sink, epoch, plan, hooks)
@@ -755,11 +758,13 @@ class Hooks(Protocol):
     def epoch_begin(self, epoch: int) -> None:
         """Epoch ``epoch`` (1-based) starts."""
 
-    def step_begin(self, epoch: int, step_after: int) -> None:
-        """A device call starts; it ends at global step ``step_after``."""
+    def step_begin(self, epoch: int, step_after: int, batch: Optional[dict] = None) -> None:
+        """A device call starts; it ends at global step ``step_after``.
+        ``batch``: a single step's columns (name -> array), None for a sink."""
 
-    def step_end(self, epoch: int, global_step: int, losses, sink: Sink, seconds: float) -> None:
-        """A device call ended with these per-step losses."""
+    def step_end(self, epoch: int, global_step: int, losses, consumed: int, images: int) -> None:
+        """A device call ended with these per-step losses; ``consumed``:
+        batches the stream has handed out, ``images``: rows the call trained on."""
 
     def epoch_end(self, epoch: int, global_step: int) -> None:
         """Epoch ``epoch`` ended."""

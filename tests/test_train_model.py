@@ -668,6 +668,18 @@ def test_training_again_counts_steps_afresh_as_mindspore(capsys):
     prints_as_mindspore(capsys, "train_twice.py", rel=1e-6)
 
 
+def test_resuming_by_hand_goes_on_from_the_checkpoints_step_and_state_as_mindspore(capsys):
+    """tests/mindspore_style/resume_by_hand.py: the model zoo's resume idiom
+    (load_checkpoint, load_param_into_net into the network and the optimizer,
+    Model.train(..., initial_epoch=3)) with Adam and a decaying rate, Momentum
+    and a piecewise rate, and Adam sinking: the schedule, the moments and
+    Adam's powers go on from the checkpoint's global_step, as MindSpore 2.10's
+    losses and weights show (irc restarted them at step 0)."""
+    from printout import prints_as_mindspore
+    err = prints_as_mindspore(capsys, "resume_by_hand.py", rel=1e-5)
+    assert "not resuming" not in err      # the script resumed itself
+
+
 def test_checkpoints_irc_did_not_write_are_kept_and_named_around(tmp_path, capsys):
     """A MindSpore checkpoint of the name ModelCheckpoint would write (a run
     of the same script under MindSpore, the same folder) is neither resumed

@@ -246,10 +246,10 @@ class _BundleHooks:
     def epoch_begin(self, epoch: int) -> None:
         self.epoch = epoch
 
-    def step_begin(self, epoch: int, step_after: int) -> None:
+    def step_begin(self, epoch: int, step_after: int, batch=None) -> None:
         return None
 
-    def step_end(self, epoch: int, global_step: int, losses, sink, seconds: float) -> None:
+    def step_end(self, epoch: int, global_step: int, losses, consumed: int, images: int) -> None:
         self.last_loss = float(losses[-1])
         if self.printing:
             step = (global_step - 1) % self.steps_per_epoch + 1

@@ -30,9 +30,29 @@ __all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpo
            "OnRequestExit"]
 
 
+class Later:
+    """A ``cb_params`` value made when a callback first reads it (the step's
+    batch as Tensors: most steps no callback looks)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+
 class _Params(dict):
     """``cb_params``: a dict whose keys read as attributes (MindSpore's
     _InternalCallbackParam)."""
+
+    def __getitem__(self, name):
+        value = super().__getitem__(name)
+        if isinstance(value, Later):
+            value = value.make()
+            super().__setitem__(name, value)
+        return value
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
 
     def __getattr__(self, name):
         try:

@@ -91,9 +91,27 @@ class Model:
             raise UserError("Model: metrics need a loss_fn (MindSpore builds the evaluation "
                             "network from the network and the loss)", where=self.source)
         self._opt_state: dict[str, np.ndarray] = {}
-        self._global_step = 0
+        self._steps_taken = 0       # the step count of a Model whose optimizer keeps none
         self._current_epoch_num = 0
         self._current_step_num = 0
+
+    @property
+    def _global_step(self) -> int:
+        """The steps trained so far: MindSpore's one count, the optimizer's
+        ``global_step`` Parameter, so that a script resuming by hand
+        (``load_param_into_net(opt, ckpt)``, then ``initial_epoch``) goes on
+        with the schedule and Adam's powers where the checkpoint left them."""
+        optimizer = self._optimizer
+        if optimizer is None or optimizer.custom:
+            return self._steps_taken
+        return int(np.asarray(optimizer.global_step.asnumpy()).reshape(-1)[0])
+
+    @_global_step.setter
+    def _global_step(self, step: int) -> None:
+        self._steps_taken = step
+        optimizer = self._optimizer
+        if optimizer is not None and not optimizer.custom:
+            optimizer.global_step.set_data(np.array([step], np.int32))
 
     @property
     def train_network(self):

@@ -36,7 +36,7 @@ from ..common.tensor import Tensor
 from ..compiler import compile_job
 from ..diagnostics import UserError
 from ..dialects.train import training_config
-from .callback import CallbackManager, ModelCheckpoint, _Params
+from .callback import CallbackManager, Later, ModelCheckpoint, _Params
 
 __all__ = ["train", "run_options"]
 
@@ -158,6 +158,12 @@ class _Training:
         options = run_options()
         weights = dict(module.weights)
         weights.update(self.model._opt_state)
+        optimizer = self.model._optimizer
+        if optimizer is not None and not optimizer.custom:
+            # the state as the optimizer's Parameters hold it now: a script
+            # resuming by hand loads moments and Adam's powers into them
+            weights.update((p.name, np.asarray(p.asnumpy(), np.float32)) for p in optimizer.state_parameters()
+                           if p.name in weights)
         self.seed = config.get_seed()
         graph = training_config(module).graph
         run = TrainRun(module, graph, "host", step_module=step_module, weights=weights,
@@ -281,7 +287,7 @@ class _Training:
         for cb in checkpoints:
             # never a checkpoint irc did not write (MindSpore's of that name), or another job's
             other = cb.settle_prefix(self.job_key)
-            if other is not None:
+            if other is not None and not self._resumed_by_hand(other[1]):
                 print(f"irc: note: not resuming from {other[0]}: it belongs to another training job "
                       f"({self._differences(other[1])}); this run's checkpoints are named "
                       f"{cb.prefix}-*.ckpt beside it", file=sys.stderr, flush=True)
@@ -309,6 +315,13 @@ class _Training:
         print(f"irc: resuming from {path} at {self._where(self.global_step)}",
               file=sys.stderr, flush=True)
         return "resumed"
+
+    def _resumed_by_hand(self, job) -> bool:
+        """The script itself went on from another job's checkpoint (MindSpore's
+        idiom: load_param_into_net, then initial_epoch): weights loaded and a
+        later first step; a note that irc does not resume from it says nothing."""
+        return "loaded" in self.job_key and isinstance(job, dict) and \
+            job.get("first_step", 0) < self.job_key["first_step"]
 
     def _newest_of_job(self, paths) -> tuple | None:
         """(path, tensors, metadata) of the newest readable checkpoint among
@@ -468,8 +481,14 @@ class _Hooks:
         self.training.model._current_epoch_num = epoch
         self._callbacks("epoch_begin")
 
-    def step_begin(self, epoch: int, step_after: int) -> None:
+    def step_begin(self, epoch: int, step_after: int, batch=None) -> None:
+        """``batch``: the step's columns (a dict of arrays, or the Tensors a
+        step Cell gets), MindSpore's ``cb_params.train_dataset_element``
+        (None when sinking, as MindSpore's device queue holds them)."""
         self.cb.cur_step_num = step_after - self.training.step_offset
+        if isinstance(batch, dict):
+            batch = Later(lambda columns=batch: [Tensor(v) for v in columns.values()])
+        self.cb.train_dataset_element = batch
         self._callbacks("step_begin")
 
     def step_end(self, epoch: int, global_step: int, losses, consumed: int, images: int,

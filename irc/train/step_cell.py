@@ -167,9 +167,11 @@ class _StepCellTraining(_Training):
                     while before + self.job_step < epoch * per_epoch and not hooks.stop_requested:
                         step, consumed, images, these = self.global_step, self.consumed, 0, []
                         count = min(per_call, epoch * per_epoch - before - self.job_step)
-                        hooks.step_begin(epoch, step + count)
-                        for _ in range(count):
-                            batch = next(batches, None)
+                        # MindSpore's callbacks see a step's batch (not a sink's) from step_begin
+                        pending = next(batches, None)
+                        hooks.step_begin(epoch, step + count, None if per_call > 1 else pending)
+                        for i in range(count):
+                            batch = pending if i == 0 else next(batches, None)
                             if batch is None:
                                 raise _dataset_ended(self.job, step - self.step_offset)
                             outputs = cell(*batch)
