@@ -188,3 +188,12 @@ def test_get_all_gradients_of_integer_and_held_arguments_as_mindspore(capsys):
     gradient is int32 zeros; a Tensor the Cell holds has none."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "grad_int_inputs.py", rel=0, abs=0)
+
+
+def test_functional_training_resumed_by_hand_goes_on_with_the_loaded_schedule_as_mindspore(capsys):
+    """tests/mindspore_style/functional_resume.py: value_and_grad steps (eager
+    and @jit, Adam and Momentum with a decaying rate), the network and the
+    optimizer saved, loaded into fresh ones: the rate goes on from the
+    loaded global_step (irc's own count restarted at 0), MindSpore 2.10's losses."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "functional_resume.py", rel=1e-5)

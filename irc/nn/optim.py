@@ -408,9 +408,20 @@ class Optimizer(Cell):
     def next_learning_rate(self) -> np.float32:
         """The rate of the optimizer's next step; counts the step (MindSpore's
         global_step), so schedules advance once per update."""
-        step = self.__dict__.get("_irc_step", 0)
+        step = self._steps_taken()
         object.__setattr__(self, "_irc_step", step + 1)
         return self.learning_rates(step, 1)[0]
+
+    def _steps_taken(self) -> int:
+        """The steps counted so far: the global_step Parameter's value when
+        anything wrote it since it was last read (a checkpoint loaded into the
+        optimizer to resume by hand, the update a step made), else the count
+        kept here (a step whose graph does not write it)."""
+        global_step = self.global_step
+        if self.__dict__.get("_irc_step_seen") != global_step._version:
+            object.__setattr__(self, "_irc_step", int(np.asarray(global_step.asnumpy()).reshape(-1)[0]))
+            object.__setattr__(self, "_irc_step_seen", global_step._version)
+        return self.__dict__.get("_irc_step", 0)
 
     def step_not_taken(self) -> None:
         """The step next_learning_rate counted was not taken (a loss-scale
