@@ -127,3 +127,14 @@ def test_per_step_rates_per_parameter_group_as_mindspore(capsys):
     Model.train in sink mode (the fed rate a row of columns)."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "group_lr_arrays.py", rel=1e-5, abs=1e-6)
+
+
+def test_a_group_with_a_schedule_object_trains_as_mindspore(capsys):
+    """tests/mindspore_style/group_lr_schedules.py: a LearningRateSchedule
+    per parameter group (and the optimizer's own a schedule, a number, or a
+    group a list): the step Cell, Model.train and sink mode give MindSpore
+    2.10's losses, weights and get_lr; the optimizer holds its rates under
+    MindSpore's names (``learning_rate.K.learning_rate`` per group, none for
+    a schedule).  irc refused a group's schedule object."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "group_lr_schedules.py", rel=1e-5, abs=1e-6)

@@ -102,6 +102,7 @@ class Optimizer(Cell):
         self._rate_param = None
         self._rate_fed = False     # set by Model.train when a callback will change the rate
         self._group_rates: list = []      # each group's own rate (None: the optimizer's), by _groups
+        self._group_starts: list = []     # the index of each group's first parameter, by _groups
         self.param_list, self.weight_decays, self.param_lrs = self._groups(cls, parameters, weight_decay)
         self._param_keys = [p.name for p in self.param_list]
         self._mindspore_attributes(parameters, weight_decay)
@@ -158,15 +159,10 @@ class Optimizer(Cell):
                 raise UserError(f"{cls}: parameters must be Parameters or dicts with 'params', "
                                 f"got {type(group).__name__}", where=self.source)
             lr = group.get("lr", group.get("learning_rate"))
-            if lr is not None:
-                # a number, or per-step rates (the model zoo's OpenPose); a schedule object is not
+            if lr is not None:      # a number, per-step rates (the model zoo's OpenPose) or a schedule
                 lr = self._check_lr(cls, lr)
-                if isinstance(lr, LearningRateSchedule):
-                    raise UnsupportedError(f"{cls}: a group's learning rate schedule object is not "
-                                           f"supported by irc", where=self.source,
-                                           hint="give the group its per-step rates as a list "
-                                                "(the schedule's values), or a constant rate")
             self._group_rates.append(lr)
+            self._group_starts.append(len(params))
             wd = _check_number(cls, "weight_decay", group.get("weight_decay", weight_decay))
             for p in group["params"]:
                 if not isinstance(p, Parameter):
@@ -284,12 +280,14 @@ class Optimizer(Cell):
             out = lr[np.minimum(steps, lr.size - 1)]
         columns = self._rate_columns()
         if columns:
-            out = np.stack([out] + [rates[np.minimum(steps, rates.size - 1)] for rates in columns], axis=1)
+            out = np.stack([out] + [np.asarray(rates.values(steps), np.float64).reshape(count)
+                                    if isinstance(rates, LearningRateSchedule)
+                                    else rates[np.minimum(steps, rates.size - 1)] for rates in columns], axis=1)
         return out.astype(np.float32)
 
     def _rate_columns(self) -> list:
-        """The groups' per-step rate arrays, one each, in group order."""
-        return [lr for lr in self._group_rates if isinstance(lr, np.ndarray)]
+        """The groups' own per-step rates (arrays or schedules), one each, in group order."""
+        return [lr for lr in self._group_rates if isinstance(lr, (np.ndarray, LearningRateSchedule))]
 
     def _rate_column_of(self, lr) -> int:
         """The column of learning_rates a parameter of a group with rates ``lr`` reads."""
@@ -311,6 +309,8 @@ class Optimizer(Cell):
         if _dispatch.tracer() is not None:
             return _dispatch.learning_rate(self)[self._rate_column_of(lr)]
         step = int(np.asarray(self.global_step.asnumpy()).reshape(-1)[0])
+        if isinstance(lr, LearningRateSchedule):
+            return Tensor(np.float32(lr.values(np.array([step]))[0]))
         return Tensor(np.float32(lr[min(step, lr.size - 1)]))
 
     def get_lr_at_step(self):
@@ -395,7 +395,7 @@ class Optimizer(Cell):
         if self._rate_columns():      # the fed rate is a row of columns; a parameter reads its group's
             attrs["lr_columns"] = 1 + len(self._rate_columns())
             attrs["param_lr_columns"] = {n: self._rate_column_of(lr) for n, lr in zip(params, self.param_lrs)
-                                         if isinstance(lr, np.ndarray)}
+                                         if isinstance(lr, (np.ndarray, LearningRateSchedule))}
         # the state takes the names the parameters had when the optimizer was
         # made, as MindSpore's (a network wrapped since, the model zoo's
         # BuildTrainNetwork: moments.backbone.x, not moments.network.backbone.x)
@@ -479,25 +479,22 @@ class Optimizer(Cell):
         settings = dict(self.settings_held())
         held = [("global_step", self.global_step)]
         held += [(k, p) for k, p in settings.items() if k == "learning_rate" or k.startswith("learning_rate_group_")]
+        last = [(k, p) for k, p in settings.items() if k.startswith("learning_rate.")]
         held += zip(self._param_keys, self.param_list)
         if self.custom:
             return held + list(super()._named_parameters_here())
         if "momentum" in settings:
             held.append(("momentum", settings["momentum"]))
         held += self._state_held()
-        if "learning_rate.learning_rate" in settings:     # MindSpore's sub-cell holding them, listed last
-            held.append(("learning_rate.learning_rate", settings["learning_rate.learning_rate"]))
-        return held
+        return held + last      # MindSpore's sub-cells holding per-step rates, listed last
 
     def settings_held(self) -> list[tuple[str, Parameter]]:
         """The hyper-parameters MindSpore's optimizer holds as Parameters
         (so its checkpoints save them): a fixed learning_rate, a list of
         per-step rates, Momentum's and SGD's momentum."""
         held = []
-        if isinstance(self._rate, float) and self.is_group_lr:
-            # MindSpore's group rates: learning_rate_group_i, one a group, in place of learning_rate
-            held += [(f"learning_rate_group_{i}", self._group_rate_parameter(i))
-                     for i in range(len(self._group_rates))]
+        if self.is_group_lr:
+            held += self._group_rates_held()
         elif isinstance(self._rate, float):
             held.append(("learning_rate", self.learning_rate))
         elif isinstance(self._rate, np.ndarray):
@@ -516,13 +513,32 @@ class Optimizer(Cell):
             held += [(f"{prefix}.{key}", state[i]) for key, state in zip(self._param_keys, states)]
         return held
 
-    def _group_rate_parameter(self, i: int) -> Parameter:
+    def _group_rates_held(self) -> list[tuple[str, Parameter]]:
+        """The groups' rates as MindSpore's optimizer holds them.  All
+        constant: ``learning_rate_group_i`` for a group's own, the optimizer's
+        ``learning_rate`` for the others.  Any per-step (a list or a
+        schedule, the groups' or the optimizer's): one cell per group, named
+        after the group's first parameter, ``learning_rate.K.learning_rate``
+        holding its number or list (a schedule holds none)."""
+        dynamic = not isinstance(self._rate, float) or bool(self._rate_columns())
         cached = self.__dict__.setdefault("_irc_group_rates", {})
-        if i not in cached:
-            lr = self._group_rates[i]
-            cached[i] = Parameter(Tensor(np.asarray(self._rate if lr is None else lr, np.float32)),
-                                  name=self._held_name(f"learning_rate_group_{i}"), requires_grad=False)
-        return cached[i]
+        held: list[tuple[str, Parameter]] = []
+        for i, (lr, start) in enumerate(zip(self._group_rates, self._group_starts)):
+            if not dynamic and lr is None:
+                key, value = "learning_rate", None
+            else:
+                key = f"learning_rate.{start}.learning_rate" if dynamic else f"learning_rate_group_{i}"
+                value = self._rate if lr is None else lr
+            if isinstance(value, LearningRateSchedule) or any(k == key for k, _ in held):
+                continue
+            if value is None:
+                held.append((key, self.learning_rate))
+                continue
+            if key not in cached:
+                cached[key] = Parameter(Tensor(np.asarray(value, np.float32)), name=self._held_name(key),
+                                        requires_grad=False)
+            held.append((key, cached[key]))
+        return held
 
     def _momentum_parameter(self) -> Parameter:
         """MindSpore's ``momentum`` Parameter, as its checkpoints hold it
