@@ -4,9 +4,9 @@ Model.train in sink mode, each from the same weights; losses and weights as
 MindSpore 2.10's.  MindSpore's output is in group_lr_arrays.mindspore.txt."""
 import numpy as np
 import mindspore as ms
-import mindspore.dataset as ds
 from mindspore import Tensor, nn
-from mindspore.train import Callback, Model
+
+from group_lr_runs import model_losses, x, y
 
 
 def optimizer(net, kind):
@@ -14,9 +14,6 @@ def optimizer(net, kind):
               {"params": [net.bias], "lr": [0.1, 0.05, 0.05, 0.05, 0.02, 0.02]}]
     return nn.Adam(groups) if kind == "adam" else nn.Momentum(groups, 0.1, 0.9)
 
-
-x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(8, 3)
-y = np.stack([x.sum(1), x[:, 0] - x[:, 2]], 1).astype(np.float32)
 
 for kind in ("adam", "momentum"):
     ms.set_seed(1)
@@ -28,13 +25,6 @@ for kind in ("adam", "momentum"):
     for sink in (False, True):
         ms.set_seed(1)
         net = nn.Dense(3, 2)
-        model = Model(net, nn.MSELoss(), optimizer(net, kind))
-        seen = []
-
-        class Record(Callback):
-            def step_end(self, run_context):
-                seen.append(float(run_context.original_args().net_outputs.asnumpy()))
-        data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(2)
-        model.train(1, data, callbacks=[Record()], dataset_sink_mode=sink)
+        seen = model_losses(net, optimizer(net, kind), 1, sink)
         print(kind, "sink" if sink else "model", ["%.6f" % v for v in seen][-1:],
               np.round(net.weight.asnumpy(), 5).tolist(), np.round(net.bias.asnumpy(), 6).tolist())
