@@ -77,11 +77,14 @@ def test_a_python_function_or_an_empty_list_is_refused_at_its_line():
         list(d.create_dict_iterator(num_epochs=1, output_numpy=True))
 
 
-def test_uniform_augment_applies_the_picked_transforms_in_list_order():
+def test_uniform_augment_applies_the_picked_transforms_whose_coin_says_so_in_list_order():
     ua = vision.UniformAugment([vision.HorizontalFlip(), vision.Invert(), vision.VerticalFlip()], num_ops=2)
-    assert get("vision.UniformAugment").num_draws(ua.attrs) == 3          # a rank per transform
+    assert get("vision.UniformAugment").num_draws(ua.attrs) == 6          # a rank and a coin per transform
     # ranks 0.9, 0.1, 0.2: Invert and VerticalFlip picked, applied in the list's order
-    np.testing.assert_array_equal(run(ua, X, [0.9, 0.1, 0.2]), (255 - X)[::-1])
-    np.testing.assert_array_equal(run(ua, X, [0.3, 0.8, 0.1]), X[::-1, ::-1])
+    np.testing.assert_array_equal(run(ua, X, [0.9, 0.1, 0.2, 0.0, 0.0, 0.0]), (255 - X)[::-1])
+    np.testing.assert_array_equal(run(ua, X, [0.3, 0.8, 0.1, 0.0, 0.0, 0.0]), X[::-1, ::-1])
+    # a picked transform whose coin is 0.5 or more is not applied (MindSpore's half of the picks)
+    np.testing.assert_array_equal(run(ua, X, [0.9, 0.1, 0.2, 0.0, 0.7, 0.2]), X[::-1])
+    np.testing.assert_array_equal(run(ua, X, [0.9, 0.1, 0.2, 0.0, 0.5, 0.5]), X)
     with pytest.raises(UserError, match="num_ops .2. is greater than the 1 transforms"):
         vision.UniformAugment([vision.Invert()], num_ops=2)

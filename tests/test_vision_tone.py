@@ -271,3 +271,14 @@ def test_random_affine_draws_each_parameter_in_its_range():
                           factor(v[5], 0, 3))
         np.testing.assert_array_equal(out[i], warp(x[i], m, (16, 12), "nearest", (0.0, 0.0, 0.0, 0.0)))
     assert not np.array_equal(out[0], out[1])
+
+
+def test_random_affine_and_uniform_augment_draw_as_mindspore(capsys):
+    """tests/mindspore_style/random_augment_draws.py: RandomAffine's six
+    float draws and UniformAugment's std::sample pick, its coin per pick and
+    its transforms' own generators (seeded with the seed itself on every
+    worker) take MindSpore 2.10's decisions: per-image sums over two epochs,
+    one worker and two, equal to MindSpore's (irc applied every pick, and
+    drew its own numbers for both ops)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "random_augment_draws.py", rel=0, abs=0)

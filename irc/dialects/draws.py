@@ -160,10 +160,17 @@ class _WorkerStream:
     order; blocks long used are dropped and made again if asked for."""
 
     def __init__(self, stream: Stream, seed: int, worker: int):
-        self.stream, self.seed = stream, int(seed) + worker
-        self.gen, self.next_block = stdrandom.Mt19937(self.seed), 0
+        self.stream, self.seed, self.nested_seed = stream, int(seed) + worker, int(seed)
+        self.gen, self.next_block = self._generator(), 0
         self.blocks: "OrderedDict[int, np.ndarray]" = OrderedDict()
         self.lock = threading.Lock()
+
+    def _generator(self) -> stdrandom.Mt19937:
+        """The worker's generator; the ops an op runs (UniformAugment's
+        transforms) are seeded with the seed itself, not the worker's."""
+        gen = stdrandom.Mt19937(self.seed)
+        gen.nested_seed = self.nested_seed
+        return gen
 
     def _make(self, gen) -> np.ndarray:
         return self.stream.make(gen, _STREAM_BLOCK, self.stream.attrs, self.stream.hw)
@@ -174,7 +181,7 @@ class _WorkerStream:
                 self.blocks.move_to_end(b)
                 return self.blocks[b]
             if b < self.next_block:          # dropped: replay a generator up to it
-                gen = stdrandom.Mt19937(self.seed)
+                gen = self._generator()
                 for _ in range(b):
                     self._make(gen)
                 return self._make(gen)

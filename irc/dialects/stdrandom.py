@@ -188,6 +188,17 @@ def uniform_below(gen: _RawStream, bounds) -> np.ndarray:
     return out
 
 
+def uniform_int(gen: _RawStream, bound: int) -> int:
+    """One ``uniform_int_distribution(0, bound - 1)(gen)`` (bound <= RANGE):
+    uniform_below for a single draw, without arrays."""
+    scaling = gen.RANGE // bound
+    past = bound * scaling
+    while True:
+        x = gen() - gen.MIN
+        if x < past:
+            return x // scaling
+
+
 def _uniform_scalar(gen: Mt19937, past: np.ndarray, scaling: np.ndarray) -> np.ndarray:
     """uniform_below one draw at a time: cheaper than re-aligning blocks
     where rejections are frequent (bounds near 2**32)."""
@@ -213,6 +224,14 @@ def canonical(gen: Mt19937, m: int) -> np.ndarray:
     return np.minimum(u, np.nextafter(1.0, 0.0))
 
 
+def canonical_float(gen: Mt19937, m: int) -> np.ndarray:
+    """``m`` draws of ``generate_canonical<float, 24>(gen)`` (what
+    ``uniform_real_distribution<float>`` scales): one 32-bit draw made a
+    float, divided by 2**32 in float, kept below 1; as float64."""
+    u = gen.take(m).astype(np.float32) / np.float32(4294967296.0)
+    return np.minimum(u, np.nextafter(np.float32(1.0), np.float32(0.0))).astype(np.float64)
+
+
 def exponential(gen: Mt19937, m: int) -> np.ndarray:
     """``m`` draws of ``exponential_distribution<double>(1)(gen)``; libm's log
     (math.log), as the C++ calls it."""
@@ -227,6 +246,38 @@ def discrete(gen: Mt19937, weights, m: int) -> np.ndarray:
     cumulative = np.cumsum(w / total)
     cumulative[-1] = 1.0
     return np.searchsorted(cumulative, canonical(gen, m), side="left").astype(np.int64)
+
+
+# -- std::sample -------------------------------------------------------------------
+
+def sample_indices(gen: _RawStream, population: int, n: int) -> list[int]:
+    """The indices ``std::sample(first, last, out, n, gen)`` keeps of a
+    forward range of ``population``: selection sampling in order, two
+    positions' draws from one number while the range allows it."""
+    kept: list[int] = []
+    left, n, i = population, min(n, population), 0
+    if left and gen.RANGE // left >= left:
+        while n and left >= 2:
+            first, second = divmod(uniform_int(gen, left * (left - 1)), left - 1)
+            left -= 1
+            if first < n:
+                kept.append(i)
+                n -= 1
+            i += 1
+            if not n:
+                break
+            left -= 1
+            if second < n:
+                kept.append(i)
+                n -= 1
+            i += 1
+    while n:
+        left -= 1
+        if uniform_int(gen, left + 1) < n:
+            kept.append(i)
+            n -= 1
+        i += 1
+    return kept
 
 
 # -- std::shuffle ------------------------------------------------------------------

@@ -17,6 +17,7 @@ import numpy as np
 from ..ir.registry import MAP, REQUIRED
 from ..ir.traits import OneChannelHW, Pure, Random
 from ..ir.types import UNKNOWN, TensorType
+from . import stdrandom
 from .transforms import infer_optional_steps, join_types, pick, run_sequence, sequence_draws
 from .vision import (
     DIALECT, FAMILY, _check_image_array, _opencv, color_adjust, factor, hw_images, image_dims,
@@ -407,10 +408,19 @@ AFFINE = define("vision.Affine", kind=MAP, family=FAMILY, operands=("image",),
                 traits=(Pure(), OneChannelHW()), infer=_infer_affine,
                 doc="rotated by degrees, moved by translate (fractions of the size), scaled, sheared "
                     "(x, y degrees) about the centre: MindSpore's matrix, OpenCV's warpAffine")
+
+
+def _affine_as_mindspore(gen, m: int, attrs, hw) -> np.ndarray:
+    """MindSpore's RandomAffine draws its six numbers in this op's order, each
+    a ``uniform_real_distribution<float>``: its draw is the canonical float."""
+    return stdrandom.canonical_float(gen, 6 * m).reshape(m, 6)
+
+
 RANDOM_AFFINE = define("vision.RandomAffine", kind=MAP, family=FAMILY, operands=("image",),
                        attrs={"degrees": REQUIRED, "translate": [0.0, 0.0, 0.0, 0.0], "scale": [1.0, 1.0],
                               "shear": [0.0, 0.0, 0.0, 0.0], **_AFFINE_ATTRS},
-                       traits=(Pure(), Random(lambda attrs: 6), OneChannelHW()), infer=_infer_affine,
+                       traits=(Pure(), Random(lambda attrs: 6, _affine_as_mindspore), OneChannelHW()),
+                       infer=_infer_affine,
                        doc="Affine with degrees, x and y translations (fractions), scale and x and y "
                            "shears each drawn in its range (6 draws)")
 
@@ -431,8 +441,10 @@ def _random_affine(inputs, attrs, draws):
     out = []
     for image, ui in zip(x, u):
         h, w = image.shape[:2]
-        (d0, d1), t, (s0, s1), sh = attrs["degrees"], attrs["translate"], attrs["scale"], attrs["shear"]
-        degrees = np.fmod(factor(ui[0], d0, d1), np.float32(360.0))
+        # the ranges held as float32, as MindSpore's op holds them (their widths taken in float)
+        f32 = np.float32
+        (d0, d1), t, (s0, s1), sh = ([f32(v) for v in attrs[k]] for k in ("degrees", "translate", "scale", "shear"))
+        degrees = np.fmod(factor(ui[0], d0, d1), f32(360.0))
         tx = factor(ui[1], np.float32(t[0]) * np.float32(w), np.float32(t[1]) * np.float32(w))
         ty = factor(ui[2], np.float32(t[2]) * np.float32(h), np.float32(t[3]) * np.float32(h))
         m = affine_matrix(h, w, degrees, tx, ty, factor(ui[3], s0, s1), factor(ui[4], sh[0], sh[1]),
@@ -485,25 +497,63 @@ def _infer_uniform_augment(attrs, ins):
     return [infer_optional_steps("UniformAugment", attrs["transforms"], ins[0])]
 
 
+def _uniform_augment_draws(attrs) -> int:
+    return 2 * len(attrs["transforms"]) + sequence_draws(attrs["transforms"])
+
+
+def _uniform_augment_as_mindspore(gen, m: int, attrs, hw) -> np.ndarray | None:
+    """MindSpore's UniformAugment picks with ``std::sample`` and flips a
+    ``uniform_int_distribution(0, 1)`` per pick (0 applies it) from its own
+    generator; each transform draws from its own (seeded with the seed
+    itself on every worker, moved only when it runs), kept beside ``gen`` so
+    they go on across calls."""
+    from ..ir.registry import get
+    steps = attrs["transforms"]
+    n = len(steps)
+    recipes = [get(s["op"]).trait(Random) for s in steps]
+    if any(r is not None and r.mindspore is None for r in recipes):
+        return None
+    own = gen.__dict__.setdefault("transform_generators", {})
+    out = np.ones((m, _uniform_augment_draws(attrs)), np.float64)
+    for row in out:
+        for i in stdrandom.sample_indices(gen, n, int(attrs["num_ops"])):
+            row[i] = 0.0
+            row[n + i] = stdrandom.uniform_int(gen, 2)
+    at = 2 * n
+    for i, step in enumerate(steps):
+        k = sequence_draws([step])
+        runs = np.flatnonzero((out[:, i] == 0.0) & (out[:, n + i] == 0.0))
+        if k and len(runs):     # the transform's draws for the samples it runs on, in order
+            step_gen = own.setdefault(i, stdrandom.Mt19937(gen.__dict__.get("nested_seed", 0)))
+            draws = recipes[i].mindspore(step_gen, len(runs), step["attrs"], hw)
+            if draws is None:
+                return None
+            out[runs, at:at + k] = draws
+        at += k
+    return out
+
+
 UNIFORM_AUGMENT = define(
     "vision.UniformAugment", kind=MAP, family=FAMILY, operands=("image",),
     attrs={"transforms": REQUIRED, "num_ops": 2}, infer=_infer_uniform_augment,
-    traits=(Pure(), Random(lambda attrs: len(attrs["transforms"]) + sequence_draws(attrs["transforms"]))),
-    doc="num_ops of transforms picked per sample, applied in the list's order (MindSpore's "
-        "std::sample); a draw per transform ranks them, then each transform's own draws")
+    traits=(Pure(), Random(_uniform_augment_draws, _uniform_augment_as_mindspore)),
+    doc="num_ops of transforms picked per sample (a draw per transform ranks them: the lowest "
+        "picked), each picked one applied iff its coin (a draw per transform) is below 0.5, in "
+        "the list's order, then each transform's own draws: MindSpore's std::sample and coin")
 
 
 @UNIFORM_AUGMENT.host_sample
 def _uniform_augment(inputs, attrs, draws):
     steps, k = attrs["transforms"], int(attrs["num_ops"])
-    u = uniforms(draws, len(steps))
-    picked = set(np.argsort(u[:len(steps)], kind="stable")[:k].tolist())   # the k lowest ranks
-    x, at = np.asarray(inputs[0]), len(steps)
+    n = len(steps)
+    u = uniforms(draws, 2 * n)
+    picked = set(np.argsort(u[:n], kind="stable")[:k].tolist())   # the k lowest ranks
+    x, at = np.asarray(inputs[0]), 2 * n
     for i, step in enumerate(steps):
-        n = sequence_draws([step])
-        if i in picked:
-            x = run_sequence([step], x, u[at:at + n])
-        at += n
+        size = sequence_draws([step])
+        if i in picked and u[n + i] < np.float32(0.5):
+            x = run_sequence([step], x, u[at:at + size])
+        at += size
     return [x]
 
 
