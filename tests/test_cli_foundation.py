@@ -36,10 +36,15 @@ def test_version_and_help(capsys):
     assert exited.value.code == 0 and "compile" in out and "opt" in out
 
 
-def test_usage_error_exits_2(capsys):
+def test_a_usage_error_exits_1_with_a_hint_to_the_help(capsys):
     with pytest.raises(SystemExit) as exited:
         main(["compile"])
-    assert exited.value.code == 2
+    assert exited.value.code == 1
+    assert "irc compile --help lists its options" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--world-size", "x", "train.py"])
+    assert exited.value.code == 1
+    assert "'x' is not a whole number" in capsys.readouterr().err
 
 
 def test_opt_reprints_byte_for_byte(tmp_path, capsys):
@@ -157,7 +162,7 @@ def test_opt_lists_passes_without_an_input(capsys):
     assert main(["opt", "--list-passes"]) == 0
     listed = capsys.readouterr().out
     assert "whole-image" in listed and "drop-unused-inputs" in listed
-    assert main(["opt"]) == 2
+    assert main(["opt"]) == 1
     assert "required: input" in capsys.readouterr().err
 
 

@@ -12,9 +12,9 @@ import traceback
 
 from .. import __version__
 from ..diagnostics import UserError, bounded
-from .script_args import CommandParser, split_command_line
+from .script_args import CommandParser, UsageParser, split_command_line
 
-EXIT_OK, EXIT_USER, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_USER, EXIT_USAGE = 0, 1, 1     # a usage error is bad input too
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="irc",
         description="Compile MindSpore-shaped data pipelines and networks into one "
                     "device graph (ONNX), and show every stage.")

@@ -40,10 +40,10 @@ def main(args) -> int:
         for name, info in sorted(passes.registered().items()):
             print(f"{name:<22} {info.description}")
         return 0
-    if args.input is None:   # a usage error, as argparse reports them (exit 2)
+    if args.input is None:   # a usage error, as the parsers report them (exit 1)
         print("irc opt: error: the following arguments are required: input\n"
               "  hint: irc opt IN.ir -p PASS (irc opt --list-passes lists the passes)", file=sys.stderr)
-        return 2
+        return 1
     from ..ir.text import is_printed_by_irc, parse_file, print_module
     from ..ir.verifier import verify
     check_flags(args)

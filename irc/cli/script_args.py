@@ -16,10 +16,20 @@ argparse parses irc's part.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Optional
 
 
-class CommandParser(argparse.ArgumentParser):
+class UsageParser(argparse.ArgumentParser):
+    """argparse's parser, a usage error exiting 1 (bad input, as every
+    other irc error) with a hint to the command's help."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n  hint: {self.prog} --help lists its options\n")
+
+
+class CommandParser(UsageParser):
     """A command's parser that knows its options' arities, and which
     positional (if any) names a script that takes arguments."""
 
