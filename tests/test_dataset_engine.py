@@ -196,6 +196,27 @@ def test_missing_dataset_folder():
     assert "is not a folder" in e.value.message
 
 
+def test_an_image_folder_of_no_images_is_refused_with_why(tmp_path):
+    """MindSpore's "no data found", said in words: files with no class
+    folders (a path one level too deep), empty class folders, other extensions."""
+    import shutil
+    image = os.path.join(FOLDER, "bars", "bars_000.jpg")
+    shutil.copy(image, tmp_path / "a.jpg")
+    with pytest.raises(UserError) as e:
+        ds.ImageFolderDataset(str(tmp_path)).get_dataset_size()
+    assert "no images in" in e.value.message and "lie in the folder itself" in e.value.hint
+    (tmp_path / "a.jpg").unlink()
+    (tmp_path / "cat").mkdir()
+    with pytest.raises(UserError) as e:
+        list(ds.ImageFolderDataset(str(tmp_path)).create_dict_iterator())
+    assert "class folders (cat) hold no files" in e.value.hint
+    shutil.copy(image, tmp_path / "cat" / "a.jpg")
+    with pytest.raises(UserError) as e:
+        ds.ImageFolderDataset(str(tmp_path), extensions=[".png"]).get_dataset_size()
+    assert "with the extensions ['.png']" in e.value.hint
+    assert ds.ImageFolderDataset(str(tmp_path)).get_dataset_size() == 1
+
+
 def test_truncated_mnist_and_cifar(tmp_path):
     mnist = tmp_path / "mnist"
     mnist.mkdir()

@@ -454,6 +454,23 @@ def image_folder_listing(d: str, extensions=None, class_indexing=None) -> tuple[
     return files, np.asarray(labels, dtype=np.int32)
 
 
+def _no_images(d: str, extensions, class_indexing) -> UserError:
+    """Why an image folder gave no files, and what to give instead."""
+    classes = [name for name, _ in image_folder_classes(d, class_indexing)]
+    loose = [f for f in os.listdir(d) if os.path.isfile(os.path.join(d, f)) and not f.startswith(".")]
+    if not classes and loose:
+        hint = (f"its {len(loose)} files lie in the folder itself, but ImageFolderDataset reads one "
+                f"subfolder per class: give the folder above the class folders, or move the files "
+                f"into one")
+    elif not classes:
+        hint = "it has no class subfolders: give the folder whose subfolders are the classes"
+    else:
+        shown = ", ".join(classes[:4]) + (" ..." if len(classes) > 4 else "")
+        only = f" with the extensions {list(extensions)}" if extensions else ""
+        hint = f"its class folders ({shown}) hold no files{only}"
+    return UserError(f"ImageFolderDataset: no images in {d!r}", hint=hint)
+
+
 class FileBytesCache:
     """Files' bytes kept across the epochs of one run, up to ``budget``
     bytes in all (the files read first; the rest are read every epoch).
@@ -489,6 +506,8 @@ class ImageFolderReader(SourceReader):
         check_dir("ImageFolderDataset", d)
         self.files, self.class_ids = image_folder_listing(d, attrs.get("extensions"),
                                                           attrs.get("class_indexing"))
+        if not self.files:      # MindSpore's "no data found": reading nothing is a mistake
+            raise _no_images(d, attrs.get("extensions"), attrs.get("class_indexing"))
         self.decode = bool(attrs.get("decode"))
         self.cache = FileBytesCache(self.cache_bytes)
 
