@@ -519,3 +519,20 @@ def test_a_pipeline_splits_as_mindspore_does():
         0, 52, 28, 18, 20, 2, 50, 46, 44, 58, 14, 4, 6, 40, 54, 26, 12, 24, 34, 30, 48]
     assert [int(x["x"][0]) for x in e.create_dict_iterator(output_numpy=True)] == [
         42, 36, 22, 32, 10, 16, 56, 8, 38]
+
+
+def test_a_generator_functions_rows_split_at_random_as_mindspore():
+    """A GeneratorDataset of a generator function (rows iterated, not
+    indexed) split at random: MindSpore 2.10 splits it as a pipeline, through
+    the shuffle buffer (seed 1: [8, 6, 2, 5, 0, 4, 9] and [3, 7, 1], each
+    epoch); irc gave both parts every row."""
+    import irc.dataset as ds
+    ds.config.set_seed(1)
+
+    def rows():
+        for i in range(10):
+            yield (np.array([i], np.int32),)
+    a, b = ds.GeneratorDataset(rows, ["a"], shuffle=False).split([0.7, 0.3])
+    it = a.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    assert [[int(r[0][0]) for r in it] for _ in range(2)] == [[8, 6, 2, 5, 0, 4, 9]] * 2
+    assert [int(r[0][0]) for r in b.create_tuple_iterator(output_numpy=True)] == [3, 7, 1]

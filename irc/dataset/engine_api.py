@@ -419,12 +419,16 @@ class Dataset:
         the size, or fractions summing to 1).  Randomized, as MindSpore does
         it: each split samples the source's own sampler with a RandomSampler
         that keeps its first order every epoch, and reads its consecutive
-        share of that order (a SequentialSampler); a pipeline's splits each
-        read the same shuffle(10000), in the same order every epoch, and skip
+        share of that order (a SequentialSampler); a pipeline's splits (and a
+        generator function's) each read the same shuffle(10000), in the same
+        order every epoch, and skip
         the rows before their share; otherwise the splits are consecutive
         (skip + take)."""
         counts = self._split_sizes(sizes)
-        if randomize and not isinstance(self, MappableDataset):
+        # an iterated source (a generator function) has no rows to sample:
+        # MindSpore splits it as a pipeline, through the shuffle buffer
+        indexed = isinstance(self, MappableDataset) and getattr(self, "is_random_access", lambda: True)()
+        if randomize and not indexed:
             parts, start = [], 0
             for n in counts:
                 part = ShuffleDataset(self, {"buffer_size": 10000, "reshuffle_each_epoch": False})
