@@ -32,8 +32,9 @@ def label_bounds(module: Module, graph: Graph, target: str = "cuda") -> list[tup
             source = g.node(labels.node)
             while source.op in _LABEL_PRESERVING:
                 source = g.node(g.operands(source)[0].node)
-            if node.attrs["sparse"] and isinstance(classes, int) and source.op == "input" \
-                    and source.column in fed:
+            # 'none' and 'sum' read a label outside the classes as no class, as MindSpore's do
+            if node.attrs["sparse"] and node.attrs["reduction"] == "mean" and isinstance(classes, int) \
+                    and source.op == "input" and source.column in fed:
                 found.append((fed[source.column], classes, node))
     return found
 

@@ -431,3 +431,23 @@ def test_a_model_with_an_output_of_constants_alone_is_not_recorded():
 
     assert outputs_read_inputs(model(True)) and not outputs_read_inputs(model(False))
     assert graph_session(model(False), ort.SessionOptions(), [runtime.CUDA]) is None
+
+
+def test_labels_outside_the_classes_of_a_one_hot_loss_are_not_refused():
+    """MindSpore's sparse 'none' and 'sum' losses one-hot their labels (a
+    label outside the classes counts as no class: loss -0.0, gradient the
+    softmax), as the model zoo's CTPN relies on; only 'mean' (its sparse
+    kernel) refuses one, so only its labels are checked before a CUDA call."""
+    from irc.backends.label_checks import label_bounds
+    data = NumpySlicesDataset({"x": np.ones((8, 4), np.float32), "y": np.full(8, 2, np.int32)},
+                              shuffle=False).batch(4)
+    net = nn.Dense(4, 5)
+    model = irc.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="sum"),
+                      nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    options = {"epoch": 1, "callbacks": [], "dataset_sink_mode": False, "steps_per_epoch": 2}
+    module, _ = compile_job(Job("train", model, data, options, None))
+    prog = Program(module, "device", device_target="CPU")
+    assert label_bounds(module, prog.graph) == []
+    state = DeviceState(prog, module.weights)
+    prog.run({"x": np.ones((4, 4), np.float32), "y": np.array([0, 4, 7, -1], np.int32),
+              "learning_rate": np.array(0.01, np.float32)}, state)

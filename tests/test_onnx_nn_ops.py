@@ -173,7 +173,17 @@ CASES = {
     "nn.ScatterNDUpdate": [(lambda r: [_f32(r, 3, 4), np.array([[0, 1], [2, 3], [1, 0]], np.int64),
                                        _f32(r, 3)], {}),
                            (lambda r: [_f32(r, 4, 2, 3), np.array([[3], [0]], np.int32), _f32(r, 2, 2, 3)], {})],
+    # boxes with scores of few values (ties sorted as MindSpore's bitonic sort), and float16
+    "nn.NMSWithMask": [(lambda r: [_boxes(r, 37, np.float32)], {"iou_threshold": 0.3}),
+                       (lambda r: [_boxes(r, 64, np.float16)], {"iou_threshold": 0.5}),
+                       (lambda r: [_boxes(r, 1, np.float32)], {})],
 }
+
+
+def _boxes(rng, n, dtype):
+    xy = rng.integers(0, 40, (n, 2)) + rng.random((n, 2)).round(1)
+    scores = rng.integers(0, 4, (n, 1)) / 7.0
+    return np.concatenate([xy, xy + rng.integers(0, 20, (n, 2)), scores], 1).astype(dtype)
 
 
 def _one_op_module(op, arrays, attrs):

@@ -363,3 +363,108 @@ def test_detection_primitives_as_mindspore(capsys):
     CheckValid (the model zoo's CTPN stopped at IOU)."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "detection_primitives.py", rel=1e-6, abs=1e-6)
+
+
+def test_nms_choice_and_dynamic_rnn_as_mindspore(capsys):
+    """tests/mindspore_style/nms_choice.py: NMSWithMask (sorted rows, its
+    bitonic sort's order of equal scores, 0..N-1, the IoU without the +1),
+    RandomChoiceWithMask's shapes, padding and mask, a Cell holding a
+    DynamicRNN, and one-hot cross entropy of labels outside the classes
+    (the model zoo's CTPN), eager and compiled."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "nms_choice.py", rel=1e-6, abs=1e-6)
+
+
+def _nms_cases():
+    rng = np.random.RandomState(7)
+    for k in range(12):
+        n = (1, 2, 7, 9, 64, 257, 1000)[k % 7]
+        xy = rng.randint(0, 60, (n, 2)).astype(np.float32) + (rng.rand(n, 2).astype(np.float32) if k % 3 else 0)
+        wh = rng.randint(0, 30, (n, 2)).astype(np.float32)
+        score = (rng.randint(0, 4 if k % 2 else 1000, n) / 7.0).astype(np.float32)   # many ties, or few
+        yield np.concatenate([xy, xy + wh, score[:, None]], 1).astype(np.float16 if k == 11 else np.float32), \
+            (0.1, 0.3, 0.5, 0.7)[k % 4]
+
+
+def test_nms_with_mask_compiled_is_the_kernel_step_for_step():
+    """The ONNX form (a Scan over the bitonic sort's stages, the pairwise IoU
+    in the boxes' dtype, a Scan of the greedy pass) gives the numpy
+    reference's rows, order and mask exactly: up to 1000 boxes, equal scores,
+    float16.  (The reference gave MindSpore 2.10's outputs on 60 such cases.)"""
+    from irc.dialects.nn import nms_sorted_order
+    for boxes, threshold in _nms_cases():
+        nms = ops.NMSWithMask(threshold)
+        eager = [t.asnumpy() for t in nms(ms.Tensor(boxes))]
+        compiled = [t.asnumpy() for t in ms.jit(lambda b, nms=nms: nms(b))(ms.Tensor(boxes))]
+        for want, got in zip(eager, compiled):
+            assert want.dtype == got.dtype and np.array_equal(want, got), (len(boxes), threshold)
+        order = nms_sorted_order(boxes[:, 4].copy())
+        assert np.array_equal(eager[0], boxes[order]) and eager[1].tolist() == list(range(len(boxes)))
+        assert (np.diff(boxes[order, 4].astype(np.float64)) <= 0).all()
+
+
+def test_nms_with_mask_refuses_as_mindspore():
+    with pytest.raises(TypeError, match="iou_threshold"):
+        ops.NMSWithMask(1)
+    with pytest.raises(UserError, match=r"\[N, 5\]"):
+        ops.NMSWithMask(0.5)(ms.Tensor(np.zeros((3, 4), np.float32)))
+
+    class Through(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(5, 5)
+            self.nms = ops.NMSWithMask(0.5)
+
+        def construct(self, x):
+            return self.nms(self.dense(x))[0].sum()
+
+    net = Through()
+    with pytest.raises(UserError, match="cannot train through nn.NMSWithMask"):   # MindSpore: no bprop
+        ms.jit(ms.grad(net, None, net.trainable_params()))(ms.Tensor(np.ones((4, 5), np.float32)))
+
+
+def test_random_choice_with_mask_draws_anew_each_call():
+    """irc's own draw (MindSpore's kernel seeds from std::random_device), a
+    fresh one per call, eager and compiled: every true element in some
+    order, the order changing; with fewer rows than true elements, distinct
+    true ones."""
+    x = ms.Tensor(np.arange(40).reshape(5, 8) % 3 == 0)
+    true = sorted(map(tuple, np.argwhere(x.asnumpy()).tolist()))
+    choose = ops.RandomChoiceWithMask(20)
+
+    class Sample(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.choose = ops.RandomChoiceWithMask(20)
+
+        def construct(self, t):
+            return self.choose(t)
+
+    compiled = ms.jit(Sample())
+    for run in (choose, compiled):
+        orders = []
+        for _ in range(4):
+            idx, mask = (t.asnumpy() for t in run(x))
+            assert idx.shape == (20, 2) and idx.dtype == np.int32 and mask.tolist() == [True] * 14 + [False] * 6
+            assert sorted(map(tuple, idx[:14].tolist())) == true and not idx[14:].any()
+            orders.append(idx[:14].tolist())
+        assert len({str(o) for o in orders}) > 1
+    idx, mask = (t.asnumpy() for t in ops.RandomChoiceWithMask(5)(x))
+    assert mask.all() and len(set(map(tuple, idx.tolist()))) == 5 and set(map(tuple, idx.tolist())) <= set(true)
+    with pytest.raises(TypeError, match="bool"):
+        choose(ms.Tensor(np.ones(3, np.float32)))
+    with pytest.raises(ValueError, match="count"):
+        ops.RandomChoiceWithMask(0)
+
+
+def test_dynamic_rnn_is_built_and_refused_when_called():
+    """Ascend's DynamicRNN: MindSpore has no CPU or GPU kernel for it; a
+    network holding one for its Ascend branch builds, a call is refused at
+    the user's line with nn.LSTM as the hint."""
+    rnn = ops.DynamicRNN(forget_bias=0.0)
+    assert rnn.attrs["forget_bias"] == 0.0 and rnn.attrs["cell_type"] == "LSTM"
+    x = ms.Tensor(np.ones((2, 1, 4), np.float32))
+    with pytest.raises(UserError) as info:
+        rnn(x, ms.Tensor(np.ones((8, 16), np.float32)), ms.Tensor(np.ones(16, np.float32)))
+    text = info.value.format()
+    assert "DynamicRNN runs only on Ascend" in text and "nn.LSTM" in text and "test_zoo_ops.py:" in text

@@ -13,4 +13,4 @@ the op's results.
 from .table import lowered_ops, lowering, rule_for  # noqa: F401
 
 # The rule modules, one per dialect, loaded here and only here.
-from . import core, nn, nn_grad, parallel, recurrent, train, transforms, vision  # noqa: E402,F401
+from . import core, detection, nn, nn_grad, parallel, recurrent, train, transforms, vision  # noqa: E402,F401

@@ -83,7 +83,18 @@ def _sce_onnx(emit, inputs, attrs, draws):
     if attrs["sparse"]:
         idx = emit.op("Unsqueeze", [emit.op("Cast", [labels], to=onnx.TensorProto.INT64),
                                     emit.const(np.array([1], dtype=np.int64))])
+        inside = None
+        if attrs["reduction"] != "mean":
+            # MindSpore's 'none' and 'sum' one-hot the labels: a label outside
+            # [0, classes) picks nothing (its loss is -0.0); 'mean' is its sparse
+            # kernel, which refuses one (GatherElements does too)
+            classes = emit.op("Gather", [emit.op("Shape", [logits]), emit.const(np.int64(1))], axis=0)
+            inside = emit.op("And", [emit.op("GreaterOrEqual", [idx, emit.const(np.int64(0))]),
+                                     emit.op("Less", [idx, classes])])
+            idx = emit.op("Where", [inside, idx, emit.const(np.int64(0))])
         picked = emit.op("GatherElements", [lsm, idx], axis=1)
+        if inside is not None:
+            picked = emit.op("Where", [inside, picked, emit.op("CastLike", [emit.const(np.float32(0)), picked])])
         per = emit.op("Neg", [emit.op("Squeeze", [picked, emit.const(np.array([1], dtype=np.int64))])])
     else:
         per = emit.op("Neg", [emit.op("ReduceSum", [emit.op("Mul", [labels, lsm]),

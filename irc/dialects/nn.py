@@ -1344,6 +1344,104 @@ def _onehot_host(inputs, attrs, draws):
     return [y.astype(to_numpy_dtype(attrs["dtype"]))]
 
 
+# =============================================================================
+# detection: MindSpore's NMSWithMask (its CPU kernel's algorithm, step for step)
+# =============================================================================
+
+
+def bitonic_stages(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The compare-exchange stages of MindSpore's NMSWithMask sort (a bitonic
+    sort of the scores padded to the next power of two p with the dtype's
+    largest value, ascending): per stage, each slot's partner (``tid ^ j``,
+    int64 [S, p]) and whether the slot takes its partner's value when its own
+    is greater (else when it is smaller: bool [S, p]).  Equal scores end in
+    the order the kernel leaves them, which is no index order."""
+    p = 1 << max(n - 1, 0).bit_length()
+    tid = np.arange(p, dtype=np.int64)
+    partners, greater = [], []
+    i = 2
+    while i <= p:
+        j = i >> 1
+        while j > 0:
+            partner = tid ^ j
+            ascending = (tid & i) == 0
+            # the lower slot of a pair swaps when it is out of the block's
+            # order; the upper slot swaps on the same condition seen from it
+            partners.append(partner)
+            greater.append((partner > tid) == ascending)
+            j >>= 1
+        i <<= 1
+    if not partners:
+        return np.zeros((0, p), np.int64), np.zeros((0, p), bool)
+    return np.stack(partners), np.stack(greater)
+
+
+def nms_sorted_order(scores: np.ndarray) -> np.ndarray:
+    """The input rows in the order MindSpore's NMSWithMask writes them:
+    descending score as its bitonic sort leaves them (ties included)."""
+    n = len(scores)
+    partners, greater = bitonic_stages(n)
+    p = partners.shape[1]
+    data = np.full(p, np.finfo(scores.dtype).max, scores.dtype)
+    data[:n] = scores
+    index = np.arange(p)
+    for partner, takes_greater in zip(partners, greater):
+        other = data[partner]
+        swap = np.where(takes_greater, data > other, data < other)
+        data, index = np.where(swap, other, data), np.where(swap, index[partner], index)
+    return index[:n][::-1]
+
+
+def _infer_nms_with_mask(attrs, ins):
+    op = "nn.NMSWithMask"
+    boxes = ins[0]
+    if boxes.dtype not in ("f16", "f32"):
+        raise TypeError(f"{op}: the bboxes must be float16 or float32, got {boxes}")
+    if boxes.rank != 2 or boxes.shape[1] != 5:
+        raise ValueError(f"{op}: the bboxes must be [N, 5] (x1, y1, x2, y2, score), got {boxes}")
+    n = boxes.shape[0]
+    if isinstance(n, int) and n <= 0:
+        raise ValueError(f"{op}: the bboxes must hold at least one box, got {boxes}")
+    return [boxes, TensorType("i32", (n,)), TensorType("bool", (n,))]
+
+
+NMS_WITH_MASK = _nn("NMSWithMask", attrs={"iou_threshold": 0.5}, infer=_infer_nms_with_mask,
+                    operands=("bboxes",), results=("selected_boxes", "selected_idx", "selected_mask"),
+                    doc="MindSpore's NMSWithMask (its CPU kernel): the boxes sorted by descending "
+                        "score (its bitonic sort's order), 0..N-1, and which survive greedy "
+                        "suppression (a later box goes when its IoU with a kept one, sides not "
+                        "counted inclusively, is > iou_threshold), computed in the boxes' dtype")
+
+
+def nms_keep_matrix(boxes: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """keep[i, j]: box j survives box i (j > i; sorted boxes), as the kernel's
+    IouDecision computes it in the boxes' dtype."""
+    t = boxes.dtype.type
+    x1, y1, x2, y2 = (boxes[:, k] for k in range(4))
+    with np.errstate(all="ignore"):
+        width = np.maximum(np.minimum(x2[:, None], x2[None, :]) - np.maximum(x1[:, None], x1[None, :]), t(0))
+        height = np.maximum(np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :]), t(0))
+        area = (x2 - x1) * (y2 - y1)
+        inter = width * height
+        iou = inter / ((area[:, None] + area[None, :]) - inter)
+        suppressed = iou > t(np.float32(iou_threshold))
+    n = len(boxes)
+    return ~(suppressed & (np.arange(n)[None, :] > np.arange(n)[:, None]))
+
+
+@NMS_WITH_MASK.host_batch
+def _nms_with_mask_host(inputs, attrs, draws):
+    boxes = np.asarray(inputs[0])
+    order = nms_sorted_order(boxes[:, 4].copy())
+    out = boxes[order]
+    keep = nms_keep_matrix(out, attrs["iou_threshold"])
+    selected = np.ones(len(out), bool)
+    for i in range(len(out) - 1):
+        if selected[i]:
+            selected &= keep[i]
+    return [out, np.arange(len(out), dtype=np.int32), selected]
+
+
 
 
 # =============================================================================

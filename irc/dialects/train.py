@@ -157,9 +157,16 @@ def _log_softmax64(x):
 
 
 def _target_host(labels, attrs, shape) -> np.ndarray:
+    """The target rows: the labels, or one-hot rows of the indices (a label
+    outside [0, classes): a row of zeros, as MindSpore's one-hot 'none' and
+    'sum' take it; its 'mean' is the sparse kernel, which refuses it)."""
     if not attrs["sparse"]:
         return _f64(labels)
     idx = np.asarray(labels).astype(np.int64)
+    outside = (idx < 0) | (idx >= shape[1])
+    if attrs["reduction"] == "mean" and outside.any():
+        raise ValueError(f"train.SoftmaxCrossEntropyWithLogits: label {int(idx[outside][0])} is outside "
+                         f"[0, {shape[1]}) (sparse, reduction 'mean')")
     return (idx[:, None] == np.arange(shape[1])[None, :]).astype(np.float64)
 
 

@@ -47,7 +47,8 @@ from .operations import (  # noqa: F401
     Xlogy, Xdivy, LogicalXor, Sinc, SeLU, Inv, IsInf, SquaredDifference, DivNoNan, MulNoNan,
     Heaviside, Rank, ReverseV2, GatherD, Sort, ReduceProd, Meshgrid, BinaryCrossEntropy,
     StandardNormal, UniformReal, ScalarCast, ScatterNdUpdate, L2Loss, Mod, Rint, Size, ScalarToTensor,
-    LinSpace, ReverseSequence, SmoothL1Loss,
+    LinSpace, ReverseSequence, SmoothL1Loss, IOU, ScatterNd, CheckValid, NMSWithMask, RandomChoiceWithMask,
+    DynamicRNN,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

@@ -835,6 +835,52 @@ def check_valid(bboxes, img_metas):
     return out
 
 
+def _nms_with_mask(bboxes, iou_threshold: float):
+    """MindSpore's NMSWithMask (``ops.NMSWithMask``): (boxes sorted by
+    descending score, 0..N-1 as int32, which boxes survive)."""
+    b = _as_tensor(bboxes, "bboxes")
+    if _rank(b) == 2:
+        _static(b, 0, "NMSWithMask")
+    from ._dispatch import apply
+    return tuple(apply("nn.NMSWithMask", [b], {"iou_threshold": float(iou_threshold)}))
+
+
+def choice_with_mask(input_x, count: int = 256, seed=None):
+    """MindSpore's RandomChoiceWithMask: ``count`` of the true elements of a
+    bool tensor in random order, as coordinates (int32 [count, rank]), and a
+    bool [count] mask; past the number of true elements the rows are zeros
+    and the mask false.  irc's own draw (uniform keys, the true elements in
+    the order of their keys), not MindSpore's stream: MindSpore's kernel
+    shuffles with a generator seeded from ``std::random_device`` unless an
+    op seed is given."""
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+        raise _type_error(f"For 'RandomChoiceWithMask', the 'count' must be an int, got {count!r}")
+    if count <= 0:
+        raise _error(f"For 'RandomChoiceWithMask', the 'count' must be positive, got {count}")
+    x = _as_tensor(input_x, "input_x")
+    if type_of(x).dtype != "bool":
+        raise _type_error(f"For 'RandomChoiceWithMask', the 'input_x' must be a bool tensor, got "
+                          f"{type_of(x).dtype}")
+    rank = _rank(x)
+    if not 1 <= rank <= 5:
+        raise _error(f"For 'RandomChoiceWithMask', the rank of 'input_x' must be in [1, 5], got {rank}")
+    dims = [_static(x, a, "RandomChoiceWithMask") for a in builtins.range(rank)]
+    total, count = math.prod(dims), int(count)
+    flat = reshape(x, (total,))
+    from .functional import rand, stack
+    key = where(flat, rand((total,)), _constant(-1.0, "f32"))         # the true elements first, at random
+    _, picked = topk(key, builtins.min(count, total))
+    chosen = gather(flat, picked, 0)
+    strides = [math.prod(dims[a + 1:]) for a in builtins.range(rank)]
+    coords = [floor_mod(floor_div(picked, stride), size) if a else floor_div(picked, stride)
+              for a, (stride, size) in enumerate(zip(strides, dims))]
+    index = mul(stack(coords, 1), expand_dims(cast(chosen, "i32"), 1))
+    if count > total:
+        index = concat((index, _constant(np.zeros((count - total, rank), np.int32), "i32")), 0)
+        chosen = concat((chosen, _constant(np.zeros(count - total, bool), "bool")), 0)
+    return index, chosen
+
+
 def gather_elements(input, dim, index):  # noqa: A002
     x, index = _as_tensor(input), _as_tensor(index)
     return _one("nn.GatherElements", [x, index], {"axis": _axis(dim, _rank(x), "gather_elements")})

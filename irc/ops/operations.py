@@ -916,6 +916,77 @@ class IOU(Primitive):
     ("ScatterNd", D.scatter_nd), ("CheckValid", D.check_valid)))
 
 
+class NMSWithMask(Primitive):
+    """``NMSWithMask(iou_threshold=0.5)(bboxes)``: MindSpore's CPU kernel on
+    [N, 5] (x1, y1, x2, y2, score) boxes: (the boxes sorted by descending
+    score, 0..N-1 as int32, the bool mask of the boxes greedy suppression
+    keeps: a box goes when its IoU, sides not counted inclusively, with a
+    kept higher one is > iou_threshold).  No gradient, as MindSpore's."""
+
+    def __init__(self, iou_threshold=0.5):
+        super().__init__()
+        if not isinstance(iou_threshold, float):
+            raise UserTypeError(f"For 'NMSWithMask', the type of 'iou_threshold' should be 'float', but got "
+                                f"'{type(iou_threshold).__name__}'", where=user_frame())
+        self.iou_threshold = iou_threshold
+        self.add_prim_attr("iou_threshold", iou_threshold)
+        self.init_prim_io_names(["bboxes"], ["selected_boxes", "selected_idx", "selected_mask"])
+
+    def __call__(self, bboxes):
+        return D._nms_with_mask(bboxes, self.iou_threshold)
+
+
+class RandomChoiceWithMask(Primitive):
+    """``RandomChoiceWithMask(count=256, seed=0, seed2=0)(input_x)``: ``count``
+    true elements of a bool tensor at random, as int32 [count, rank]
+    coordinates and a bool [count] mask (``ops.choice_with_mask``); rows past
+    the number of true elements are zeros, their mask false.  irc's own
+    draw: MindSpore's kernel shuffles with a generator seeded from
+    ``std::random_device`` when both seeds are 0 (it differs run to run
+    there too).  No gradient, as MindSpore's."""
+
+    def __init__(self, count=256, seed=0, seed2=0):
+        super().__init__()
+        for name, value in (("count", count), ("seed", seed), ("seed2", seed2)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise UserTypeError(f"For 'RandomChoiceWithMask', the type of '{name}' should be 'int', but got "
+                                    f"'{type(value).__name__}'", where=user_frame())
+        if count <= 0:
+            raise UserValueError(f"For 'RandomChoiceWithMask', the 'count' must be a positive int, but got "
+                                 f"{count}", where=user_frame())
+        self.count, self.seed, self.seed2 = count, seed, seed2
+        for name in ("count", "seed", "seed2"):
+            self.add_prim_attr(name, getattr(self, name))
+
+    def __call__(self, input_x):
+        return D.choice_with_mask(input_x, self.count)
+
+
+class DynamicRNN(Primitive):
+    """``DynamicRNN(...)``: Ascend's fused LSTM (weights [input + hidden,
+    4 * hidden]).  MindSpore has no CPU or GPU kernel for it, so irc builds
+    it (a network may hold one for its Ascend branch, as the model zoo's
+    CTPN does) and refuses only a call."""
+
+    def __init__(self, cell_type="LSTM", direction="UNIDIRECTIONAL", cell_depth=1, use_peephole=False,
+                 keep_prob=1.0, cell_clip=-1.0, num_proj=0, time_major=True, activation="tanh",
+                 forget_bias=0.0, is_training=True):
+        super().__init__()
+        for name, value in (("cell_type", cell_type), ("direction", direction), ("cell_depth", cell_depth),
+                            ("use_peephole", use_peephole), ("keep_prob", keep_prob), ("cell_clip", cell_clip),
+                            ("num_proj", num_proj), ("time_major", time_major), ("activation", activation),
+                            ("forget_bias", forget_bias), ("is_training", is_training)):
+            setattr(self, name, value)
+            self.add_prim_attr(name, value)
+
+    def __call__(self, *args):
+        raise UnsupportedError(
+            "DynamicRNN runs only on Ascend (MindSpore has no CPU or GPU kernel for it) and irc does not "
+            "run it", where=user_frame(),
+            hint="on the CPU or a GPU use nn.LSTM (the model zoo's CTPN takes its nn.LSTM branch unless "
+                 "device_target is 'Ascend')")
+
+
 class ReduceOp:
     """``ops.ReduceOp``: the reductions an ``AllReduce`` makes over the ranks."""
     SUM = "sum"
