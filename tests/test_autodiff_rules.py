@@ -656,3 +656,35 @@ def test_optimizer_scalars_take_the_rank_of_a_1x1_conv_weight(op, attrs, states)
     got = ort.InferenceSession(model.SerializeToString(),
                                providers=["CPUExecutionProvider"]).run(None, {})[0]
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-7)
+
+
+def test_a_gradient_of_a_gradient_as_mindspore(capsys):
+    """tests/mindspore_style/gradient_penalty.py: ms.grad of ms.grad and
+    WGAN-GP's penalty trained through (the backward ops' own gradients:
+    ExpandLike, SumTo, ReshapeLike, the ReLU/LeakyReLU masks), MindSpore
+    2.10's numbers; irc refused ("cannot train through grad.ExpandLike")."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "gradient_penalty.py", rel=1e-5, abs=2e-6)
+
+
+def test_a_conv_critics_gradient_penalty_as_pytorch():
+    """A conv critic's penalty, differentiated for its weights: PyTorch 2.13
+    in float64 on the same weights gives 0.80394 and weight-gradient sums
+    -0.185408, -0.545827, -0.860546, 0 (MindSpore 2.10 gives the Dense
+    weight 0: its second-order gradient through Flatten is lost)."""
+    import irc as ms
+    from irc import nn, ops
+    ms.set_seed(0)
+    x = ms.Tensor(np.random.RandomState(0).rand(2, 3, 8, 8).astype(np.float32))
+    critic = nn.SequentialCell(nn.Conv2d(3, 4, 3, stride=2, pad_mode="pad", padding=1), nn.LeakyReLU(0.2),
+                               nn.Conv2d(4, 8, 3, stride=2, pad_mode="pad", padding=1), nn.LeakyReLU(0.2),
+                               nn.Flatten(), nn.Dense(32, 1))
+    input_grad = ms.grad(lambda r: critic(r).sum())
+
+    def penalty(real):
+        g = input_grad(real).reshape(2, -1)
+        return ((ops.sqrt((g ** 2).sum(axis=1)) - 1) ** 2).mean()
+    value, grads = ms.value_and_grad(penalty, None, critic.trainable_params())(x)
+    assert float(value.asnumpy()) == pytest.approx(0.80394, abs=2e-6)
+    assert [float(g.asnumpy().sum()) for g in grads] == pytest.approx([-0.185408, -0.545827, -0.860546, 0.0],
+                                                                      abs=2e-5)

@@ -1340,3 +1340,63 @@ def _all_to_all_grad(ctx, node, douts):
     a = node.attrs
     return [ctx.add("parallel.all_to_all", [douts[0]], {
         "split_axis": a["concat_axis"], "concat_axis": a["split_axis"], "group": a["group"]})]
+
+
+# =============================================================================
+# second order: the backward ops' own gradients
+# =============================================================================
+# Each backward op below is linear in its first operand, the incoming
+# gradient; its other operands only shape, mask or index it.  Its gradient is
+# then the matching op on the outgoing gradient, and the others get none:
+# what differentiating a gradient takes (a WGAN-GP penalty on the critic's
+# input gradient, a Hessian-vector product) through reductions, broadcasts,
+# reshapes, the ReLU/LeakyReLU/Clip masks, slices and gathers.
+
+@SUM_TO.grad
+def _sum_to_grad(ctx, node, douts):
+    g, x = ctx.operands()
+    lead = ctx.type(g).rank - ctx.type(x).rank
+    # broadcast back: the dropped leading axes restored, the size-1 ones expanded
+    return [ctx.add("grad.ExpandLike", [douts[0], g],
+                    {"axes": list(range(lead)), "keepdims": 0 if lead else 1, "mean": False}), None]
+
+
+@EXPAND_LIKE.grad
+def _expand_like_grad(ctx, node, douts):
+    reduce = "nn.ReduceMean" if node.attrs["mean"] else "nn.ReduceSum"
+    return [ctx.add(reduce, [douts[0]], {"axes": node.attrs["axes"], "keepdims": node.attrs["keepdims"]}),
+            None]
+
+
+@RESHAPE_LIKE.grad
+def _reshape_like_grad(ctx, node, douts):
+    return [ctx.add("grad.ReshapeLike", [douts[0], ctx.operand(0)]), None]
+
+
+def _masked_again(op: str):
+    """The gradient of a mask applied to dy: the same mask on the outgoing gradient."""
+    def rule(ctx, node, douts):
+        return [ctx.add(op, [douts[0], ctx.operand(1)], node.attrs), None]
+    return rule
+
+
+RELU_GRAD.grad(_masked_again("grad.Relu"))
+LEAKY_GRAD.grad(_masked_again("grad.LeakyRelu"))
+CLIP_GRAD.grad(_masked_again("grad.Clip"))
+
+
+@SLICE_GRAD.grad
+def _slice_grad_grad(ctx, node, douts):
+    a = node.attrs
+    return [ctx.add("nn.Slice", [douts[0]], {"starts": a["starts"], "ends": a["ends"], "axes": a["axes"],
+                                             "steps": [1] * len(a["axes"])}), None]
+
+
+@GATHER_GRAD.grad
+def _gather_grad_grad(ctx, node, douts):
+    return [ctx.add("nn.Gather", [douts[0], ctx.operand(2)], {"axis": 0}), None, None]
+
+
+@SCATTER_ADD.grad
+def _scatter_add_grad(ctx, node, douts):
+    return [ctx.add("nn.GatherElements", [douts[0], ctx.operand(2)], {"axis": node.attrs["axis"]}), None, None]
