@@ -468,3 +468,11 @@ def test_dynamic_rnn_is_built_and_refused_when_called():
         rnn(x, ms.Tensor(np.ones((8, 16), np.float32)), ms.Tensor(np.ones(16, np.float32)))
     text = info.value.format()
     assert "DynamicRNN runs only on Ascend" in text and "nn.LSTM" in text and "test_zoo_ops.py:" in text
+
+
+def test_summary_ops_record_eager_values_as_mindspore(capsys):
+    """tests/mindspore_style/summary_ops_eager.py: ops.ScalarSummary and
+    TensorSummary called eagerly are written by the next SummaryRecord.record
+    (the model zoo's YOLOX makes a ScalarSummary in its loss cell)."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "summary_ops_eager.py")

@@ -37,6 +37,7 @@ from .operations import (  # noqa: F401
     L2Normalize, Less, LessEqual, Log, Log1p, LogicalAnd, LogicalNot, LogicalOr, LogSoftmax,
     MatMul, Maximum, MaxPool, Minimum, MirrorPad, Mul, Neg, NotEqual, OneHot, Ones, OnesLike, Pad,
     Pow, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, Print, RealDiv, Reciprocal, ReduceOp,
+    ScalarSummary, TensorSummary, ImageSummary, HistogramSummary,
     ReduceAll, ReduceAny,
     ReduceMax, ReduceMean, ReduceMin, ReduceSum, ReLU, ReLU6, Reshape, ResizeBilinearV2,
     ResizeNearestNeighbor, Round, Rsqrt, Select, Shape, Sigmoid, SigmoidCrossEntropyWithLogits,

@@ -154,6 +154,51 @@ DType = _named(_elementwise(lambda x: x.dtype, "the dtype of x"), "DType")
 Print = _named(_elementwise(F.print_, "each input printed, as MindSpore's Print"), "Print")
 
 
+# (primitive name, tag, value) of each summary op called since the last
+# SummaryRecord.record, which writes them (MindSpore's debug_ops cache).
+SUMMARY_CACHE: list = []
+
+
+class _Summary(Primitive):
+    """``self.summary(tag, value)``: ``value`` is written under ``tag`` by
+    the next ``SummaryRecord.record`` (a SummaryCollector's).  Inside a
+    compiled network the graph runs in onnxruntime and hands back only its
+    outputs: a notice says so once, and the network runs on."""
+
+    def __call__(self, name, value):
+        from ._dispatch import is_tensor, tracer
+        where = user_frame()
+        if not isinstance(name, str) or not name:
+            raise UserTypeError(f"For '{self.name}', the name must be a non-empty string, got {name!r}",
+                                where=where)
+        if not is_tensor(value):
+            raise UserTypeError(f"For '{self.name}', the 'value' must be a Tensor, got "
+                                f"{type(value).__name__}", where=where)
+        if tracer() is not None:
+            from ..diagnostics import notice_once
+            notice_once(f"{where}: ops.{self.name} inside a compiled network records nothing (irc runs "
+                        f"the graph in onnxruntime); call it outside, or run the Cell eagerly")
+            return None
+        SUMMARY_CACHE.append((self.name, name, value))
+        return None
+
+
+class ScalarSummary(_Summary):
+    """A scalar (one value) for the 'scalar' plugin."""
+
+
+class TensorSummary(_Summary):
+    """A tensor for the 'tensor' plugin."""
+
+
+class ImageSummary(_Summary):
+    """An NCHW image batch for the 'image' plugin."""
+
+
+class HistogramSummary(_Summary):
+    """A tensor's histogram for the 'histogram' plugin."""
+
+
 class Dropout(Primitive):
     """``ops.Dropout(keep_prob=0.5, Seed0=0, Seed1=0)``: ``(x * mask / keep_prob,
     mask)``, the mask 0 or 1 per element in x's dtype (the model zoo's

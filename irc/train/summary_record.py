@@ -384,6 +384,8 @@ class SummaryRecord:
                                   max_file_size, version_first=False)}
         self._export_dir = os.path.join(log_dir, f"export_{time_second}")
         self._mode, self._data_pool = "train", defaultdict(list)
+        from ..ops import operations
+        operations.SUMMARY_CACHE.clear()    # values from before the record opened are not written
         self._closed = False
         SummaryRecord.count += 1
         _OPEN.append(self)
@@ -465,11 +467,22 @@ class SummaryRecord:
         if self._closed:
             _warn("For 'SummaryRecord', The record writer is closed, please check if close() method is called")
             return False
+        if self._mode == "train":
+            self._add_summary_ops()
         pool, self._data_pool = self._data_pool, defaultdict(list)
         if plugin_filter:
             pool = {plugin: items for plugin, items in pool.items() if plugin_filter(plugin)}
         self._write(pool, step)
         return True
+
+    def _add_summary_ops(self) -> None:
+        """The values the network's summary ops (ops.ScalarSummary...) took
+        since the last record, the last one of each tag, as MindSpore keeps them."""
+        from ..ops import operations
+        latest = {(op, tag): value for op, tag, value in operations.SUMMARY_CACHE}
+        operations.SUMMARY_CACHE.clear()
+        for (op, tag), value in latest.items():
+            self.add_value(op[:-len("Summary")].lower(), tag, value)
 
     def _write(self, pool: dict, step: int) -> None:
         wall_time = time.time()
