@@ -756,3 +756,14 @@ def test_layout_attributes_under_mindspores_names():
     from irc import nn
     assert nn.Conv2d(3, 8, 1).data_format == "NCHW"
     assert nn.BatchNorm2d(3).format == nn.MaxPool2d(2).format == nn.AvgPool2d(2).format == "NCHW"
+
+
+def test_a_parameter_of_a_python_number_is_32_bit_as_mindspore():
+    """MindSpore 2.10: Parameter(3) is int32 and Parameter(0.5) float32 (its
+    Tensor(3) is int64); a bool is refused (the model zoo's YOLOX saves a
+    Parameter(3) best epoch: int32 in its checkpoint)."""
+    assert irc.Parameter(3, name="n").dtype == irc.int32
+    assert irc.Parameter(0.5, name="x").dtype == irc.float32
+    assert irc.Tensor(3).dtype == irc.int64
+    with pytest.raises(ValueError, match="can not be `bool`"):
+        irc.Parameter(True, name="flag")

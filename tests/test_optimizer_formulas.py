@@ -138,3 +138,13 @@ def test_a_group_with_a_schedule_object_trains_as_mindspore(capsys):
     a schedule).  irc refused a group's schedule object."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "group_lr_schedules.py", rel=1e-5, abs=1e-6)
+
+
+def test_a_subclass_of_a_built_in_optimizer_holds_its_state_as_mindspore(capsys):
+    """tests/mindspore_style/optimizer_subclass.py (the model zoo's YOLOX
+    MySgdOptimizer(nn.SGD)): its parameters_and_names and the checkpoint of
+    Model.train_network list the built-in's state and settings, then its own
+    Parameters, as MindSpore 2.10's (irc listed only the weights and its own:
+    a resume restarted the momentum at zero); losses and weights equal."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "optimizer_subclass.py", rel=1e-5, abs=1e-6)

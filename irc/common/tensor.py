@@ -423,6 +423,13 @@ class Parameter(Tensor):
 
     def __init__(self, default_input, name: Optional[str] = None, requires_grad: bool = True,
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True):
+        if isinstance(default_input, bool):
+            raise UserValueError("Parameter data can not be `bool`", where=user_frame(),
+                                 hint="give an int (0 or 1) or a bool Tensor")
+        if isinstance(default_input, (int, float)):
+            # a Python number: MindSpore's Parameter holds int32 or float32
+            # (its Tensor(3) is int64; a checkpoint saves the Parameter's)
+            default_input = np.asarray(default_input, np.int32 if isinstance(default_input, int) else np.float32)
         super().__init__(default_input)
         if name is not None and not isinstance(name, str):
             raise UserValueError(f"Parameter name must be a str or None, got "

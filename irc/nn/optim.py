@@ -187,6 +187,13 @@ class Optimizer(Cell):
         return ParameterTuple(self.param_list)
 
     @property
+    def builtin_state(self) -> bool:
+        """Whether it holds a built-in kind's state: a built-in optimizer, or
+        a user's subclass of one (the model zoo's YOLOX ``MySgdOptimizer(nn.SGD)``,
+        its construct calling the SGD's), whose MindSpore ``__init__`` made it."""
+        return self.kind in OPTIMIZER_SPECS
+
+    @property
     def custom(self) -> bool:
         """An optimizer the user wrote: its own construct updates the
         parameters (Model trains it through a TrainOneStepCell, as MindSpore's)."""
@@ -458,7 +465,7 @@ class Optimizer(Cell):
         ParameterTuple per kind (``moment1``, ``moments``, ``linear`` ...) and
         Adam's ``beta1_power``/``beta2_power`` Parameters."""
         kind = self.kind
-        if kind in OPTIMIZER_SPECS and "param_list" in self.__dict__ and not self.custom:
+        if kind in OPTIMIZER_SPECS and "param_list" in self.__dict__:
             prefixes = [prefix for prefix, _ in OPTIMIZER_SPECS[kind].state]
             prefix = self._STATE_ATTRIBUTES.get(name, name)
             if prefix in prefixes:
@@ -481,12 +488,16 @@ class Optimizer(Cell):
         held += [(k, p) for k, p in settings.items() if k == "learning_rate" or k.startswith("learning_rate_group_")]
         last = [(k, p) for k, p in settings.items() if k.startswith("learning_rate.")]
         held += zip(self._param_keys, self.param_list)
-        if self.custom:
+        if not self.builtin_state:
             return held + list(super()._named_parameters_here())
         if "momentum" in settings:
             held.append(("momentum", settings["momentum"]))
         held += self._state_held()
-        return held + last      # MindSpore's sub-cells holding per-step rates, listed last
+        held += last        # MindSpore's sub-cells holding per-step rates, listed last
+        if self.custom:     # a subclass's own Parameters, made after the built-in's
+            listed = {id(p) for _, p in held}
+            held += [(k, p) for k, p in super()._named_parameters_here() if id(p) not in listed]
+        return held
 
     def settings_held(self) -> list[tuple[str, Parameter]]:
         """The hyper-parameters MindSpore's optimizer holds as Parameters
@@ -499,7 +510,7 @@ class Optimizer(Cell):
             held.append(("learning_rate", self.learning_rate))
         elif isinstance(self._rate, np.ndarray):
             held.append(("learning_rate.learning_rate", self._rate_list_parameter()))
-        if self.kind in ("Momentum", "SGD") and not self.custom:
+        if self.kind in ("Momentum", "SGD"):
             held.append(("momentum", self._momentum_parameter()))
         return held
 
@@ -556,7 +567,7 @@ class Optimizer(Cell):
         optimizer was made (``moment1.fc1.weight`` under ``net.fc1.weight``).
         A user's optimizer: the Parameters it holds itself (its cloned
         moments, its powers) and global_step."""
-        if self.custom:
+        if not self.builtin_state:
             own = [p for v in self.__dict__.values() if isinstance(v, ParameterTuple) for p in v]
             own += [p for p in self._params.values() if p is not None]
             seen = {id(p) for p in self.param_list}
@@ -572,7 +583,7 @@ class Optimizer(Cell):
     def make_state(self) -> list[Parameter]:
         """Every state Parameter made now (a checkpoint of a step not yet
         run names them all); the state_parameters."""
-        if self.custom:
+        if not self.builtin_state:
             return self.state_parameters()
         for param in self.param_list:
             self.state_of(param)

@@ -115,7 +115,9 @@ class Model:
 
     @property
     def train_network(self):
-        return self.network
+        """MindSpore's: the Cell a step runs, TrainOneStepCell(WithLossCell(net,
+        loss_fn), optimizer), so a checkpoint of it holds the optimizer's state."""
+        return running._train_network(self)
 
     @property
     def predict_network(self):
