@@ -379,3 +379,27 @@ def test_a_source_none_of_whose_first_rows_read_is_reported_with_the_row():
 
     with pytest.raises(UserError, match="raised OSError while reading row 0: cannot open image 0"):
         ds.GeneratorDataset(Broken(), column_names=["x"]).map(lambda x: x, "x").get_col_names()
+
+
+def test_generic_transforms_as_mindspore(capsys):
+    """tests/mindspore_style/generic_transforms.py: Fill, Mask, Slice,
+    Concatenate and Unique (irc refused them: "not supported") give MindSpore
+    2.10's rows, eager and in a pipeline; a pipeline of them prints and
+    parses back as IR text."""
+    from printout import prints_as_mindspore
+
+    import irc.dataset.transforms as T
+    from irc.ir.text import parse_module, print_module
+    prints_as_mindspore(capsys, "generic_transforms.py", rel=0, abs=0)
+    d = ds.NumpySlicesDataset({"x": np.arange(12, dtype=np.int32).reshape(4, 3)}, shuffle=False)
+    d = d.map([T.Slice(..., [2, 0]), T.Mask(T.Relational.GE, 5, irc.int32), T.Fill(3),
+               T.Concatenate(0, [1], [2, 2])], "x")
+    assert [r["x"].tolist() for r in d.create_dict_iterator(output_numpy=True)][0] == [1, 3, 3, 2, 2]
+    text = print_module(d._iteration_module())
+    assert "transforms.Slice" in text and "transforms.Concatenate" in text
+    assert print_module(parse_module(text)) == text
+    with pytest.raises(UserError, match="Unique: input must be at least 2-D"):
+        list(ds.NumpySlicesDataset({"x": np.arange(4)}, shuffle=False).map(T.Unique(), "x", ["u", "i", "c"])
+             .create_dict_iterator())
+    with pytest.raises(TypeError, match="Mask: operator must be a Relational"):
+        T.Mask("EQ", 1)

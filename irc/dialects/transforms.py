@@ -131,6 +131,157 @@ def _pad_end_sample(inputs, attrs, draws):
     return [out]
 
 
+# --- Fill, Mask, Slice, Concatenate, Unique ------------------------------------------
+
+def _is_text(x: np.ndarray) -> bool:
+    return x.dtype.kind in "OSU"
+
+
+def _value_for(op: str, x: np.ndarray, value):
+    """``value`` as an element of ``x`` (a number cast to x's dtype, as
+    MindSpore's C++ casts it: Fill(2.7) on int32 is 2)."""
+    if _is_text(x) != isinstance(value, str):
+        raise TypeError(f"{op}: a {'string' if isinstance(value, str) else 'number'} "
+                        f"{value!r} for a column of {'strings' if _is_text(x) else x.dtype}")
+    return value if isinstance(value, str) else np.asarray(value).astype(x.dtype)
+
+
+FILL = define("transforms.Fill", kind=MAP, family=FAMILY, operands=("input",), traits=(Pure(),),
+              attrs={"fill_value": REQUIRED}, infer=lambda attrs, ins: [ins[0]],
+              doc="every element set to fill_value (a number cast to the column's dtype, or a string)")
+
+
+@FILL.host_sample
+def _fill_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    return [np.full(x.shape, _value_for("Fill", x, attrs["fill_value"]), dtype=x.dtype)]
+
+
+_RELATIONS = {"EQ": np.equal, "NE": np.not_equal, "GT": np.greater, "GE": np.greater_equal,
+              "LT": np.less, "LE": np.less_equal}
+
+
+def _infer_mask(attrs, ins):
+    if attrs["operator"] not in _RELATIONS:
+        raise ValueError(f"Mask: operator must be one of {list(_RELATIONS)}, got {attrs['operator']!r}")
+    return [ins[0].with_dtype(attrs["dtype"])]
+
+
+MASK = define("transforms.Mask", kind=MAP, family=FAMILY, operands=("input",), traits=(Pure(),),
+              attrs={"operator": REQUIRED, "constant": REQUIRED, "dtype": "bool"}, infer=_infer_mask,
+              doc="x <operator> constant (EQ, NE, GT, GE, LT, LE; the constant cast to x's dtype), "
+                  "as dtype")
+
+
+@MASK.host_sample
+def _mask_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    hit = _RELATIONS[attrs["operator"]](x, _value_for("Mask", x, attrs["constant"]))
+    return [hit.astype(to_numpy_dtype(attrs["dtype"]))]
+
+
+def _slice_indices(spec, size: int) -> np.ndarray:
+    """One dimension's picks: an index (kept as a dimension of 1, as
+    MindSpore's), a list of them, a [start, stop, step] slice, or all."""
+    kind = spec["kind"]
+    if kind == "all":
+        return np.arange(size)
+    if kind == "slice":
+        return np.arange(size)[slice(spec["start"], spec["stop"], spec["step"])]
+    picks = np.asarray(spec["value"] if kind == "list" else [spec["value"]], np.int64)
+    if picks.size and (picks.min() < -size or picks.max() >= size):
+        raise IndexError(f"Slice: index {int(picks.max() if picks.max() >= size else picks.min())} "
+                         f"is outside a dimension of {size}")
+    return picks % size if size else picks
+
+
+def _expand_ellipsis(slices, rank: int) -> list:
+    if any(s["kind"] == "ellipsis" for s in slices):
+        at = next(i for i, s in enumerate(slices) if s["kind"] == "ellipsis")
+        fill = [{"kind": "all"}] * max(0, rank - (len(slices) - 1))
+        slices = slices[:at] + fill + slices[at + 1:]
+    if len(slices) > rank:
+        raise ValueError(f"Slice: {len(slices)} slicing dimensions for a row of rank {rank}")
+    return slices
+
+
+def _infer_slice(attrs, ins):
+    t = ins[0]
+    slices = _expand_ellipsis(list(attrs["slices"]), t.rank)
+    shape = list(t.shape)
+    for i, spec in enumerate(slices):
+        shape[i] = UNKNOWN if shape[i] == UNKNOWN else len(_slice_indices(spec, shape[i]))
+    return [t.with_shape(shape)]
+
+
+SLICE = define("transforms.Slice", kind=MAP, family=FAMILY, operands=("input",), traits=(Pure(),),
+               attrs={"slices": REQUIRED}, infer=_infer_slice,
+               doc="the row indexed dimension by dimension (each an index, a list of indices, a "
+                   "slice, or all: an outer product of the picks, as MindSpore's Slice)")
+
+
+@SLICE.host_sample
+def _slice_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    slices = _expand_ellipsis(list(attrs["slices"]), x.ndim)
+    picks = [_slice_indices(spec, x.shape[i]) for i, spec in enumerate(slices)]
+    picks += [np.arange(d) for d in x.shape[len(picks):]]
+    return [x[np.ix_(*picks)] if picks else x.copy()]
+
+
+def _infer_concatenate(attrs, ins):
+    t = ins[0]
+    if t.rank != 1:
+        raise ValueError(f"Concatenate: only a 1-D row can be concatenated, got {t}")
+    extra = len(attrs["prepend"] or []) + len(attrs["append"] or [])
+    return [t.with_shape([UNKNOWN if t.shape[0] == UNKNOWN else t.shape[0] + extra])]
+
+
+CONCATENATE = define("transforms.Concatenate", kind=MAP, family=FAMILY, operands=("input",), traits=(Pure(),),
+                     attrs={"axis": 0, "prepend": None, "append": None}, infer=_infer_concatenate,
+                     doc="prepend + the 1-D row + append (their elements cast to the row's dtype)")
+
+
+@CONCATENATE.host_sample
+def _concatenate_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    if x.ndim != 1:
+        raise ValueError(f"Concatenate: only a 1-D row can be concatenated, got a row of shape {list(x.shape)}")
+    parts = [np.asarray([_value_for("Concatenate", x, v) for v in attrs["prepend"] or []], x.dtype), x,
+             np.asarray([_value_for("Concatenate", x, v) for v in attrs["append"] or []], x.dtype)]
+    if _is_text(x):       # room for the longest string
+        parts = [p.astype(object) for p in parts]
+        return [np.asarray(np.concatenate(parts).tolist())]
+    return [np.concatenate(parts)]
+
+
+def _infer_unique(attrs, ins):
+    t = ins[0]
+    if t.rank < 2:
+        raise ValueError(f"Unique: input must be at least 2-D in order to do unique op, got {t}")
+    flat = TensorType(t.dtype, (UNKNOWN,))
+    return [flat, TensorType("i32", (UNKNOWN,)), TensorType("i32", (UNKNOWN,))]
+
+
+UNIQUE = define("transforms.Unique", kind=MAP, family=FAMILY, operands=("input",), traits=(Pure(),),
+                results=("output", "idx", "counts"), attrs={}, infer=_infer_unique,
+                doc="the flattened row's distinct values in order of first appearance, each "
+                    "element's position among them, and their counts (int32): MindSpore's")
+
+
+@UNIQUE.host_sample
+def _unique_sample(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    if x.ndim < 2:
+        raise ValueError(f"Unique: input must be at least 2-D in order to do unique op, got rank:{x.ndim}")
+    flat = x.reshape(-1)
+    values, first, inverse, counts = np.unique(flat, return_index=True, return_inverse=True, return_counts=True)
+    order = np.argsort(first, kind="stable")         # first appearance, not sorted
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return [values[order], rank[inverse.reshape(-1)].astype(np.int32), counts[order].astype(np.int32)]
+
+
 # --- RandomChoice, RandomApply: ops that run other ops ------------------------------
 #
 # A sequence is a list of {"op": name, "attrs": {...}} steps (a Compose's ops).

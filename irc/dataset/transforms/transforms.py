@@ -1,14 +1,20 @@
 """``mindspore.dataset.transforms.transforms``: generic tensor transforms.
 
-``TypeCast``, ``OneHot``, ``Duplicate`` and ``PadEnd`` describe ops of the ``transforms``
+``TypeCast``, ``OneHot``, ``Duplicate``, ``PadEnd``, ``Fill``, ``Mask``, ``Slice``,
+``Concatenate`` and ``Unique`` describe ops of the ``transforms``
 dialect (``irc/dialects/transforms.py``); ``Compose`` is not an op: the
 pipeline flattens it into its list (``irc.dataset._ops.flatten_ops``).
 """
 from __future__ import annotations
 
+import enum
+
+import numpy as np
+
 from .._ops import TensorOperation, arg_error, check_int, check_number, check_prob, flatten_ops, op_steps
 
-__all__ = ["Compose", "Duplicate", "OneHot", "PadEnd", "TypeCast", "RandomChoice", "RandomApply"]
+__all__ = ["Compose", "Concatenate", "Duplicate", "Fill", "Mask", "OneHot", "PadEnd", "Relational", "Slice",
+           "TypeCast", "Unique", "RandomChoice", "RandomApply"]
 
 
 def _ir_dtype(op: str, dtype) -> str:
@@ -73,6 +79,104 @@ class PadEnd(TensorOperation):
         if isinstance(pad_value, bytes):
             pad_value = pad_value.decode("utf-8")
         super().__init__(pad_shape=shape, pad_value=pad_value)
+
+
+def _element(op: str, name: str, value):
+    """A number or a string, as the op's attribute holds it."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8")
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise arg_error(TypeError, f"{op}: {name} must be a number or a string, got {value!r}")
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)
+
+
+class Fill(TensorOperation):
+    """Every element of the row set to ``fill_value``."""
+    op_name = "transforms.Fill"
+
+    def __init__(self, fill_value):
+        super().__init__(fill_value=_element("Fill", "fill_value", fill_value))
+
+
+class Relational(enum.IntEnum):
+    """Mask's comparisons, in MindSpore's order."""
+    EQ = 0
+    NE = 1
+    GT = 2
+    GE = 3
+    LT = 4
+    LE = 5
+
+
+class Mask(TensorOperation):
+    """``row <operator> constant`` per element, as ``dtype`` (bool by default)."""
+    op_name = "transforms.Mask"
+
+    def __init__(self, operator, constant, dtype=None):
+        if not isinstance(operator, Relational):
+            raise arg_error(TypeError, f"Mask: operator must be a Relational (Relational.EQ ...), got {operator!r}")
+        super().__init__(operator=operator.name, constant=_element("Mask", "constant", constant),
+                         dtype="bool" if dtype is None else _ir_dtype("Mask", dtype))
+
+
+def _slice_spec(item):
+    if item is Ellipsis:
+        return {"kind": "ellipsis"}
+    if item is True or item is None:
+        return {"kind": "all"}
+    if isinstance(item, slice):
+        if item.start is None or item.stop is None:
+            raise arg_error(ValueError, f"Slice: a slice needs its start and stop, as MindSpore's, got {item!r}")
+        return {"kind": "slice", "start": int(item.start), "stop": int(item.stop),
+                "step": 1 if item.step is None else int(item.step)}
+    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+        return {"kind": "index", "value": int(item)}
+    if isinstance(item, (list, tuple)) and item and all(isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+                                                         for i in item):
+        return {"kind": "list", "value": [int(i) for i in item]}
+    raise arg_error(TypeError, f"Slice: each slice must be an int, a list of ints, a slice, True, None or "
+                               f"..., got {item!r}")
+
+
+class Slice(TensorOperation):
+    """The row indexed per dimension: an index (kept as a dimension of one),
+    a list of indices, a slice, or all (True, None, ...)."""
+    op_name = "transforms.Slice"
+
+    def __init__(self, *slices):
+        if not slices:
+            raise arg_error(ValueError, "Slice: give at least one slice")
+        super().__init__(slices=[_slice_spec(s) for s in slices])
+
+
+class Concatenate(TensorOperation):
+    """``prepend`` + the 1-D row + ``append``."""
+    op_name = "transforms.Concatenate"
+
+    def __init__(self, axis=0, prepend=None, append=None):
+        if check_int("Concatenate", "axis", axis) not in (0, -1):
+            raise arg_error(ValueError, f"Concatenate: only a 1-D row can be concatenated: axis must be 0 or "
+                                        f"-1, got {axis}")
+
+        def elements(name, array):
+            if array is None:
+                return None
+            values = np.asarray(array)
+            if values.ndim != 1:
+                raise arg_error(ValueError, f"Concatenate: {name} must be 1-D, got shape {list(values.shape)}")
+            return [_element("Concatenate", name, v.item() if hasattr(v, "item") else v) for v in values]
+        super().__init__(axis=int(axis), prepend=elements("prepend", prepend), append=elements("append", append))
+
+
+class Unique(TensorOperation):
+    """The flattened row's distinct values (first appearance order), each
+    element's index among them and their counts: three columns."""
+    op_name = "transforms.Unique"
+
+    def __init__(self):
+        super().__init__()
 
 
 class Compose:
