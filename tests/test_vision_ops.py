@@ -858,3 +858,17 @@ def test_cutout_places_patches_as_mindspore(capsys):
     data = ds.NumpySlicesDataset({"image": np.zeros((2, 3, 3, 3), np.uint8)}, shuffle=False)
     with pytest.raises(UserError, match="box size is too large"):
         list(data.map([vision.CutOut(4)], "image").create_tuple_iterator())
+
+
+def test_pil_vision_transforms_as_mindspore(capsys):
+    """tests/mindspore_style/pil_vision_transforms.py: Grayscale,
+    RandomGrayscale, FiveCrop, TenCrop, RgbToHsv, HsvToRgb,
+    LinearTransformation and ToNumpy as MindSpore 2.10 gives them (irc
+    refused them: "not supported"); a numpy image where a PIL one is due is
+    refused with a hint."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "pil_vision_transforms.py", rel=1e-6, abs=1e-6)
+    with pytest.raises(TypeError, match="img should be PIL image"):
+        vision.Grayscale()(np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(ValueError, match="num_output_channels must be 1 or 3"):
+        vision.Grayscale(2)

@@ -12,3 +12,6 @@ from .transforms import (  # noqa: F401
     UniformAugment,
 )
 from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401
+from .pil_transforms import (  # noqa: F401
+    FiveCrop, Grayscale, HsvToRgb, LinearTransformation, RandomGrayscale, RgbToHsv, TenCrop, ToNumpy,
+)
