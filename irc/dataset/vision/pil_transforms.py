@@ -139,26 +139,33 @@ def _hsv_to_rgb(h, s, v):
     return tuple(np.where(s == 0, v, channel) for channel in rgb)
 
 
-class RgbToHsv:
-    """An RGB numpy image (floats in [0, 1], CHW or HWC) as HSV, float64."""
+class _PlanesConverted:
+    """A 3-channel numpy image (CHW, or HWC with ``is_hwc``) through a
+    per-pixel conversion of its three planes, float64."""
+    name = ""
 
     def __init__(self, is_hwc=False):
         self.is_hwc = bool(is_hwc)
 
+    @staticmethod
+    def convert(a, b, c):
+        raise NotImplementedError
+
     def __call__(self, img):
-        out = np.stack(_rgb_to_hsv(*_planes("RgbToHsv", img, self.is_hwc)))
+        out = np.stack(self.convert(*_planes(self.name, img, self.is_hwc)))
         return np.moveaxis(out, 0, -1) if self.is_hwc else out
 
 
-class HsvToRgb:
-    """An HSV numpy image (CHW or HWC) as RGB, float64."""
+class RgbToHsv(_PlanesConverted):
+    """An RGB numpy image (floats in [0, 1]) as HSV."""
+    name = "RgbToHsv"
+    convert = staticmethod(_rgb_to_hsv)
 
-    def __init__(self, is_hwc=False):
-        self.is_hwc = bool(is_hwc)
 
-    def __call__(self, img):
-        out = np.stack(_hsv_to_rgb(*_planes("HsvToRgb", img, self.is_hwc)))
-        return np.moveaxis(out, 0, -1) if self.is_hwc else out
+class HsvToRgb(_PlanesConverted):
+    """An HSV numpy image as RGB."""
+    name = "HsvToRgb"
+    convert = staticmethod(_hsv_to_rgb)
 
 
 class LinearTransformation:
