@@ -263,7 +263,9 @@ def test_host_sample_is_derived_from_host_batch_unless_an_op_needs_its_own():
                    "vision.MixUpBatch", "vision.CutMixBatch",
                    # the op picked per sample may change a row's size
                    "transforms.RandomChoice", "transforms.RandomApply", "vision.RandomSelectSubpolicy",
-                   "vision.UniformAugment"}
+                   "vision.UniformAugment",
+                   # a row's distinct values are as many as it has
+                   "transforms.Unique"}
     rescale = registry.get("vision.Rescale")
     x = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
     (one,) = rescale.host_sample_fn([x], {"rescale": 0.5, "shift": 1.0}, None)

@@ -872,3 +872,22 @@ def test_pil_vision_transforms_as_mindspore(capsys):
         vision.Grayscale()(np.zeros((4, 4, 3), np.uint8))
     with pytest.raises(ValueError, match="num_output_channels must be 1 or 3"):
         vision.Grayscale(2)
+
+
+def test_pad_to_size_normalize_pad_and_perspective_as_mindspore(capsys):
+    """tests/mindspore_style/pad_normalize_perspective.py: PadToSize,
+    NormalizePad and nearest-neighbour Perspective give MindSpore 2.10's
+    pixels (irc refused them); Inter is MindSpore's IntEnum (it prints as 0,
+    2 ...); a bilinear Perspective is OpenCV's warpPerspective of the
+    projective map taking the start points to the end points."""
+    import cv2
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "pad_normalize_perspective.py", rel=1e-6, abs=1e-6)
+    assert int(vision.Inter.BILINEAR) == 2 and vision.Inter.LINEAR is vision.Inter.BILINEAR
+    img = np.random.default_rng(1).integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    src, dst = [[0, 0], [6, 0], [6, 4], [0, 4]], [[1, 0], [5, 1], [6, 4], [0, 3]]
+    want = cv2.warpPerspective(img, cv2.getPerspectiveTransform(np.float32(src), np.float32(dst)), (7, 5),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    np.testing.assert_array_equal(vision.Perspective(src, dst)(img), want)
+    with pytest.raises(ValueError, match="smaller than the image"):
+        vision.PadToSize(4)(img)

@@ -262,11 +262,13 @@ def check_fill(op: str, fill_value, name: str = "fill_value"):
 
 def check_enum(op: str, name: str, value, enum_cls, allowed: tuple[str, ...]) -> str:
     """An enum member (or its string value) -> the IR string."""
-    v = value.value if hasattr(value, "value") else value
+    def spelling(member):       # an enum's IR string: its ``ir``, else its value
+        return getattr(member, "ir", getattr(member, "value", member))
+    v = spelling(value)
     if not isinstance(v, str):
         raise arg_error(TypeError, f"{op}: {name} must be a {enum_cls.__name__}, got {value!r}")
     v = v.lower()
     if v not in allowed:
-        names = ", ".join(f"{enum_cls.__name__}.{m.name}" for m in enum_cls if m.value in allowed)
+        names = ", ".join(f"{enum_cls.__name__}.{m.name}" for m in enum_cls if spelling(m) in allowed)
         raise arg_error(ValueError, f"{op}: {name}={value!r} is not supported by irc (use {names})")
     return v

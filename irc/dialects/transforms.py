@@ -151,8 +151,8 @@ FILL = define("transforms.Fill", kind=MAP, family=FAMILY, operands=("input",), t
               doc="every element set to fill_value (a number cast to the column's dtype, or a string)")
 
 
-@FILL.host_sample
-def _fill_sample(inputs, attrs, draws):
+@FILL.host_batch
+def _fill_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     return [np.full(x.shape, _value_for("Fill", x, attrs["fill_value"]), dtype=x.dtype)]
 
@@ -173,8 +173,8 @@ MASK = define("transforms.Mask", kind=MAP, family=FAMILY, operands=("input",), t
                   "as dtype")
 
 
-@MASK.host_sample
-def _mask_sample(inputs, attrs, draws):
+@MASK.host_batch
+def _mask_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     hit = _RELATIONS[attrs["operator"]](x, _value_for("Mask", x, attrs["constant"]))
     return [hit.astype(to_numpy_dtype(attrs["dtype"]))]
@@ -220,13 +220,14 @@ SLICE = define("transforms.Slice", kind=MAP, family=FAMILY, operands=("input",),
                    "slice, or all: an outer product of the picks, as MindSpore's Slice)")
 
 
-@SLICE.host_sample
-def _slice_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    slices = _expand_ellipsis(list(attrs["slices"]), x.ndim)
-    picks = [_slice_indices(spec, x.shape[i]) for i, spec in enumerate(slices)]
-    picks += [np.arange(d) for d in x.shape[len(picks):]]
-    return [x[np.ix_(*picks)] if picks else x.copy()]
+@SLICE.host_batch
+def _slice_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])           # [N, row...]: every row picked alike
+    rows = x.shape[1:]
+    slices = _expand_ellipsis(list(attrs["slices"]), len(rows))
+    picks = [_slice_indices(spec, rows[i]) for i, spec in enumerate(slices)]
+    picks += [np.arange(d) for d in rows[len(picks):]]
+    return [x[np.ix_(np.arange(len(x)), *picks)]]
 
 
 def _infer_concatenate(attrs, ins):
@@ -242,17 +243,16 @@ CONCATENATE = define("transforms.Concatenate", kind=MAP, family=FAMILY, operands
                      doc="prepend + the 1-D row + append (their elements cast to the row's dtype)")
 
 
-@CONCATENATE.host_sample
-def _concatenate_sample(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    if x.ndim != 1:
-        raise ValueError(f"Concatenate: only a 1-D row can be concatenated, got a row of shape {list(x.shape)}")
-    parts = [np.asarray([_value_for("Concatenate", x, v) for v in attrs["prepend"] or []], x.dtype), x,
-             np.asarray([_value_for("Concatenate", x, v) for v in attrs["append"] or []], x.dtype)]
+@CONCATENATE.host_batch
+def _concatenate_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])           # [N, L]: 1-D rows
+    if x.ndim != 2:
+        raise ValueError(f"Concatenate: only a 1-D row can be concatenated, got rows of shape {list(x.shape[1:])}")
+    ends = [np.asarray([_value_for("Concatenate", x, v) for v in attrs[k] or []], x.dtype) for k in ("prepend", "append")]
+    parts = [np.broadcast_to(ends[0], (len(x), len(ends[0]))), x, np.broadcast_to(ends[1], (len(x), len(ends[1])))]
     if _is_text(x):       # room for the longest string
-        parts = [p.astype(object) for p in parts]
-        return [np.asarray(np.concatenate(parts).tolist())]
-    return [np.concatenate(parts)]
+        return [np.asarray(np.concatenate([p.astype(object) for p in parts], axis=1).tolist())]
+    return [np.concatenate(parts, axis=1)]
 
 
 def _infer_unique(attrs, ins):
@@ -269,6 +269,7 @@ UNIQUE = define("transforms.Unique", kind=MAP, family=FAMILY, operands=("input",
                     "element's position among them, and their counts (int32): MindSpore's")
 
 
+# a row's distinct values are as many as it has: no batch of them stacks
 @UNIQUE.host_sample
 def _unique_sample(inputs, attrs, draws):
     x = np.asarray(inputs[0])

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..ir.registry import MAP, REQUIRED, Dialect
 from ..ir.traits import CommutesWithHWC2CHW, Exportable, Offloadable, OneChannelHW, Pure, Random, RowsAsList
-from ..ir.types import BATCH, UNKNOWN, TensorType
+from ..ir.types import BATCH, UNKNOWN, TensorType, to_numpy_dtype
 from . import stdrandom
 
 FAMILY = "vision"
@@ -320,6 +320,33 @@ def _normalize_u8_by_table(x: np.ndarray, attrs) -> np.ndarray:
 @NORMALIZE.host_batch
 def _normalize_batch(inputs, attrs, draws):
     return [_normalize(inputs[0], attrs)]
+
+
+# --- NormalizePad: Normalize, then a channel of zeros (4 channels for 3) ----------------
+
+def _infer_normalize_pad(attrs, ins):
+    t = _infer_normalize(attrs, ins)[0]
+    if attrs["dtype"] not in ("f32", "f16"):
+        raise ValueError(f"NormalizePad: dtype must be float32 or float16, got {attrs['dtype']}")
+    axis = t.rank - 1 if attrs["is_hwc"] else t.rank - 3
+    shape = list(t.shape)
+    shape[axis] = shape[axis] + 1 if isinstance(shape[axis], int) else UNKNOWN
+    return [TensorType(attrs["dtype"], tuple(shape))]
+
+
+NORMALIZE_PAD = define("vision.NormalizePad", kind=MAP, family=FAMILY, operands=("image",),
+                       attrs={"mean": REQUIRED, "std": REQUIRED, "dtype": "f32", "is_hwc": True},
+                       traits=(Pure(),), infer=_infer_normalize_pad,
+                       doc="Normalize, then a channel of zeros after the others, as dtype "
+                           "(float32 or float16)")
+
+
+@NORMALIZE_PAD.host_batch
+def _normalize_pad_batch(inputs, attrs, draws):
+    x = np.asarray(_normalize(inputs[0], attrs))
+    axis = x.ndim - 1 if attrs["is_hwc"] else x.ndim - 3
+    zeros = np.zeros(x.shape[:axis] + (1,) + x.shape[axis + 1:], x.dtype)
+    return [np.concatenate([x, zeros], axis=axis).astype(to_numpy_dtype(attrs["dtype"]))]
 
 
 # --- HWC2CHW -----------------------------------------------------------------
@@ -922,6 +949,42 @@ def _pad_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     _check_image_array("Pad", x, batched=True)
     return [pad_batch(x, attrs["padding"], attrs["fill_value"], attrs["padding_mode"])]
+
+
+# --- PadToSize ------------------------------------------------------------------------
+
+def _pad_to_size_padding(h: int, w: int, attrs) -> list[int]:
+    """[left, top, right, bottom] taking an h x w image to ``size``, from
+    ``offset`` (top, left), or centred (the odd pixel after) without one."""
+    th, tw = (int(v) for v in attrs["size"])
+    if th < h or tw < w:
+        raise ValueError(f"PadToSize: the target size {[th, tw]} is smaller than the image's {[h, w]}")
+    top, left = ((th - h) // 2, (tw - w) // 2) if attrs["offset"] is None else (int(v) for v in attrs["offset"])
+    if top + h > th or left + w > tw:
+        raise ValueError(f"PadToSize: offset {[top, left]} puts the {[h, w]} image outside {[th, tw]}")
+    return [left, top, tw - w - left, th - h - top]
+
+
+def _infer_pad_to_size(attrs, ins):
+    image_dims("PadToSize", ins[0])
+    h, w = attrs["size"]
+    return [_image_type(ins[0], h, w)]
+
+
+PAD_TO_SIZE = define("vision.PadToSize", kind=MAP, family=FAMILY, operands=("image",),
+                     traits=(Pure(), OneChannelHW()),
+                     attrs={"size": REQUIRED, "offset": None, "fill_value": 0, "padding_mode": "constant"},
+                     infer=_infer_pad_to_size,
+                     doc="padded to size [H, W]: offset [top, left] of the image in it (none: centred), "
+                         "as vision.Pad fills")
+
+
+@PAD_TO_SIZE.host_batch
+def _pad_to_size_batch(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("PadToSize", x, batched=True)
+    padding = _pad_to_size_padding(x.shape[1], x.shape[2], attrs)
+    return [pad_batch(x, padding, attrs["fill_value"], attrs["padding_mode"])]
 
 
 def _infer_center_crop(attrs, ins):

@@ -410,6 +410,33 @@ AFFINE = define("vision.Affine", kind=MAP, family=FAMILY, operands=("image",),
                     "(x, y degrees) about the centre: MindSpore's matrix, OpenCV's warpAffine")
 
 
+def _infer_perspective(attrs, ins):
+    image_dims("Perspective", ins[0], dtypes=("u8", "f32"))
+    for name in ("start_points", "end_points"):
+        if len(attrs[name]) != 4 or any(len(p) != 2 for p in attrs[name]):
+            raise ValueError(f"Perspective: {name} must be four [x, y] points, got {attrs[name]}")
+    return [ins[0]]
+
+
+PERSPECTIVE = define("vision.Perspective", kind=MAP, family=FAMILY, operands=("image",),
+                     attrs={"start_points": REQUIRED, "end_points": REQUIRED, "interpolation": "linear"},
+                     traits=(Pure(), OneChannelHW()), infer=_infer_perspective,
+                     doc="the projective map taking start_points to end_points (four [x, y] each), "
+                         "OpenCV's warpPerspective onto the image's size, black outside")
+
+
+@PERSPECTIVE.host_batch
+def _perspective(inputs, attrs, draws):
+    x = np.asarray(inputs[0])
+    _check_image_array("Perspective", x, batched=True)
+    cv2 = _opencv()
+    m = cv2.getPerspectiveTransform(np.float32(attrs["start_points"]), np.float32(attrs["end_points"]))
+    h, w = x.shape[1:3]
+    warped = [cv2.warpPerspective(image, m, (w, h), flags=_CV2_INTER[attrs["interpolation"]],
+                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0) for image in x]
+    return [np.stack(warped).reshape(x.shape) if warped else x]
+
+
 def _affine_as_mindspore(gen, m: int, attrs, hw) -> np.ndarray:
     """MindSpore's RandomAffine draws its six numbers in this op's order, each
     a ``uniform_real_distribution<float>``: its draw is the canonical float."""

@@ -9,7 +9,7 @@ from .transforms import (  # noqa: F401
     RandomAutoContrast, RandomEqualize, RandomInvert, RandomPosterize, RandomSolarize, Solarize,
     VerticalFlip, AdjustGamma, Rotate, RandomRotation, MixUpBatch, CutMixBatch, ToPIL,
     AdjustHue, RandomColor, ConvertColor, ResizedCrop, Affine, RandomAffine, RandomSelectSubpolicy,
-    UniformAugment,
+    UniformAugment, NormalizePad, PadToSize, Perspective,
 )
 from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401
 from .pil_transforms import (  # noqa: F401

@@ -25,6 +25,7 @@ __all__ = [
     "RandomAdjustSharpness", "RandomPosterize", "RandomSolarize", "AdjustGamma", "Rotate",
     "RandomRotation", "MixUpBatch", "CutMixBatch", "ToPIL", "AdjustHue", "RandomColor",
     "ConvertColor", "ResizedCrop", "Affine", "RandomAffine", "RandomSelectSubpolicy", "UniformAugment",
+    "NormalizePad", "PadToSize", "Perspective",
 ]
 
 
@@ -64,6 +65,18 @@ class Normalize(_ImageOp):
         mean = [check_number(op, f"mean[{i}]", m, 0.0, 255.0) for i, m in enumerate(mean)]
         std = [check_number(op, f"std[{i}]", s, 0.0, 255.0, lo_open=True) for i, s in enumerate(std)]
         super().__init__(mean=mean, std=std, is_hwc=check_bool(op, "is_hwc", is_hwc))
+
+
+class NormalizePad(Normalize):
+    """Normalize, then a channel of zeros after the others, as ``dtype``
+    ('float32' or 'float16')."""
+    op_name = "vision.NormalizePad"
+
+    def __init__(self, mean, std, dtype="float32", is_hwc=True):
+        if dtype not in ("float32", "float16"):
+            raise arg_error(ValueError, f"NormalizePad: dtype must be 'float32' or 'float16', got {dtype!r}")
+        super().__init__(mean, std, is_hwc)
+        self.attrs["dtype"] = "f32" if dtype == "float32" else "f16"
 
 
 class HWC2CHW(_ImageOp):
@@ -173,6 +186,20 @@ class Pad(_ImageOp):
     def __init__(self, padding, fill_value=0, padding_mode=Border.CONSTANT):
         op = "Pad"
         super().__init__(padding=check_padding(op, padding), fill_value=check_fill(op, fill_value),
+                         padding_mode=_border(op, padding_mode))
+
+
+class PadToSize(_ImageOp):
+    """Padded to ``size`` (int or (height, width)), the image at ``offset``
+    (top, left; None: centred), filled as Pad fills."""
+    op_name = "vision.PadToSize"
+
+    def __init__(self, size, offset=None, fill_value=0, padding_mode=Border.CONSTANT):
+        op = "PadToSize"
+        if offset is not None:
+            offset = [offset] * 2 if not isinstance(offset, (tuple, list)) else list(check_seq(op, "offset", offset, (2,)))
+            offset = [check_int(op, "offset", v, 0) for v in offset]
+        super().__init__(size=check_size_hw(op, size), offset=offset, fill_value=check_fill(op, fill_value),
                          padding_mode=_border(op, padding_mode))
 
 
@@ -578,11 +605,26 @@ class Affine(_ImageOp):
                          **_affine_attrs(op, resample, fill_value))
 
 
+class Perspective(_ImageOp):
+    """The projective map taking ``start_points`` to ``end_points`` (four
+    [x, y] each), OpenCV's warpPerspective, black outside."""
+    op_name = "vision.Perspective"
+
+    def __init__(self, start_points, end_points, interpolation=Inter.BILINEAR):
+        op = "Perspective"
+
+        def points(name, value):
+            pts = check_seq(op, name, value, (4,))
+            return [[check_number(op, name, v) for v in check_seq(op, name, p, (2,))] for p in pts]
+        super().__init__(start_points=points("start_points", start_points),
+                         end_points=points("end_points", end_points), interpolation=_inter(op, interpolation))
+
+
 class RandomAffine(_ImageOp):
     """Affine with each of degrees, x and y translation, scale and x and y
     shear drawn in its range: ``degrees`` d means (-d, d); ``translate``
     (x_min, x_max) or (x_min, x_max, y_min, y_max) fractions; ``shear`` s
-    means (-s, s) on x, (x_min, x_max) or four values.  irc's draws."""
+    means (-s, s) on x, (x_min, x_max) or four values.  MindSpore's draws."""
     op_name = "vision.RandomAffine"
 
     def __init__(self, degrees, translate=None, scale=None, shear=None, resample=Inter.NEAREST, fill_value=0):

@@ -1,21 +1,27 @@
 """``mindspore.dataset.vision.utils``: the enums vision transforms take."""
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, IntEnum
 
 
-class Inter(str, Enum):
-    """Interpolation modes, in MindSpore's order: ``LINEAR`` is an alias of
-    ``BILINEAR`` and ``CUBIC`` of ``BICUBIC``; ``AREA``, ``PILCUBIC`` and ``ANTIALIAS`` exist so
-    that scripts naming them get a clear "not supported" error."""
-    NEAREST = "nearest"
-    ANTIALIAS = "antialias"
-    BILINEAR = "linear"
-    LINEAR = "linear"
-    BICUBIC = "bicubic"
-    CUBIC = "bicubic"
-    AREA = "area"
-    PILCUBIC = "pilcubic"
+class Inter(IntEnum):
+    """Interpolation modes, MindSpore's IntEnum (its values, so ``int(Inter.BILINEAR)``
+    is 2 and it prints as MindSpore's does): ``LINEAR`` is an alias of
+    ``BILINEAR`` and ``CUBIC`` of ``BICUBIC``; ``AREA``, ``PILCUBIC`` and
+    ``ANTIALIAS`` exist so that scripts naming them get a clear "not
+    supported" error.  ``ir`` is the IR's spelling."""
+    NEAREST = 0
+    ANTIALIAS = 1
+    BILINEAR = 2
+    LINEAR = 2
+    BICUBIC = 3
+    CUBIC = 3
+    AREA = 4
+    PILCUBIC = 5
+
+    @property
+    def ir(self) -> str:
+        return {"BILINEAR": "linear", "BICUBIC": "bicubic"}.get(self.name, self.name.lower())
 
 
 class Border(str, Enum):
