@@ -44,16 +44,17 @@ def _any_image(op: str, ins):
     return [ins[0]]
 
 
-def _per_image(op, fn, draws_per_sample: int = 0):
-    """Attach ``fn(image, attrs, u)`` (one HWC uint8 image; ``u`` its draws)
-    as the op's host rule on a batch of equal images."""
+def _per_image(op, fn, draws_per_sample: int = 0, uint8_only: bool = True):
+    """Attach ``fn(image, attrs, u)`` (one HWC image, uint8 unless
+    ``uint8_only`` is off; ``u`` its draws) as the op's host rule on a batch
+    of equal images."""
     name = op.name.split(".")[1]
 
     @op.host_batch
     def run(inputs, attrs, draws):
         x = np.asarray(inputs[0])
         _check_image_array(name, x, batched=True)
-        if x.dtype != np.uint8 and not name.endswith("Flip"):
+        if uint8_only and x.dtype != np.uint8 and not name.endswith("Flip"):
             raise TypeError(f"{name}: expected a uint8 image, got {x.dtype}")
         u = uniforms(draws, draws_per_sample) if draws_per_sample else [None] * len(x)
         return [np.stack([fn(image, attrs, ui) for image, ui in zip(x, u)]) if len(x) else x]
@@ -425,16 +426,16 @@ PERSPECTIVE = define("vision.Perspective", kind=MAP, family=FAMILY, operands=("i
                          "OpenCV's warpPerspective onto the image's size, black outside")
 
 
-@PERSPECTIVE.host_batch
-def _perspective(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("Perspective", x, batched=True)
+def _perspective(image, attrs, u):
     cv2 = _opencv()
     m = cv2.getPerspectiveTransform(np.float32(attrs["start_points"]), np.float32(attrs["end_points"]))
-    h, w = x.shape[1:3]
-    warped = [cv2.warpPerspective(image, m, (w, h), flags=_CV2_INTER[attrs["interpolation"]],
-                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0) for image in x]
-    return [np.stack(warped).reshape(x.shape) if warped else x]
+    h, w = image.shape[:2]
+    y = cv2.warpPerspective(image, m, (w, h), flags=_CV2_INTER[attrs["interpolation"]],
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return y.reshape(image.shape)
+
+
+_per_image(PERSPECTIVE, _perspective, uint8_only=False)
 
 
 def _affine_as_mindspore(gen, m: int, attrs, hw) -> np.ndarray:
@@ -452,12 +453,8 @@ RANDOM_AFFINE = define("vision.RandomAffine", kind=MAP, family=FAMILY, operands=
                            "shears each drawn in its range (6 draws)")
 
 
-@AFFINE.host_batch
-def _affine(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
-    _check_image_array("Affine", x, batched=True)
-    return [np.stack([affine(image, attrs["degrees"], attrs["translate"], attrs["scale"], attrs["shear"],
-                             attrs["resample"], attrs["fill_value"]) for image in x]) if len(x) else x]
+_per_image(AFFINE, lambda image, a, u: affine(image, a["degrees"], a["translate"], a["scale"], a["shear"],
+                                               a["resample"], a["fill_value"]), uint8_only=False)
 
 
 @RANDOM_AFFINE.host_batch

@@ -3,8 +3,6 @@ images), NormalizePad (float32/float16, HWC and CHW) and Perspective (nearest
 neighbour: pixel for pixel; bilinear goes through this machine's OpenCV,
 tests/test_vision_ops.py): MindSpore 2.10's (pad_normalize_perspective.mindspore.txt)."""
 import numpy as np
-import mindspore as ms
-import mindspore.dataset as ds
 import mindspore.dataset.vision as vision
 from mindspore.dataset.vision import Border, Inter
 rng = np.random.default_rng(1)
