@@ -1383,3 +1383,5 @@ def _slice_batch(inputs, attrs, draws):
 # The fixed-parameter tone, geometry and region ops and their random forms
 # (vision.Invert, vision.Rotate ...): their own module, the same dialect.
 from . import vision_tone  # noqa: E402,F401
+# AutoAugment, RandAugment, TrivialAugmentWide and RandomErasing: theirs.
+from . import vision_augment  # noqa: E402,F401

@@ -10,8 +10,9 @@ from .transforms import (  # noqa: F401
     VerticalFlip, AdjustGamma, Rotate, RandomRotation, MixUpBatch, CutMixBatch, ToPIL,
     AdjustHue, RandomColor, ConvertColor, ResizedCrop, Affine, RandomAffine, RandomSelectSubpolicy,
     UniformAugment, NormalizePad, PadToSize, Perspective,
+    UniformAugment, AutoAugment, RandAugment, TrivialAugmentWide, RandomErasing,
 )
-from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401
+from .utils import AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401
 from .pil_transforms import (  # noqa: F401
     FiveCrop, Grayscale, HsvToRgb, LinearTransformation, RandomGrayscale, RgbToHsv, TenCrop, ToNumpy,
 )

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ops import (TensorOperation, arg_error, check_bool, check_enum, check_fill, check_int,
+from .._ops import (TensorOperation, arg_error, check_bool, check_enum, check_fill, check_int, is_int,
                     check_number, check_padding, check_prob, check_range, check_seq, check_size_hw, op_steps)
 from ..transforms.transforms import Compose, TypeCast
 from ...dialects.vision import INTERPOLATIONS, PADDING_MODES, SLICE_MODES
 from ...dialects.vision_tone import CONVERT_MODES
-from .utils import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode
+from .utils import AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, SliceMode
 
 __all__ = [
     "CenterCrop", "Decode", "HWC2CHW", "Normalize", "Pad", "RandomColorAdjust", "RandomCrop",
@@ -26,6 +26,7 @@ __all__ = [
     "RandomRotation", "MixUpBatch", "CutMixBatch", "ToPIL", "AdjustHue", "RandomColor",
     "ConvertColor", "ResizedCrop", "Affine", "RandomAffine", "RandomSelectSubpolicy", "UniformAugment",
     "NormalizePad", "PadToSize", "Perspective",
+    "AutoAugment", "RandAugment", "TrivialAugmentWide", "RandomErasing",
 ]
 
 
@@ -694,6 +695,79 @@ class UniformAugment(TensorOperation):
         if num_ops > len(steps):
             raise arg_error(ValueError, f"{op}: num_ops ({num_ops}) is greater than the {len(steps)} transforms")
         super().__init__(transforms=steps, num_ops=num_ops)
+
+
+def _augment_attrs(op: str, interpolation, fill_value) -> dict:
+    fill = check_fill(op, fill_value)
+    return {"interpolation": _inter(op, interpolation), "fill_value": [fill] * 3 if isinstance(fill, int) else fill}
+
+
+class AutoAugment(TensorOperation):
+    """One sub-policy of ``policy`` (IMAGENET, CIFAR10, SVHN: MindSpore's
+    tables) per sample: its two (op, probability, magnitude) steps, each
+    applied with its probability, its magnitude negated on a coin; RGB uint8
+    images.  MindSpore's draws where its generator is known."""
+    op_name = "vision.AutoAugment"
+
+    def __init__(self, policy=AutoAugmentPolicy.IMAGENET, interpolation=Inter.NEAREST, fill_value=0):
+        op = "AutoAugment"
+        super().__init__(policy=check_enum(op, "policy", policy, AutoAugmentPolicy,
+                                           tuple(m.value for m in AutoAugmentPolicy)),
+                         **_augment_attrs(op, interpolation, fill_value))
+
+
+class RandAugment(TensorOperation):
+    """``num_ops`` of 14 ops picked per sample (with repeats), each at bin
+    ``magnitude`` of ``num_magnitude_bins``; RGB uint8 images."""
+    op_name = "vision.RandAugment"
+
+    def __init__(self, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation=Inter.NEAREST, fill_value=0):
+        op = "RandAugment"
+        bins = check_int(op, "num_magnitude_bins", num_magnitude_bins, 2, 2 ** 31 - 1)
+        if not is_int(magnitude):
+            raise arg_error(TypeError, f"{op}: magnitude must be an int, got {magnitude!r}")
+        if not 0 <= int(magnitude) < bins:
+            raise arg_error(ValueError, f"{op}: magnitude must be in [0, num_magnitude_bins) = [0, {bins}), "
+                                        f"got {magnitude}")
+        super().__init__(num_ops=check_int(op, "num_ops", num_ops, 0, 2 ** 31 - 1), magnitude=int(magnitude),
+                         num_magnitude_bins=bins, **_augment_attrs(op, interpolation, fill_value))
+
+
+class TrivialAugmentWide(TensorOperation):
+    """One of 14 ops per sample at a magnitude bin drawn among
+    ``num_magnitude_bins``; RGB uint8 images."""
+    op_name = "vision.TrivialAugmentWide"
+
+    def __init__(self, num_magnitude_bins=31, interpolation=Inter.NEAREST, fill_value=0):
+        op = "TrivialAugmentWide"
+        super().__init__(num_magnitude_bins=check_int(op, "num_magnitude_bins", num_magnitude_bins, 2, 2 ** 31 - 1),
+                         **_augment_attrs(op, interpolation, fill_value))
+
+
+class RandomErasing(TensorOperation):
+    """With probability ``prob`` a box of a <C, H, W> array (after
+    ToTensor) set to ``value`` (an int, (r, g, b), or 'random': standard
+    normal values): MindSpore's Python op's arithmetic; the draws are irc's."""
+    op_name = "vision.RandomErasing"
+
+    def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False, max_attempts=10):
+        op = "RandomErasing"
+        scale = check_range(op, "scale", scale, 0.0, None)
+        if scale[1] <= 0:
+            raise arg_error(ValueError, f"{op}: scale[1] must be positive, got {scale[1]}")
+        ratio = check_range(op, "ratio", ratio, 0.0, None)
+        if ratio[0] <= 0:
+            raise arg_error(ValueError, f"{op}: ratio must be positive, got {tuple(ratio)}")
+        if isinstance(value, str):
+            if value != "random":
+                raise arg_error(ValueError, f"{op}: value must be an int, 3 ints or 'random', got {value!r}")
+        elif is_int(value):
+            value = check_int(op, "value", value, 0, 255)
+        else:
+            value = [check_int(op, f"value[{i}]", v, 0, 255) for i, v in enumerate(check_seq(op, "value", value, (3,)))]
+        check_bool(op, "inplace", inplace)     # a pipeline's arrays are the op's own either way
+        super().__init__(prob=check_prob(op, prob), scale=scale, ratio=ratio, value=value,
+                         max_attempts=check_int(op, "max_attempts", max_attempts, 1, 2 ** 31 - 1))
 
 
 class MixUpBatch(TensorOperation):

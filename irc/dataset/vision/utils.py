@@ -70,4 +70,11 @@ class ConvertMode(str, Enum):
     COLOR_RGBA2GRAY = "color_rgba2gray"
 
 
-__all__ = ["Inter", "Border", "SliceMode", "ImageBatchFormat", "ConvertMode"]
+class AutoAugmentPolicy(str, Enum):
+    """AutoAugment's policies, learned on these data sets."""
+    IMAGENET = "imagenet"
+    CIFAR10 = "cifar10"
+    SVHN = "svhn"
+
+
+__all__ = ["AutoAugmentPolicy", "Inter", "Border", "SliceMode", "ImageBatchFormat", "ConvertMode"]
