@@ -118,6 +118,19 @@ def _one_rgb(op: str, x) -> np.ndarray:
     return x
 
 
+def _each_image(op):
+    """Attach ``fn(image, attrs, draws)`` (one image, its draws) as the op's
+    host rule on a batch of equal-sized images (the sizes stay)."""
+    def attach(fn):
+        @op.host_batch
+        def run(inputs, attrs, draws):
+            x = np.asarray(inputs[0])
+            rows = [None] * len(x) if draws is None else np.asarray(draws)
+            return [np.stack([fn(image, attrs, u) for image, u in zip(x, rows)]) if len(x) else x]
+        return fn
+    return attach
+
+
 def _centre(k: int, n: int) -> float:
     """The draw that picks ``k`` of ``n``: its bin's middle."""
     return (k + 0.5) / n
@@ -210,9 +223,9 @@ AUTO_AUGMENT = define(
         "MindSpore's tables and draws")
 
 
-@AUTO_AUGMENT.host_sample
-def _auto_augment(inputs, attrs, draws):
-    x = _one_rgb("AutoAugment", inputs[0])
+@_each_image(AUTO_AUGMENT)
+def _auto_augment(image, attrs, draws):
+    x = _one_rgb("AutoAugment", image)
     u = uniforms(draws, 5)
     policy = POLICIES[attrs["policy"]]
     sub = policy[pick(u[0], len(policy))]
@@ -225,7 +238,7 @@ def _auto_augment(inputs, attrs, draws):
             if signed and pick(u[3 + i], 2) == 0:
                 magnitude = -magnitude
             x = apply_augment(x, name, magnitude, attrs["interpolation"], fill, _rotate_fill(fill))
-    return [x]
+    return x
 
 
 # --- RandAugment and TrivialAugmentWide -------------------------------------------------
@@ -262,12 +275,12 @@ RAND_AUGMENT = define(
         "at the magnitude's bin, negated a third of the time (2 draws each)")
 
 
-@RAND_AUGMENT.host_sample
-def _rand_augment(inputs, attrs, draws):
-    x = _one_rgb("RandAugment", inputs[0])
+@_each_image(RAND_AUGMENT)
+def _rand_augment(image, attrs, draws):
+    x = _one_rgb("RandAugment", image)
     k = 2 * int(attrs["num_ops"])
     if not k:
-        return [x.copy()]
+        return x.copy()
     u = uniforms(draws, k)
     space = _space(False, int(attrs["num_magnitude_bins"]), *x.shape[:2])
     fill = list(attrs["fill_value"])
@@ -278,7 +291,7 @@ def _rand_augment(inputs, attrs, draws):
         if signed and _rand_int(u[j + 1], 2):
             magnitude = -magnitude
         x = apply_augment(x, name, magnitude, attrs["interpolation"], fill, _rotate_fill(fill))
-    return [x]
+    return x
 
 
 def _trivial_as_mindspore(gen, m: int, attrs, hw) -> np.ndarray:
@@ -304,9 +317,9 @@ TRIVIAL_AUGMENT_WIDE = define(
         "the first choice of each twice as likely: MindSpore's RandInt)")
 
 
-@TRIVIAL_AUGMENT_WIDE.host_sample
-def _trivial_augment_wide(inputs, attrs, draws):
-    x = _one_rgb("TrivialAugmentWide", inputs[0])
+@_each_image(TRIVIAL_AUGMENT_WIDE)
+def _trivial_augment_wide(image, attrs, draws):
+    x = _one_rgb("TrivialAugmentWide", image)
     u = uniforms(draws, 3)
     bins = int(attrs["num_magnitude_bins"])
     name = SPACE_NAMES[_rand_int(u[0], len(SPACE_NAMES))]
@@ -315,7 +328,7 @@ def _trivial_augment_wide(inputs, attrs, draws):
     if signed and _rand_int(u[2], 2):
         magnitude = -magnitude
     fill = list(attrs["fill_value"])
-    return [apply_augment(x, name, magnitude, attrs["interpolation"], fill, _rotate_fill(fill))]
+    return apply_augment(x, name, magnitude, attrs["interpolation"], fill, _rotate_fill(fill))
 
 
 # --- RandomErasing ------------------------------------------------------------------------
@@ -361,18 +374,18 @@ def erasing_box(u, scale, ratio, h: int, w: int, max_attempts: int):
     return None
 
 
-@RANDOM_ERASING.host_sample
-def _random_erasing(inputs, attrs, draws):
-    x = np.asarray(inputs[0])
+@_each_image(RANDOM_ERASING)
+def _random_erasing(image, attrs, draws):
+    x = np.asarray(image)
     if x.ndim != 3:
         raise ValueError(f"RandomErasing: expected a <C, H, W> array, got shape {x.shape}")
     u = np.asarray(draws, np.float64)          # double, as Python's random draws
     if not float(attrs["prob"]) > u[0]:
-        return [x.copy()]
+        return x.copy()
     c, h, w = x.shape
     box = erasing_box(u[2:], attrs["scale"], attrs["ratio"], h, w, int(attrs["max_attempts"]))
     if box is None:
-        return [x.copy()]
+        return x.copy()
     top, left, eh, ew = box
     value = attrs["value"]
     if value == "random":
@@ -382,4 +395,4 @@ def _random_erasing(inputs, attrs, draws):
         value = np.multiply(np.ones((c, eh, ew)), np.array(value)[:, None, None])
     out = x.copy()
     out[:, top:top + eh, left:left + ew] = value
-    return [out]
+    return out
