@@ -10,7 +10,7 @@ from .transforms import (  # noqa: F401
     VerticalFlip, AdjustGamma, Rotate, RandomRotation, MixUpBatch, CutMixBatch, ToPIL,
     AdjustHue, RandomColor, ConvertColor, ResizedCrop, Affine, RandomAffine, RandomSelectSubpolicy,
     UniformAugment, NormalizePad, PadToSize, Perspective,
-    UniformAugment, AutoAugment, RandAugment, TrivialAugmentWide, RandomErasing,
+    AutoAugment, RandAugment, TrivialAugmentWide, RandomErasing,
 )
 from .utils import AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, SliceMode  # noqa: F401
 from .pil_transforms import (  # noqa: F401
