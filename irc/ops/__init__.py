@@ -49,7 +49,7 @@ from .operations import (  # noqa: F401
     Heaviside, Rank, ReverseV2, GatherD, Sort, ReduceProd, Meshgrid, BinaryCrossEntropy,
     StandardNormal, UniformReal, ScalarCast, ScatterNdUpdate, L2Loss, Mod, Rint, Size, ScalarToTensor,
     LinSpace, ReverseSequence, SmoothL1Loss, IOU, ScatterNd, CheckValid, NMSWithMask, RandomChoiceWithMask,
-    DynamicRNN,
+    DynamicRNN, NPUAllocFloatStatus, NPUClearFloatStatus, NPUGetFloatStatus,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

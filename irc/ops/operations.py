@@ -1032,6 +1032,32 @@ class DynamicRNN(Primitive):
                  "device_target is 'Ascend')")
 
 
+class _AscendFloatStatus(Primitive):
+    """Ascend's overflow-status register ops: MindSpore 2.10 has no CPU or GPU
+    kernel for them, so irc builds them (a train cell may hold them, as the
+    model zoo's GPT does) and refuses only a call."""
+
+    def __call__(self, *args):
+        name = type(self).__name__
+        raise UnsupportedError(
+            f"{name} runs only on Ascend (MindSpore has no CPU or GPU kernel for it) and irc does not "
+            "run it", where=user_frame(),
+            hint="test the gradients themselves: ops.isfinite on each (or nn.TrainOneStepWithLossScaleCell, "
+                 "which does)")
+
+
+class NPUAllocFloatStatus(_AscendFloatStatus):
+    pass
+
+
+class NPUGetFloatStatus(_AscendFloatStatus):
+    pass
+
+
+class NPUClearFloatStatus(_AscendFloatStatus):
+    pass
+
+
 class ReduceOp:
     """``ops.ReduceOp``: the reductions an ``AllReduce`` makes over the ranks."""
     SUM = "sum"
