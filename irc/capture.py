@@ -105,6 +105,8 @@ _RENAMES = {
     "mindspore.parallel._utils": "irc.parallel_utils",  # the model zoo's _get_device_num ...
     "mindspore.parallel._auto_parallel_context": "irc.parallel_utils",
     "mindspore.parallel._cost_model_context": "irc.parallel",
+    # the transformer layers the model zoo's GPT and PanGu build on
+    "mindspore.parallel._transformer": "irc.nn.parallel_transformer",
     "mindspore.common.seed": "irc.seed",      # from mindspore.common.seed import _get_graph_seed
 }
 
@@ -118,6 +120,7 @@ _PACKAGE_RENAMES = {
     "mindspore.ops.operations": "irc.ops.operations",
     "mindspore.dataset.engine": "irc.dataset",
     "mindspore.profiler": "irc.profiler",     # from mindspore.profiler.profiling import Profiler
+    "mindspore.parallel._transformer": "irc.nn.parallel_transformer",    # .transformer, .loss, .layers
 }
 
 

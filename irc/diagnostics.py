@@ -159,6 +159,10 @@ UNSUPPORTED_HINT = "README.md lists the MindSpore APIs irc provides"
 def api_name(module: str) -> str:
     """The MindSpore spelling of an irc API module (``irc.nn`` -> ``mindspore.nn``);
     while a script runs, ``import mindspore.nn`` gives it that module."""
+    # a module standing for one MindSpore keeps elsewhere names it
+    spelled = getattr(sys.modules.get(module), "__dict__", {}).get("__mindspore_name__")
+    if spelled:
+        return spelled
     if module == "irc" or module.startswith("irc."):
         return "mindspore" + module[len("irc"):]
     return module

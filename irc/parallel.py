@@ -196,4 +196,7 @@ def __getattr__(name: str):
     # ``from mindspore.parallel import _cost_model_context`` (ArcFace): this module
     if name == "_cost_model_context":
         return sys.modules[__name__]
+    if name == "_transformer":      # from mindspore.parallel import _transformer
+        import importlib
+        return importlib.import_module("irc.nn.parallel_transformer")
     return _missing(name)

@@ -131,6 +131,9 @@ def pow(x, y):  # noqa: A001 -- MindSpore's name
     return _binary("nn.Pow", x, y)
 
 
+tensor_pow = pow     # F.tensor_pow, the Pow primitive's functional name (the model zoo's GPT: e ** log_softmax)
+
+
 def maximum(x, y):
     return _binary("nn.Max", x, y)
 
