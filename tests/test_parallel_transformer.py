@@ -57,3 +57,24 @@ def test_cross_entropy_loss_masks_and_refuses_int64_labels():
     assert loss.shape == (1,) and loss.asnumpy()[0] == pytest.approx(want)
     with pytest.raises(UserError, match="label must be Int32"):
         CrossEntropyLoss()(logits, ms.Tensor(np.array([1, 3], np.int64)), ms.Tensor(np.ones(2, np.float32)))
+
+
+def test_an_eager_index_out_of_range_is_one_located_line(tmp_path, capsys):
+    """GPT's eval.py fed rows longer than seq_length: the compiled network's
+    shapes do not broadcast, its eager run then gathers position 16 of 16
+    rows.  Under irc exec that is irc's located line, not a traceback ending
+    in irc's kernel."""
+    from irc import importhook
+    from irc.cli import main
+    script = tmp_path / "script.py"
+    script.write_text("import numpy as np\nfrom mindspore import Tensor, nn\n"
+                      "emb = nn.Embedding(4, 3)\n"
+                      "emb(Tensor(np.array([[0, 5]], np.int32)))\n")
+    was_on = importhook.installed()
+    try:
+        assert main(["exec", str(script)]) == 1
+    finally:
+        if not was_on:      # the alias exec turned on, off again
+            importhook.uninstall()
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "script.py:4: error:" in err and "index 5 is outside [-4, 4)" in err

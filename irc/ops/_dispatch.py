@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..diagnostics import UserRuntimeError, UserTypeError, user_error_like, user_frame
+from ..diagnostics import UserError, UserRuntimeError, UserTypeError, user_error_like, user_frame
 from ..dialects import load_all
 from ..ir.registry import get as get_op
 from ..ir.traits import Collective
@@ -235,4 +235,12 @@ def _eager(op: str, inputs: list, attrs: dict) -> list:
     if opdef.has_trait(Collective):       # between the ranks: the engine that launched them
         from irc.backends.staged import run_collective
         return [Tensor(run_collective(op, arrays[0], attrs))]
-    return [Tensor(r) for r in opdef.host_batch_fn(arrays, attrs, None)]
+    try:
+        results = opdef.host_batch_fn(arrays, attrs, None)
+    except UserError:
+        raise
+    except ValueError as e:
+        # what only the values refuse (a Gather index out of range, as
+        # MindSpore's CPU kernel refuses it): at the user's line
+        raise user_error_like(e, str(e), where=user_frame()) from None
+    return [Tensor(r) for r in results]
