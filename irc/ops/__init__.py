@@ -7,6 +7,7 @@ from ..diagnostics import missing_names
 from . import derived, functional, operations  # noqa: F401
 from .derived import *  # noqa: F401,F403 -- MindSpore 2.x's functions built from the others
 from .ctc import ctc_loss  # noqa: F401
+from .control_flow import ForiLoop, Scan, WhileLoop  # noqa: F401
 from .functional import slice_ as slice  # noqa: F401,A001 -- MindSpore's ops.slice
 from .derived import range_ as range  # noqa: F401,A001 -- MindSpore's ops.range
 from .functional import (  # noqa: F401
