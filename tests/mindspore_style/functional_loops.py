@@ -3,7 +3,7 @@ jitted, its gradient), ops.WhileLoop and ops.Scan (the last carry and the list
 of ys, its gradient): MindSpore 2.10's (functional_loops.mindspore.txt)."""
 import numpy as np
 import mindspore as ms
-from mindspore import ops, Tensor, nn
+from mindspore import ops, Tensor
 
 def body(i, x):
     return x * 2 + i
