@@ -362,8 +362,9 @@ def test_workers_run_rows_in_parallel(monkeypatch):
     parallel, out8 = timed(8)
     assert out1 == out8 == list(range(64))
     # 7x alone here; 2x measured with the whole suite running beside it on
-    # 2 cores: serial workers would be 1x
-    assert parallel < 0.7 * serial, (serial, parallel)
+    # 2 cores, 1.35x with four other jobs' test suites too: serial workers
+    # would be 1x
+    assert parallel < 0.8 * serial, (serial, parallel)
 
 
 def test_one_interrupted_probe_does_not_send_cheap_rows_to_the_threads(monkeypatch):

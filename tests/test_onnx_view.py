@@ -140,11 +140,11 @@ def test_a_5k_node_model_imports_in_a_small_share_of_the_view_budget():
     weights = [helper.make_tensor(f"w{k}", TensorProto.FLOAT, [4], [1.0] * 4) for k in range(50)]
     model = _graph(nodes, [helper.make_tensor_value_info("v0", TensorProto.FLOAT, ["N", 4])],
                    [helper.make_tensor_value_info(f"v{n}", TensorProto.FLOAT, ["N", 4])], weights)
-    started = time.perf_counter()
+    started = time.process_time()     # CPU time: a busy machine (other test workers) does not count
     g = import_model(model).graph("main")
-    seconds = time.perf_counter() - started
+    seconds = time.process_time() - started
     assert len(g) == n + 50 + 2 and g.node("v4000").scope == "layer3/block39"
-    assert seconds < 2.0, f"{n} nodes imported in {seconds:.1f} s"
+    assert seconds < 2.0, f"{n} nodes imported in {seconds:.1f} s of CPU"
 
 
 def test_irc_view_of_an_irc_onnx_shows_source_lines_and_ir_ops(tmp_path, capsys):
