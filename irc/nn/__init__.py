@@ -30,7 +30,7 @@ from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa
 # Modules other parts of irc add to this namespace (losses, optimizers,
 # wrappers); a name is looked up in them on first use.
 _EXTENSIONS = ("irc.nn.loss", "irc.nn.optim", "irc.nn.wrap", "irc.nn.loss_scale", "irc.nn.transformer",
-               "irc.nn.layout", "irc.nn.combined")
+               "irc.nn.layout", "irc.nn.combined", "irc.nn.layers_more")
 _missing = missing_names(__name__)
 
 

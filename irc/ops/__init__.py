@@ -4,8 +4,9 @@ Tensors and become ``nn.*`` graph nodes while a network is traced."""
 from __future__ import annotations
 
 from ..diagnostics import missing_names
-from . import derived, functional, operations  # noqa: F401
+from . import derived, derived_nn, functional, operations  # noqa: F401
 from .derived import *  # noqa: F401,F403 -- MindSpore 2.x's functions built from the others
+from .derived_nn import *  # noqa: F401,F403 -- its nn-style functions (conv1d, unfold, layer_norm ...)
 from .ctc import ctc_loss  # noqa: F401
 from .control_flow import ForiLoop, Scan, WhileLoop  # noqa: F401
 from .functional import slice_ as slice  # noqa: F401,A001 -- MindSpore's ops.slice

@@ -373,14 +373,19 @@ def tanhshrink(input):  # noqa: A002
     return sub(x, tanh(x))
 
 
+def halves(x, axis, name: str) -> tuple:
+    """The two halves of ``x`` along ``axis`` (glu's and swiglu's)."""
+    x = _as_tensor(x)
+    axis = _axis(axis, _rank(x), name)
+    size = _static(x, axis, name)
+    if size % 2:
+        raise _error(f"{name}: axis {axis} has odd size {size}; {name} splits it in halves")
+    return split(x, size // 2, axis)
+
+
 def glu(x, axis=-1):
     """The first half along axis gated by the sigmoid of the second."""
-    x = _as_tensor(x)
-    axis = _axis(axis, _rank(x), "glu")
-    size = _static(x, axis, "glu")
-    if size % 2:
-        raise _error(f"glu: axis {axis} has odd size {size}; glu splits it in halves")
-    a, b = split(x, size // 2, axis)
+    a, b = halves(x, axis, "glu")
     return mul(a, sigmoid(b))
 
 
@@ -1358,4 +1363,5 @@ def _known_after_batch(x, fn: str) -> list:
 
 
 __all__ = [name for name, value in list(globals().items())
-           if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == __name__]
+           if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == __name__
+           and name != "halves"]
