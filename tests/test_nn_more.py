@@ -145,6 +145,11 @@ def test_random_functions():
         kept = np.abs(flat_y).sum(-1) > 0
         np.testing.assert_allclose(flat_y[kept], 2 * flat_x[kept], rtol=1e-6)
         assert (flat_y[~kept] == 0).all()
+    layer = nn.Dropout3d(0.5)
+    np.testing.assert_array_equal(layer(CASES.X[None]).asnumpy(), CASES.X[None].asnumpy())   # evaluation
+    layer.set_train(True)
+    y = layer(CASES.X[None]).asnumpy().reshape(1, 2, -1)
+    assert set(np.round(np.abs(y).sum(-1) / np.abs(CASES.X.asnumpy()).reshape(2, -1).sum(-1), 5).ravel()) <= {0.0, 2.0}
 
 
 def test_random_functions_traced():

@@ -2,7 +2,7 @@
 eagerly, traces and trains as those ops do): the adaptive 1-D and max
 pools and the power-average pools, ``Unfold`` (image patches),
 ``InstanceNorm1d``, ``CellDict``, the focal / dice / margin / Poisson
-losses, ``RReLU``, the image quality measures ``PSNR``, ``SSIM``,
+losses, ``RReLU``, ``Dropout3d``, the image quality measures ``PSNR``, ``SSIM``,
 ``MSSSIM`` and ``ImageGradients``, ``Moments``, ``ReduceLogSumExp``, the
 matrix-diagonal cells, ``TimeDistributed``, ``BiDense`` and
 ``L1Regularizer``.  Parameters, defaults, initial values and argument
@@ -31,7 +31,7 @@ from .pooling import AvgPool2d
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d",
            "Unfold", "InstanceNorm1d", "CellDict", "FocalLoss", "DiceLoss", "MultiClassDiceLoss",
            "MultiMarginLoss", "MultilabelMarginLoss", "PoissonNLLLoss", "TripletMarginWithDistanceLoss",
-           "RReLU", "PSNR", "SSIM", "MSSSIM", "ImageGradients", "Moments", "ReduceLogSumExp",
+           "RReLU", "Dropout3d", "PSNR", "SSIM", "MSSSIM", "ImageGradients", "Moments", "ReduceLogSumExp",
            "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "TimeDistributed", "BiDense", "L1Regularizer"]
 
 
@@ -454,7 +454,25 @@ def _pairwise_distance(x, y):
 
 
 # -----------------------------------------------------------------------------
-# activations
+# activations and dropout
+
+class Dropout3d(Cell):
+    """Training: each channel of each NCDHW sample zeroed with probability p,
+    the rest scaled by 1 / (1 - p); evaluation: the identity."""
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        if not isinstance(p, float):
+            raise _type_error(f"For '{type(self).__name__}', the type of 'p' must be float, but got "
+                              f"{type(p).__name__}.")
+        if not 0.0 <= p <= 1.0:
+            raise _value_error(f"For '{type(self).__name__}', the 'p' must be a number in range [0, 1], "
+                               f"but got {p}.")
+        self.p = p
+
+    def construct(self, x):
+        return ops.dropout3d(x, self.p, self.training)
+
 
 class RReLU(Cell):
     """x where positive, x times a draw from U(lower, upper) where negative
