@@ -108,6 +108,7 @@ _RENAMES = {
     # the transformer layers the model zoo's GPT and PanGu build on
     "mindspore.parallel._transformer": "irc.nn.parallel_transformer",
     "mindspore.common.seed": "irc.seed",      # from mindspore.common.seed import _get_graph_seed
+    "mindspore.ops.function": "irc.ops",
 }
 
 # MindSpore packages whose submodules (where MindSpore defines each class:
@@ -121,6 +122,8 @@ _PACKAGE_RENAMES = {
     "mindspore.dataset.engine": "irc.dataset",
     "mindspore.profiler": "irc.profiler",     # from mindspore.profiler.profiling import Profiler
     "mindspore.parallel._transformer": "irc.nn.parallel_transformer",    # .transformer, .loss, .layers
+    # where MindSpore defines its functions: from mindspore.ops.function.nn_func import conv1d
+    "mindspore.ops.function": "irc.ops",
 }
 
 

@@ -101,6 +101,9 @@ from mindspore.common.api import jit, ms_function, jit_class
 from mindspore.common.dtype import dtype_to_nptype, dtype_to_pytype
 from mindspore.common import JitConfig          # the model zoo's LSTM
 import mindspore.ops.composite as C
+from mindspore.ops.function.nn_func import conv1d        # where MindSpore 2.x defines its functions
+from mindspore.ops.function.math_func import cumsum
+assert conv1d is mindspore.ops.conv1d and cumsum is mindspore.ops.cumsum
 assert JitConfig is mindspore.JitConfig
 assert jit is mindspore.jit and ms_function is mindspore.jit and jit_class is mindspore.jit_class
 assert dtype_to_nptype(mindspore.float16) is np.float16 and dtype_to_nptype(mindspore.int32) is np.int32
