@@ -11,7 +11,7 @@ pipeline IR and runs it on the host engine.  Transforms live in
 :mod:`irc.dataset.vision`, :mod:`irc.dataset.text` and :mod:`irc.dataset.transforms`, global settings
 in :mod:`irc.dataset.config`.
 """
-from . import config, samplers, text, transforms, vision  # noqa: F401
+from . import audio, config, samplers, text, transforms, vision  # noqa: F401
 from ..dialects.dataset import BatchInfo  # noqa: F401  (a per_batch_map's argument)
 from .engine_api import (  # noqa: F401
     BatchDataset, BatchMapDataset, Cifar10Dataset, Cifar100Dataset, ConcatDataset, CSVDataset, Dataset,

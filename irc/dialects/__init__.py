@@ -8,7 +8,7 @@ import importlib
 from ..ir import registry
 
 # Every dialect, in load order.
-DIALECT_MODULES = ("core", "vision", "transforms", "text", "onnx_generic", "nn", "dataset",
+DIALECT_MODULES = ("core", "vision", "transforms", "text", "audio", "onnx_generic", "nn", "dataset",
                    "parallel", "train", "nn_grad")
 
 
