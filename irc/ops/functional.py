@@ -1453,11 +1453,14 @@ def not_equal(x, y):
 
 
 def greater_equal(x, y):
-    return logical_not(less(x, y))
+    # not "not less": a NaN compares false either way, as MindSpore's
+    x, y = _promote_pair(x, y)
+    return logical_or(greater(x, y), equal(x, y))
 
 
 def less_equal(x, y):
-    return logical_not(greater(x, y))
+    x, y = _promote_pair(x, y)
+    return logical_or(less(x, y), equal(x, y))
 
 
 def isnan(x):
