@@ -248,7 +248,7 @@ class NumpyOnTensor(nn.Cell):
 
 class UnknownOp(nn.Cell):
     def construct(self, x):
-        return ops.Erfinv()(x)
+        return ops.Igamma()(x, x)
 
 
 class Crashes(nn.Cell):
@@ -270,7 +270,7 @@ class WrongWidth(nn.Cell):
     (WhileOnTensor, "while x.sum() > 0",
      r"WhileOnTensor.construct meets more than 8 `if`s \(or a `while`\) on tensor values"),
     (NumpyOnTensor, "np.tanh(x)", r"NumpyOnTensor.construct uses numpy.tanh on a tensor"),
-    (UnknownOp, "ops.Erfinv()", r"not supported by irc yet: mindspore.ops.Erfinv"),
+    (UnknownOp, "ops.Igamma()", r"not supported by irc yet: mindspore.ops.Igamma"),
     (Crashes, 'table["missing"]', r"irc cannot trace Crashes.construct: KeyError"),
     (WrongWidth, "self.fc(x)", r"fc \(Dense\): nn.Gemm: inner sizes differ: A is f32\[N,3\] "
                               r"with 3 columns, B \(transposed\) is f32\[2,4\] with 4 rows"),

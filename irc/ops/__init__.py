@@ -4,8 +4,9 @@ Tensors and become ``nn.*`` graph nodes while a network is traced."""
 from __future__ import annotations
 
 from ..diagnostics import missing_names
-from . import derived, derived_nn, functional, operations  # noqa: F401
+from . import derived, derived_more, derived_nn, functional, operations  # noqa: F401
 from .derived import *  # noqa: F401,F403 -- MindSpore 2.x's functions built from the others
+from .derived_more import *  # noqa: F401,F403 -- more of them: special functions, scatters, statistics
 from .derived_nn import *  # noqa: F401,F403 -- its nn-style functions (conv1d, unfold, layer_norm ...)
 from .ctc import ctc_loss  # noqa: F401
 from .control_flow import ForiLoop, Scan, WhileLoop  # noqa: F401
@@ -52,6 +53,12 @@ from .operations import (  # noqa: F401
     StandardNormal, UniformReal, ScalarCast, ScatterNdUpdate, L2Loss, Mod, Rint, Size, ScalarToTensor,
     LinSpace, ReverseSequence, SmoothL1Loss, IOU, ScatterNd, CheckValid, NMSWithMask, RandomChoiceWithMask,
     DynamicRNN, NPUAllocFloatStatus, NPUClearFloatStatus, NPUGetFloatStatus,
+    Erfc, Erfinv, Lgamma, Digamma, Gcd, Lcm, Fmax, Fmin, NonZero, MaskedSelect, IndexFill, IndexAdd, Renorm,
+    IsClose, NanToNum, TensorScatterAdd, TensorScatterSub, TensorScatterMul, TensorScatterDiv, TensorScatterMax,
+    TensorScatterMin, TensorScatterElements, UnsortedSegmentSum, UnsortedSegmentMax, UnsortedSegmentMin,
+    UnsortedSegmentProd, UniqueConsecutive, BoundingBoxEncode, BoundingBoxDecode, SearchSorted, Bucketize,
+    ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMax, ScatterMin, ScatterUpdate, ScatterNdAdd,
+    ScatterNdSub, ScatterNdMul, ScatterNdDiv, ScatterNdMax, ScatterNdMin,
 )
 
 # Gradients and jit trace whole functions: they live in the frontend

@@ -14,6 +14,7 @@ from ..diagnostics import (
     UnsupportedError, UserRuntimeError, UserTypeError, UserValueError, missing_names, user_frame,
 )
 from . import derived as D
+from . import derived_more as DM
 from . import functional as F
 from ._dispatch import is_symbolic
 
@@ -1087,6 +1088,85 @@ class AllReduce(Primitive):
         from ..communication import world_group_size
         return F.all_reduce(x, self.op, world_group_size(self.group, "AllReduce"))
 
+
+
+# -- from irc/ops/derived_more.py -------------------------------------------------------
+
+(Erfc, Erfinv, Lgamma, Digamma, Gcd, Lcm, Fmax, Fmin, NonZero, MaskedSelect, IndexFill, TensorScatterAdd,
+ TensorScatterSub, TensorScatterMul, TensorScatterDiv, TensorScatterMax, TensorScatterMin, UnsortedSegmentSum,
+ UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd) = (
+    _functional(name, getattr(DM, fn)) for name, fn in (
+        ("Erfc", "erfc"), ("Erfinv", "erfinv"), ("Lgamma", "lgamma"), ("Digamma", "digamma"), ("Gcd", "gcd"),
+        ("Lcm", "lcm"), ("Fmax", "fmax"), ("Fmin", "fmin"), ("NonZero", "nonzero"),
+        ("MaskedSelect", "masked_select"), ("IndexFill", "index_fill"),
+        ("TensorScatterAdd", "tensor_scatter_add"), ("TensorScatterSub", "tensor_scatter_sub"),
+        ("TensorScatterMul", "tensor_scatter_mul"), ("TensorScatterDiv", "tensor_scatter_div"),
+        ("TensorScatterMax", "tensor_scatter_max"), ("TensorScatterMin", "tensor_scatter_min"),
+        ("UnsortedSegmentSum", "unsorted_segment_sum"), ("UnsortedSegmentMax", "unsorted_segment_max"),
+        ("UnsortedSegmentMin", "unsorted_segment_min"), ("UnsortedSegmentProd", "unsorted_segment_prod")))
+
+
+def _configured(name: str, fn, attributes: tuple, call=None):
+    """A primitive whose ``__init__`` takes ``attributes`` (name, default)
+    and whose call is ``fn(*args, **those attributes)`` (``call``, when
+    given, maps the attributes to fn's keywords)."""
+    def __init__(self, *args, **kwargs):
+        Primitive.__init__(self)
+        names = [a for a, _ in attributes]
+        if len(args) > len(names) or set(kwargs) - set(names):
+            raise UserTypeError(f"{name}({', '.join(names)}): got {args!r} {kwargs!r}", where=user_frame())
+        values = dict(attributes)
+        values.update(zip(names, args))
+        values.update(kwargs)
+        for key, value in values.items():
+            setattr(self, key, value)
+            self.add_prim_attr(key, value)
+        self._options = call(**values) if call else values
+
+    def __call__(self, *args):
+        return fn(*args, **self._options)
+    return type(name, (Primitive,), {"__init__": __init__, "__call__": __call__, "__module__": __name__,
+                                     "__qualname__": name,
+                                     "__doc__": f"{name}(...)(...): ops.{getattr(fn, '__name__', name)}"})
+
+
+def _no_options(**_):
+    return {}
+
+
+IsClose = _configured("IsClose", DM.isclose, (("rtol", 1e-05), ("atol", 1e-08), ("equal_nan", False)))
+NanToNum = _configured("NanToNum", DM.nan_to_num, (("nan", None), ("posinf", None), ("neginf", None)))
+TensorScatterElements = _configured("TensorScatterElements", DM.tensor_scatter_elements,
+                                    (("axis", 0), ("reduction", "none")))
+UniqueConsecutive = _configured("UniqueConsecutive", DM.unique_consecutive,
+                                (("return_inverse", False), ("return_counts", False), ("dim", None)))
+BoundingBoxEncode = _configured("BoundingBoxEncode", DM.bounding_box_encode,
+                                (("means", (0.0, 0.0, 0.0, 0.0)), ("stds", (1.0, 1.0, 1.0, 1.0))))
+BoundingBoxDecode = _configured("BoundingBoxDecode", DM.bounding_box_decode,
+                                (("max_shape", None), ("means", (0.0, 0.0, 0.0, 0.0)),
+                                 ("stds", (1.0, 1.0, 1.0, 1.0)), ("wh_ratio_clip", 0.016)))
+IndexAdd = _configured("IndexAdd", lambda x, indices, y, axis, **_: DM.index_add(x, indices, y, axis),
+                       (("axis", 0), ("use_lock", True), ("check_index_bound", True)))
+Renorm = _configured("Renorm", lambda x, p, dim, maxnorm: DM.renorm(x, p, dim, maxnorm),
+                     (("p", 2), ("dim", 0), ("maxnorm", 1.0)))
+SearchSorted = _configured(
+    "SearchSorted", lambda seq, values, sorter=None, *, out_int32, right: DM.searchsorted(
+        seq, values, out_int32=out_int32, right=right, sorter=sorter),
+    (("dtype", mstype.int64), ("right", False)),
+    call=lambda dtype, right: {"out_int32": dtype == mstype.int32, "right": bool(right)})
+Bucketize = _configured("Bucketize", lambda x, boundaries: DM.bucketize(x, boundaries), (("boundaries", None),))
+# in place on a Parameter: (x, indices, updates), use_locking as MindSpore takes it
+(ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMax, ScatterMin, ScatterUpdate, ScatterNdAdd,
+ ScatterNdSub, ScatterNdMul, ScatterNdDiv, ScatterNdMax, ScatterNdMin) = (
+    _configured(name, getattr(DM, fn), (("use_locking", locking),), call=_no_options)
+    for name, fn, locking in (
+        ("ScatterAdd", "scatter_add", False), ("ScatterSub", "scatter_sub", False),
+        ("ScatterMul", "scatter_mul", False), ("ScatterDiv", "scatter_div", False),
+        ("ScatterMax", "scatter_max", True), ("ScatterMin", "scatter_min", False),
+        ("ScatterUpdate", "scatter_update", True), ("ScatterNdAdd", "scatter_nd_add", False),
+        ("ScatterNdSub", "scatter_nd_sub", False), ("ScatterNdMul", "scatter_nd_mul", False),
+        ("ScatterNdDiv", "scatter_nd_div", False), ("ScatterNdMax", "scatter_nd_max", False),
+        ("ScatterNdMin", "scatter_nd_min", False)))
 
 # MindSpore's submodules of ``ops.operations`` (``from mindspore.ops.operations
 # import nn_ops as NN``, as the model zoo writes): one module here
