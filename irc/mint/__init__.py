@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import builtins
 import importlib
-import math
 
 import numpy as np
 
@@ -27,7 +26,6 @@ from ..common.tensor import Tensor  # noqa: F401 -- mint.Tensor, as MindSpore's 
 from ..diagnostics import missing_names
 from ..ir.types import is_float
 from ..ops import derived as _d
-from ..ops import functional as _f
 from ..ops._dispatch import is_tensor, type_of
 from ..ops.functional import _as_tensor, _constant, _error, _type_error, _unsupported, cast
 
@@ -72,26 +70,11 @@ def _indices(pair):
 
 
 def erfc(input):  # noqa: A002
-    return ops.sub(1.0, ops.erf(input))
+    return ops.erfc(input)
 
 
 def erfinv(input):  # noqa: A002
-    """Giles' single-precision approximation, then a Newton step on erf."""
-    x = _d._float(input)
-    w = ops.neg(ops.log(ops.mul(ops.sub(1.0, x), ops.add(x, 1.0))))
-    central, tail = ops.sub(w, 2.5), ops.sub(ops.sqrt(w), 3.0)
-    p1 = 2.81022636e-08
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-              -0.00417768164, 0.246640727, 1.50140941):
-        p1 = ops.add(ops.mul(p1, central), c)
-    p2 = -0.000200214257
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-              0.00943887047, 1.00167406, 2.83297682):
-        p2 = ops.add(ops.mul(p2, tail), c)
-    y = ops.mul(ops.where(ops.less(w, 5.0), p1, p2), x)
-    # one Newton step: y -= (erf(y) - x) / (2 / sqrt(pi) exp(-y^2))
-    slope = ops.mul(ops.exp(ops.neg(ops.square(y))), 2.0 / math.sqrt(math.pi))
-    return ops.sub(y, ops.div(ops.sub(ops.erf(y), x), slope))
+    return ops.erfinv(input)
 
 
 def isinf(input):  # noqa: A002
@@ -184,8 +167,7 @@ def pow(input, exponent):  # noqa: A001, A002
 
 def float_power(input, exponent):  # noqa: A002
     """In float64, as PyTorch's."""
-    base = cast(input, "f64") if is_tensor(input) else float(input)
-    return ops.pow(base, cast(exponent, "f64") if is_tensor(exponent) else float(exponent))
+    return ops.float_power(input, exponent)
 
 
 def round(input, *, decimals=0):  # noqa: A001, A002
@@ -226,23 +208,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
 
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None):  # noqa: A002
-    """NaN -> nan (0), +-inf -> posinf / neginf (the dtype's largest / lowest)."""
-    x = _as_tensor(input)
-    if _is_int(x):
-        return x
-    info = np.finfo(mstype.numpy_dtype(type_of(x).dtype))
-    x = ops.where(ops.isnan(x), _constant(0.0 if nan is None else nan, type_of(x).dtype), x)
-    x = ops.where(ops.equal(x, float("inf")), float(info.max if posinf is None else posinf), x)
-    return ops.where(ops.equal(x, float("-inf")), float(info.min if neginf is None else neginf), x)
+    return ops.nan_to_num(input, nan, posinf, neginf)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
-    x, y = _f._promote_pair(input, other)
-    close = ops.logical_or(ops.equal(x, y), ops.less_equal(ops.abs(ops.sub(x, y)),
-                                                           ops.add(ops.mul(ops.abs(y), rtol), atol)))
-    if equal_nan:
-        close = ops.logical_or(close, ops.logical_and(ops.isnan(x), ops.isnan(y)))
-    return close
+    return ops.isclose(input, other, rtol, atol, equal_nan)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
@@ -588,16 +558,7 @@ def meshgrid(*tensors, indexing=None):
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
-    """The n-th forward difference along dim (prepend / append joined first)."""
-    x = _as_tensor(input)
-    axis = _d._axis(dim, type_of(x).rank, "diff")
-    parts = [p for p in (prepend, x, append) if p is not None]
-    x = ops.concat([_as_tensor(p) for p in parts], axis) if len(parts) > 1 else x
-    for _ in range(int(n)):
-        size = _d._static(x, axis, "diff")
-        after, before = _d._take(x, axis, 1, size), _d._take(x, axis, 0, size - 1)
-        x = _d.logical_xor(after, before) if type_of(x).dtype == "bool" else ops.sub(after, before)
-    return x
+    return ops.diff(input, n, dim, prepend, append)
 
 
 def _scattered(index, size, axis, dtype):
