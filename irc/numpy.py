@@ -472,18 +472,17 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """ops.diff, a scalar prepend/append broadcast along the axis first (numpy's)."""
     x = _t(a)
-    parts = [_t(prepend)] if prepend is not None else []
-    parts += [x] + ([_t(append)] if append is not None else [])
-    if len(parts) > 1:
-        parts = [p if len(p.shape) else _ops().broadcast_to(p, tuple(1 if i == axis % len(x.shape) else d
-                                                                      for i, d in enumerate(x.shape)))
-                 for p in parts]
-        x = concatenate(parts, axis)
-    for _ in range(n):
-        size = x.shape[axis]
-        x = _ops().narrow(x, axis, 1, size - 1) - _ops().narrow(x, axis, 0, size - 1)
-    return x
+    ends = []
+    for end in (prepend, append):
+        if end is not None:
+            end = _t(end)
+            if not len(end.shape):
+                end = _ops().broadcast_to(end, tuple(1 if i == axis % len(x.shape) else d
+                                                     for i, d in enumerate(x.shape)))
+        ends.append(end)
+    return _ops().diff(x, n, axis, *ends)
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
@@ -713,11 +712,7 @@ def select(condlist, choicelist, default=0):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    a, b = _t(a), _t(b)
-    close = _ops().le(_ops().abs(a - b), atol + rtol * _ops().abs(b))
-    if equal_nan:
-        close = _ops().logical_or(close, _ops().logical_and(_ops().isnan(a), _ops().isnan(b)))
-    return close
+    return _ops().isclose(_t(a), _t(b), rtol, atol, equal_nan)
 
 
 def array_equal(a1, a2, equal_nan=False):
