@@ -346,7 +346,7 @@ class OptimizerEmitter:
             grads = self._unscaled(grads)
         updates: list[tuple[str, Value]] = []
         state_updates: list[tuple[str, Value]] = []
-        powers = self._adam_powers(state_updates) if kind == "Adam" else None
+        powers = self._powers(OPTIMIZER_SPECS[kind].powers, state_updates)
         keys = self.attrs.get("state_keys") or {}     # names when the optimizer was made
         for name, grad in grads.items():
             pnode = params[name][0]
@@ -425,16 +425,25 @@ class OptimizerEmitter:
                               out_types=[t], names=[name], loc=self.marker.loc,
                               prov=self.prov).out(0)
 
-    def _adam_powers(self, state_updates: list) -> tuple[Value, Value]:
+    def _powers(self, betas: tuple[str, ...], state_updates: list) -> list[Value]:
+        """The optimizer's bias-correction powers (Adam's beta1_power and
+        beta2_power, AdaMax's beta1_power), advanced for this step."""
+        if not betas:
+            return []
         ref = next(n for n in self.graph.nodes() if n.op == "param")
-        b1 = self._state("beta1_power", "ones", ref, scalar=True)
-        b2 = self._state("beta2_power", "ones", ref, scalar=True)
-        node = self.graph.add("train.AdamPowers", [b1, b2],
-                              {"beta1": self.attrs["beta1"], "beta2": self.attrs["beta2"]},
-                              names=["beta1_power.new", "beta2_power.new"], loc=self.marker.loc,
-                              prov=self.prov)
-        state_updates += [("beta1_power", node.out(0)), ("beta2_power", node.out(1))]
-        return node.out(0), node.out(1)
+        old = [self._state(f"{beta}_power", "ones", ref, scalar=True) for beta in betas]
+        names = [f"{beta}_power.new" for beta in betas]
+        if len(betas) == 2:
+            new = self.graph.add("train.AdamPowers", old, {beta: self.attrs[beta] for beta in betas},
+                                 names=names, loc=self.marker.loc, prov=self.prov).outs
+        else:
+            beta = self.graph.add("const", [], {"value": float(self.attrs[betas[0]]),
+                                                "dtype": self.graph.type_of(old[0]).dtype},
+                                  names=[f"{betas[0]}"], loc=self.marker.loc, prov=self.prov).out(0)
+            new = [self.graph.add("nn.Mul", [old[0], beta], names=names, loc=self.marker.loc,
+                                  prov=self.prov).out(0)]
+        state_updates += [(f"{beta}_power", v) for beta, v in zip(betas, new)]
+        return new
 
     def _weight_decay(self, name: str) -> float:
         if self.attrs["param_decays"] is not None:
@@ -447,7 +456,7 @@ class OptimizerEmitter:
     def _update(self, kind: str, name: str, pnode: Node, grad: Value, state: list[Value],
                 lr: Value, powers) -> Node:
         attrs = update_attrs(kind, self.attrs, self._weight_decay(name), self.attrs["loss_scale"])
-        extra = list(powers) if kind == "Adam" else []
+        extra = list(powers)
         if self.attrs["lr_columns"]:     # the parameter's group's column of the fed rates
             lr = self._rate_column(lr, (self.attrs["param_lr_columns"] or {}).get(name, 0))
         own = (self.attrs["param_lrs"] or {}).get(name)

@@ -13,6 +13,7 @@ from irc.dialects.train import (
     ADAM_POWERS,
     ADADELTA,
     ADAGRAD,
+    ADAMAX,
     ADAMW,
     ALL_FINITE,
     BCE,
@@ -27,8 +28,10 @@ from irc.dialects.train import (
     MOMENTUM,
     MSE,
     MSE_GRAD,
+    PROXIMAL_ADAGRAD,
     QUEUE_GET,
     RMSPROP,
+    RPROP,
     SCE,
     SCE_GRAD,
     SGD,
@@ -370,6 +373,47 @@ def _ftrl_onnx(emit, inputs, attrs, draws):
     p2 = emit.op("Where", [emit.op("Greater", [emit.op("Abs", [linear2]), l1]), shrunk,
                            emit.op("Mul", [p, _f32c(emit, 0.0, p)])])
     return [p2, accum2, linear2]
+
+
+@lowering(ADAMAX)
+def _adamax_onnx(emit, inputs, attrs, draws):
+    p, g, m, v, lr, b1p = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    b1, one = _f32c(emit, attrs["beta1"], p), _f32c(emit, 1.0, p)
+    m2 = emit.op("Add", [emit.op("Mul", [m, b1]), emit.op("Mul", [g, emit.op("Sub", [one, b1])])])
+    v2 = emit.op("Max", [emit.op("Mul", [v, _f32c(emit, attrs["beta2"], p)]), emit.op("Abs", [g])])
+    rate = emit.op("Div", [lr, emit.op("Sub", [one, b1p])])
+    step = emit.op("Div", [m2, emit.op("Add", [v2, _f32c(emit, attrs["eps"], p)])])
+    return [emit.op("Sub", [p, emit.op("Mul", [rate, step])]), m2, v2]
+
+
+@lowering(PROXIMAL_ADAGRAD)
+def _proximal_adagrad_onnx(emit, inputs, attrs, draws):
+    p, g, accum, lr = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    accum2 = emit.op("Add", [accum, emit.op("Mul", [g, g])])
+    rate = emit.op("Div", [lr, emit.op("Sqrt", [accum2])])
+    v = emit.op("Sub", [p, emit.op("Mul", [rate, g])])
+    shrunk = emit.op("Max", [emit.op("Sub", [emit.op("Abs", [v]), emit.op("Mul", [rate, _f32c(emit, attrs["l1"], p)])]),
+                             _f32c(emit, 0.0, p)])
+    scale = emit.op("Add", [_f32c(emit, 1.0, p), emit.op("Mul", [rate, _f32c(emit, attrs["l2"], p)])])
+    return [emit.op("Div", [emit.op("Mul", [emit.op("Sign", [v]), shrunk]), scale]), accum2]
+
+
+@lowering(RPROP)
+def _rprop_onnx(emit, inputs, attrs, draws):
+    p, g, prev, step_size, lr = inputs
+    g = _decayed_onnx(emit, g, p, attrs)
+    zero, one = _f32c(emit, 0.0, p), _f32c(emit, 1.0, p)
+    etaminus = _f32c(emit, attrs["etaminus"], p)
+    s = emit.op("Where", [emit.op("Equal", [step_size, zero]), lr, step_size])
+    sign = emit.op("Sign", [emit.op("Mul", [g, prev])])
+    factor = emit.op("Where", [emit.op("Greater", [sign, zero]), _f32c(emit, attrs["etaplus"], p),
+                               emit.op("Where", [emit.op("Less", [sign, zero]), etaminus, one])])
+    s2 = emit.op("Min", [emit.op("Max", [emit.op("Mul", [s, factor]), _f32c(emit, attrs["step_size_min"], p)]),
+                         _f32c(emit, attrs["step_size_max"], p)])
+    g2 = emit.op("Where", [emit.op("Equal", [factor, etaminus]), zero, g])
+    return [emit.op("Sub", [p, emit.op("Mul", [emit.op("Sign", [g2]), s2])]), g2, s2]
 
 
 @lowering(ALL_FINITE)

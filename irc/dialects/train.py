@@ -23,7 +23,8 @@ pass replaces it by the backward pass and one update op per parameter:
   ``train.AdamWeightDecayUpdate``: its AdamWeightDecay;
 * ``train.RMSPropUpdate`` / ``train.CenteredRMSPropUpdate``: ApplyRMSProp and
   ApplyCenteredRMSProp; ``train.AdagradUpdate``: ApplyAdagrad; ``train.FTRLUpdate``: ApplyFtrl;
-  ``train.AdadeltaUpdate``: ApplyAdadelta.
+  ``train.AdadeltaUpdate``: ApplyAdadelta; ``train.AdaMaxUpdate``: ApplyAdaMax;
+  ``train.ProximalAdagradUpdate``: ApplyProximalAdagrad; ``train.RpropUpdate``: Rprop.
 
 Which update op and state each optimizer has is one table, ``OPTIMIZER_SPECS``.
 
@@ -417,6 +418,12 @@ def _float32s(inputs):
     return (np.asarray(x, dtype=np.float32) for x in inputs)
 
 
+def _decayed_operands(inputs, attrs) -> list:
+    """An update's operands as float32 arrays, the gradient (the second) unscaled and decayed."""
+    p, g, *rest = _float32s(inputs)
+    return [p, _decayed_host(g, p, attrs).astype(np.float32), *rest]
+
+
 MOMENTUM = _train("MomentumUpdate",
                   attrs={"momentum": REQUIRED, "use_nesterov": False, **_DECAY_ATTRS},
                   infer=_infer_momentum, operands=("param", "grad", "accum", "lr"),
@@ -620,12 +627,19 @@ def _centered_rmsprop_host(inputs, attrs, draws):
 
 # --- Adagrad -------------------------------------------------------------------------
 
-def _infer_adagrad(attrs, ins):
-    op = "train.AdagradUpdate"
-    param, grad, accum, lr = ins
-    _check_update(op, param, [("gradient", grad), ("accumulation", accum)])
-    _check_lr(op, lr, param)
-    return [param, accum]
+def _infer_update(name: str, *states: str):
+    """The infer of an update ``(param, grad, *states, lr) -> (param, *states)``,
+    ``states`` naming each state in its errors."""
+    def infer(attrs, ins):
+        op = f"train.{name}"
+        param, grad, *held, lr = ins
+        _check_update(op, param, [("gradient", grad), *zip(states, held)])
+        _check_lr(op, lr, param)
+        return [param, *held]
+    return infer
+
+
+_infer_adagrad = _infer_update("AdagradUpdate", "accumulation")
 
 
 ADAGRAD = _train("AdagradUpdate", attrs={"update_slots": True, **_DECAY_ATTRS},
@@ -710,6 +724,81 @@ def _ftrl_host(inputs, attrs, draws):
             linear2.astype(inputs.linear.dtype)]
 
 
+# --- AdaMax -------------------------------------------------------------------------
+
+def _infer_adamax(attrs, ins):
+    op = "train.AdaMaxUpdate"
+    if ins[5].rank != 0:
+        raise ValueError(f"{op}: beta1_power must be a scalar, got {_fmt(ins[5])}")
+    return _check_moments(op, *ins[:5])
+
+
+ADAMAX = _train("AdaMaxUpdate", operands=("param", "grad", "m", "v", "lr", "beta1_power"),
+                results=("param", "m", "v"), infer=_infer_adamax,
+                attrs={"beta1": 0.9, "beta2": 0.999, "eps": 1e-8, **_DECAY_ATTRS}, doc="(param, grad, m, v, lr, beta1_power) -> (param', m', v'): MindSpore's ApplyAdaMax "
+                    "(beta1_power already this step's): m' = b1 m + (1 - b1) g, v' = max(b2 v, |g|), "
+                    "param' = param - lr / (1 - beta1_power) * m' / (v' + eps)")
+
+
+@ADAMAX.host_batch
+def _adamax_host(inputs, attrs, draws):
+    p, g, m, v, lr, b1p = _decayed_operands(inputs, attrs)
+    b1 = np.float32(attrs["beta1"])
+    m2 = (m * b1 + g * (np.float32(1) - b1)).astype(np.float32)
+    v2 = np.maximum(v * np.float32(attrs["beta2"]), np.abs(g)).astype(np.float32)
+    p2 = p - lr / (np.float32(1) - b1p) * (m2 / (v2 + np.float32(attrs["eps"])))
+    return [p2.astype(inputs.param.dtype), m2.astype(inputs.m.dtype), v2.astype(inputs.v.dtype)]
+
+
+# --- ProximalAdagrad ----------------------------------------------------------------
+
+PROXIMAL_ADAGRAD = _train(
+    "ProximalAdagradUpdate", attrs={"l1": 0.0, "l2": 0.0, **_DECAY_ATTRS},
+    infer=_infer_update("ProximalAdagradUpdate", "accumulation"), operands=("param", "grad", "accum", "lr"), results=("param", "accum"),
+    doc="(param, grad, accum, lr) -> (param', accum'): MindSpore's ApplyProximalAdagrad as its "
+        "kernels compute it (its documentation scales l1 and l2 by lr, not r): accum' = accum + g^2, "
+        "r = lr / sqrt(accum'), v = param - r g, param' = sign(v) max(|v| - r l1, 0) / (1 + r l2)")
+
+
+@PROXIMAL_ADAGRAD.host_batch
+def _proximal_adagrad_host(inputs, attrs, draws):
+    p, g, accum, lr = _decayed_operands(inputs, attrs)
+    accum2 = (accum + g * g).astype(np.float32)
+    rate = (lr / np.sqrt(accum2)).astype(np.float32)
+    v = (p - rate * g).astype(np.float32)
+    shrunk = np.maximum(np.abs(v) - rate * np.float32(attrs["l1"]), np.float32(0))
+    p2 = np.sign(v) * shrunk / (np.float32(1) + rate * np.float32(attrs["l2"]))
+    return [p2.astype(inputs.param.dtype), accum2.astype(inputs.accum.dtype)]
+
+
+# --- Rprop ---------------------------------------------------------------------------
+
+# MindSpore's first step (global_step 1) starts every step size at lr; here a
+# step size of 0 (its first value; clipped to step_size_min after) does
+RPROP = _train(
+    "RpropUpdate", attrs={"etaminus": 0.5, "etaplus": 1.2, "step_size_min": 1e-6, "step_size_max": 50.0,
+                          **_DECAY_ATTRS},
+    infer=_infer_update("RpropUpdate", "previous gradient", "step size"), operands=("param", "grad", "prev", "step_size", "lr"),
+    results=("param", "prev", "step_size"),
+    doc="(param, grad, prev, step_size, lr) -> (param', prev', step_size'): MindSpore's Rprop: "
+        "f = etaplus where g prev > 0, etaminus where < 0, else 1; step_size' = clip(s f, "
+        "step_size_min, step_size_max) (s = lr where step_size is 0: the first step); prev' = 0 "
+        "where f = etaminus, else g; param' = param - sign(prev') step_size'")
+
+
+@RPROP.host_batch
+def _rprop_host(inputs, attrs, draws):
+    p, g, prev, step_size, lr = _decayed_operands(inputs, attrs)
+    etaminus = np.float32(attrs["etaminus"])
+    s = np.where(step_size == 0, lr, step_size).astype(np.float32)
+    sign = np.sign(g * prev)
+    factor = np.where(sign > 0, np.float32(attrs["etaplus"]), np.where(sign < 0, etaminus, np.float32(1)))
+    s2 = np.clip(s * factor, np.float32(attrs["step_size_min"]), np.float32(attrs["step_size_max"]))
+    g2 = np.where(factor == etaminus, np.float32(0), g).astype(np.float32)
+    return [(p - np.sign(g2) * s2).astype(inputs.param.dtype), g2.astype(inputs.prev.dtype),
+            s2.astype(inputs.step_size.dtype)]
+
+
 def _infer_all_finite(attrs, ins):
     for t in ins:
         if not is_float(t.dtype):
@@ -743,6 +832,9 @@ class OptimizerSpec:
     update_op: str
     state: tuple[tuple[str, str], ...]
     hyper: tuple[tuple[str, str], ...]
+    # the bias-correction powers (``beta1_power`` ...) held once for all
+    # parameters, each advanced by its beta once per step before the updates
+    powers: tuple[str, ...] = ()
 
 
 _MOMENTS = (("beta1", "beta1"), ("beta2", "beta2"), ("eps", "eps"))
@@ -754,7 +846,9 @@ OPTIMIZER_SPECS = {
                          (("momentum", "momentum"), ("dampening", "dampening"),
                           ("nesterov", "use_nesterov"))),
     "Adam": OptimizerSpec("train.AdamUpdate", (("moment1", "zeros"), ("moment2", "zeros")),
-                          _MOMENTS + (("use_nesterov", "use_nesterov"),)),
+                          _MOMENTS + (("use_nesterov", "use_nesterov"),), ("beta1", "beta2")),
+    "AdaMax": OptimizerSpec("train.AdaMaxUpdate", (("moment1", "zeros"), ("moment2", "zeros")), _MOMENTS,
+                            ("beta1",)),
     "AdamWeightDecay": OptimizerSpec("train.AdamWeightDecayUpdate",
                                      (("adam_m", "zeros"), ("adam_v", "zeros")), _MOMENTS),
     # MindSpore's mean square starts at ones
@@ -769,6 +863,11 @@ OPTIMIZER_SPECS = {
                               (("rho", "rho"), ("epsilon", "eps"))),
     "FTRL": OptimizerSpec("train.FTRLUpdate", (("moments", "fill:initial_accum"), ("linear", "zeros")),
                           (("l1", "l1"), ("l2", "l2"), ("lr_power", "lr_power"))),
+    "ProximalAdagrad": OptimizerSpec("train.ProximalAdagradUpdate", (("accum", "fill:accum"),),
+                                     (("l1", "l1"), ("l2", "l2"))),
+    "Rprop": OptimizerSpec("train.RpropUpdate", (("prev", "zeros"), ("step_size", "zeros")),
+                           (("etaminus", "etaminus"), ("etaplus", "etaplus"),
+                            ("step_size_min", "step_size_min"), ("step_size_max", "step_size_max"))),
 }
 OPTIMIZERS = tuple(OPTIMIZER_SPECS)
 def optimizer_state(kind: str, hyper: dict) -> list[tuple[str, str]]:
@@ -819,6 +918,7 @@ MINIMIZE = _train(
            "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "decay": 0.9, "centered": False,
            "accum": 0.1, "update_slots": True, "rho": 0.9,
            "initial_accum": 0.1, "l1": 0.0, "l2": 0.0, "lr_power": -0.5,
+           "etaminus": 0.5, "etaplus": 1.2, "step_size_min": 1e-6, "step_size_max": 50.0,
            "weight_decay": 0.0, "decay_params": None, "param_decays": None, "param_lrs": None,
            "lr_columns": None, "param_lr_columns": None,
            "state_keys": None, "loss_scale": 1.0, "sens": 1.0,

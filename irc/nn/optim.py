@@ -1,5 +1,6 @@
 """``mindspore.nn`` optimizers: ``Momentum``, ``SGD``, ``Adam``, ``AdamWeightDecay``,
-``RMSProp`` (plain and centered), ``Adagrad``, ``Adadelta``, ``FTRL``, ``LazyAdam``.
+``RMSProp`` (plain and centered), ``Adagrad``, ``Adadelta``, ``FTRL``, ``LazyAdam``, ``AdaMax``,
+``ProximalAdagrad``, ``Rprop``.
 
 An optimizer describes the update.  ``Model.train`` turns it into the
 ``train.minimize`` marker (:meth:`Optimizer.minimize_attrs`) and the autodiff
@@ -29,7 +30,7 @@ from .cell import Cell
 from .learning_rate_schedule import LearningRateSchedule
 
 __all__ = ["opt_init_args_register", "Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "Adadelta",
-           "FTRL", "LazyAdam"]
+           "FTRL", "LazyAdam", "AdaMax", "ProximalAdagrad", "Rprop"]
 
 
 def _check_number(cls: str, name: str, v, lo: float = 0.0, open_lo: bool = False) -> float:
@@ -471,8 +472,9 @@ class Optimizer(Cell):
             if prefix in prefixes:
                 column = prefixes.index(prefix)
                 return ParameterTuple(self.state_of(p)[column] for p in self.param_list)
-            if kind == "Adam" and name in ("beta1_power", "beta2_power"):
-                return self._power_parameters()[name == "beta2_power"]
+            betas = [f"{beta}_power" for beta in OPTIMIZER_SPECS[kind].powers]
+            if name in betas:
+                return self._power_parameters()[betas.index(name)]
         return super().__getattr__(name)
 
     def _named_parameters_here(self) -> list[tuple[str, Parameter]]:
@@ -517,7 +519,7 @@ class Optimizer(Cell):
     def _state_held(self) -> list[tuple[str, Parameter]]:
         """Adam's powers, then each kind of state for every parameter."""
         self.make_state()
-        held = [(f"{kind}_power", p) for kind, p in zip(("beta1", "beta2"),
+        held = [(f"{beta}_power", p) for beta, p in zip(OPTIMIZER_SPECS[self.kind].powers,
                                                         self.__dict__.get("_irc_powers", ()))]
         states = [self.state_of(p) for p in self.param_list]
         for i, (prefix, _) in enumerate(optimizer_state(self.kind, self.hyper_attrs())):
@@ -587,23 +589,28 @@ class Optimizer(Cell):
             return self.state_parameters()
         for param in self.param_list:
             self.state_of(param)
-        if self.kind == "Adam":
-            self._power_parameters()
+        self._power_parameters()
         return self.state_parameters()
 
     def _power_parameters(self) -> list[Parameter]:
+        """The bias-correction powers the kind holds (Adam's beta1_power and
+        beta2_power, AdaMax's beta1_power), made on first use."""
         powers = self.__dict__.get("_irc_powers")
         if powers is None:
-            powers = [Parameter(np.ones((), np.float32), name=self._held_name(n), requires_grad=False)
-                      for n in ("beta1_power", "beta2_power")]
+            powers = [Parameter(np.ones((), np.float32), name=self._held_name(f"{beta}_power"),
+                                requires_grad=False) for beta in OPTIMIZER_SPECS[self.kind].powers]
             object.__setattr__(self, "_irc_powers", powers)
         return powers
 
     def _powers(self) -> list:
-        """Adam's bias-correction powers, advanced once per step."""
+        """The bias-correction powers, advanced once per step."""
         powers = self._power_parameters()
-        new = _dispatch.apply("train.AdamPowers", powers,
-                              {"beta1": self.beta1, "beta2": self.beta2})
+        if len(powers) == 2:
+            new = _dispatch.apply("train.AdamPowers", powers, {"beta1": self.beta1, "beta2": self.beta2})
+        else:
+            from .. import ops
+            new = [ops.mul(p, Tensor(np.float32(getattr(self, beta))))
+                   for p, beta in zip(powers, OPTIMIZER_SPECS[self.kind].powers)]
         for p, v in zip(powers, new):
             _dispatch.assign(p, v)
         return new
@@ -619,7 +626,7 @@ class Optimizer(Cell):
                                  hint="take the gradients with weights=optimizer.parameters")
         lr = _dispatch.learning_rate(self)      # a row of columns where groups have rates of their own
         columns = bool(self._rate_columns())
-        powers = self._powers() if self.kind == "Adam" else []
+        powers = self._powers()
         for param, grad, decay, own_lr in zip(self.param_list, grads, self.weight_decays, self.param_lrs):
             state = self.state_of(param)
             attrs = update_attrs(self.kind, self.hyper_attrs(), decay, self.loss_scale)
@@ -805,6 +812,74 @@ class FTRL(Optimizer):
 class LazyAdam(Adam):
     """MindSpore's LazyAdam: on dense gradients (irc's), Adam itself, with
     Adam's state names."""
+
+
+class AdaMax(Optimizer):
+    """``AdaMax(params, learning_rate=0.001, beta1=0.9, beta2=0.999, eps=1e-8,
+    weight_decay=0.0, loss_scale=1.0)``: MindSpore's ApplyAdaMax, its state
+    ``beta1_power`` and ``moment1.<param>``, ``moment2.<param>``."""
+
+    kind = "AdaMax"
+
+    def __init__(self, params, learning_rate=0.001, beta1=0.9, beta2=0.999, eps=1e-08, weight_decay=0.0,
+                 loss_scale=1.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.beta1, self.beta2, self.eps = _moment_rates(self, beta1, beta2, eps)
+
+    def hyper_attrs(self) -> dict:
+        return {"beta1": self.beta1, "beta2": self.beta2, "eps": self.eps}
+
+
+class ProximalAdagrad(Optimizer):
+    """``ProximalAdagrad(params, accum=0.1, learning_rate=0.001, l1=0.0, l2=0.0,
+    use_locking=False, loss_scale=1.0, weight_decay=0.0)``: MindSpore's
+    ApplyProximalAdagrad, its state ``accum.<param>`` starting at ``accum``."""
+
+    kind = "ProximalAdagrad"
+
+    def __init__(self, params, accum=0.1, learning_rate=0.001, l1=0.0, l2=0.0, use_locking=False,
+                 loss_scale=1.0, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.initial_accum = _check_number("ProximalAdagrad", "accum", accum)
+        self.l1 = _check_number("ProximalAdagrad", "l1", l1)
+        self.l2 = _check_number("ProximalAdagrad", "l2", l2)
+        _check_flag("ProximalAdagrad", "use_locking", use_locking)
+
+    def hyper_attrs(self) -> dict:
+        return {"accum": self.initial_accum, "l1": self.l1, "l2": self.l2}
+
+
+class Rprop(Optimizer):
+    """``Rprop(params, learning_rate=0.1, etas=(0.5, 1.2), step_sizes=(1e-6, 50.0),
+    weight_decay=0.0)``: MindSpore's Rprop, its state ``prev.<param>`` and
+    ``step_size.<param>`` (each step size starts at the learning rate)."""
+
+    kind = "Rprop"
+
+    def __init__(self, params, learning_rate=0.1, etas=(0.5, 1.2), step_sizes=(1e-6, 50.0), weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        for name, pair in (("etas", etas), ("step_sizes", step_sizes)):
+            if not isinstance(pair, tuple):
+                raise UserTypeError(f"For Rprop, {name} must be a tuple, but got {type(pair)}.", where=self.source)
+            if len(pair) != 2:
+                raise UserValueError(f"For Rprop, {name} must be a tuple with the size of 2, but got "
+                                     f"{len(pair)}.", where=self.source)
+        self.etaminus, self.etaplus = (_check_number("Rprop", n, v, open_lo=True)
+                                       for n, v in zip(("etaminus", "etaplus"), etas))
+        self.step_size_min, self.step_size_max = (_check_number("Rprop", n, v)
+                                                  for n, v in zip(("min_step_sizes", "max_step_sizes"), step_sizes))
+        if self.step_size_min > self.step_size_max:
+            raise UserValueError(f"For Rprop, maximal step size should not be less than minimal step size, "
+                                 f"but got {step_sizes[0]} > {step_sizes[1]}.", where=self.source)
+        if self.etaminus >= 1.0:
+            raise UserValueError(f"For Rprop, etaminus must be in (0.0, 1.0), but got {etas[0]}.", where=self.source)
+        if self.etaplus <= 1.0:
+            raise UserValueError(f"For Rprop, etaplus must be greater than 1.0, but got etaplus {etas[1]}.",
+                                 where=self.source)
+
+    def hyper_attrs(self) -> dict:
+        return {"etaminus": self.etaminus, "etaplus": self.etaplus, "step_size_min": self.step_size_min,
+                "step_size_max": self.step_size_max}
 
 
 class Lamb(Optimizer):

@@ -7,8 +7,7 @@ import numpy as np
 import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.nn as nn
-from mindspore.train.callback import LossMonitor
-from small_net import Net, rows
+from small_net import rows, train_each_way
 
 ms.set_seed(0)
 
@@ -37,30 +36,4 @@ makers = {
     "adadelta": lambda ps: nn.Adadelta(ps, learning_rate=0.5, rho=0.8, weight_decay=0.01),
     "lazyadam": lambda ps: nn.LazyAdam(ps, learning_rate=0.02),
 }
-for tag, make in makers.items():
-    net = Net()
-    opt = make(net.trainable_params())
-    model = ms.Model(net, loss_fn, opt)
-    model.train(2, data(), callbacks=[LossMonitor(4)])
-    summary(tag, net, opt)
-
-for tag, make in makers.items():
-    for jitted in (True, False):
-        net = Net()
-        opt = make(net.trainable_params())
-
-        def forward_fn(x, y):
-            return loss_fn(net(x), y)
-
-        grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
-
-        def step(x, y):
-            loss, grads = grad_fn(x, y)
-            opt(grads)
-            return loss
-
-        step = ms.jit(step) if jitted else step
-        losses = [float(step(x, y).asnumpy()) for _ in range(2)
-                  for x, y in data().create_tuple_iterator()]
-        print(f"{tag} {'jit' if jitted else 'eager'} losses", [round(v, 6) for v in losses])
-        summary(f"{tag} {'jit' if jitted else 'eager'}", net, opt)
+train_each_way(makers, loss_fn, data, summary)
