@@ -12,3 +12,15 @@ def test_adamax_proximal_adagrad_rprop_train_as_under_mindspore(capsys):
     MindSpore 2.10 printed them."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "optimizers_more.py", rel=1e-5)
+
+
+def test_the_optimizer_primitives_update_their_parameters_as_mindspores(capsys):
+    """tests/mindspore_style/apply_primitives.py: ApplyMomentum,
+    ApplyGradientDescent, ApplyAdagrad(V2), ApplyRMSProp,
+    ApplyCenteredRMSProp, ApplyAdaMax, ApplyAdadelta, ApplyProximalAdagrad,
+    ApplyPowerSign and ApplyAddSign, three updates of Parameters eagerly:
+    the variables and their state as MindSpore 2.10's.  (ApplyMomentum's
+    use_nesterov follows the documentation: MindSpore 2.10's CPU kernel
+    ignores it.)"""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "apply_primitives.py", rel=1e-5, abs=1e-6)

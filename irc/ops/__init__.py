@@ -9,6 +9,7 @@ from .derived import *  # noqa: F401,F403 -- MindSpore 2.x's functions built fro
 from .derived_more import *  # noqa: F401,F403 -- more of them: special functions, scatters, statistics
 from .derived_nn import *  # noqa: F401,F403 -- its nn-style functions (conv1d, unfold, layer_norm ...)
 from .ctc import ctc_loss  # noqa: F401
+from .apply_ops import *  # noqa: F401,F403 -- the optimizer primitives (ApplyMomentum ...)
 from .control_flow import ForiLoop, Scan, WhileLoop  # noqa: F401
 from .functional import slice_ as slice  # noqa: F401,A001 -- MindSpore's ops.slice
 from .derived import range_ as range  # noqa: F401,A001 -- MindSpore's ops.range

@@ -1168,6 +1168,9 @@ Bucketize = _configured("Bucketize", lambda x, boundaries: DM.bucketize(x, bound
         ("ScatterNdDiv", "scatter_nd_div", False), ("ScatterNdMax", "scatter_nd_max", False),
         ("ScatterNdMin", "scatter_nd_min", False)))
 
+# the optimizer primitives, defined in apply_ops (they assign to Parameters)
+from .apply_ops import *  # noqa: E402,F401,F403
+
 # MindSpore's submodules of ``ops.operations`` (``from mindspore.ops.operations
 # import nn_ops as NN``, as the model zoo writes): one module here
 nn_ops = math_ops = array_ops = comm_ops = other_ops = sys.modules[__name__]
