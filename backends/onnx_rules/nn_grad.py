@@ -189,7 +189,7 @@ def _conv_transpose_onnx(emit, inputs, attrs, draws):
         if dy_chw is not None:
             return [_conv_input_col2im_onnx(emit, inputs[0], inputs[1], attrs, dy_chw, w_shape)]
     p = list(attrs["pads"])
-    if (p[0], p[1]) != (p[2], p[3]) and dy_chw is not None and w_shape is not None:
+    if len(p) == 4 and (p[0], p[1]) != (p[2], p[3]) and dy_chw is not None and w_shape is not None:
         return [_conv_input_cropped_onnx(emit, inputs[0], inputs[1], attrs)]
     return [emit.op("ConvTranspose", list(inputs), strides=list(attrs["strides"]), pads=p,
                     dilations=list(attrs["dilations"]), group=int(attrs["group"]),
@@ -204,8 +204,9 @@ def _conv_input_sized_onnx(emit, inputs, attrs):
     op = [s - 1 for s in attrs["strides"]]
     y = emit.op("ConvTranspose", [dy, w], strides=list(attrs["strides"]), pads=list(attrs["pads"]),
                 dilations=list(attrs["dilations"]), group=int(attrs["group"]), output_padding=op)
-    hw = emit.op("Slice", [emit.op("Shape", [x]), emit.const(_i64([2])), emit.const(_i64([4]))])
-    return emit.op("Slice", [y, emit.const(_i64([0, 0])), hw, emit.const(_i64([2, 3]))])
+    nd = len(attrs["strides"])
+    hw = emit.op("Slice", [emit.op("Shape", [x]), emit.const(_i64([2])), emit.const(_i64([2 + nd]))])
+    return emit.op("Slice", [y, emit.const(_i64([0] * nd)), hw, emit.const(_i64(range(2, 2 + nd)))])
 
 
 def _conv_input_winograd_onnx(emit, inputs, attrs, w_shape):
@@ -434,25 +435,27 @@ def _conv_weight_onnx(emit, inputs, attrs, draws):
         form = _conv_weight_form(attrs, shapes[0], shapes[1], emit.target)
         if form != "conv":
             return [_conv_weight_gemm_onnx(emit, x, dy, attrs, shapes[0], shapes[1], form)]
-    kh, kw = attrs["kernel_shape"]
+    kernel_shape = list(attrs["kernel_shape"])
+    nd = len(kernel_shape)
+    spatial = list(range(2, 2 + nd))
     # a Conv of the input (channels as the batch) with dy as a dilated kernel
     if g == 1:
-        xt = emit.op("Transpose", [x], perm=[1, 0, 2, 3])                    # [C, N, H, W]
+        xt = emit.op("Transpose", [x], perm=[1, 0, *spatial])                # [C, N, H, W]
     else:
         # group k of the channels, across the batch, becomes input group k
         shape = emit.op("Shape", [x])
         n = emit.op("Slice", [shape, emit.const(_i64([0])), emit.const(_i64([1]))])
-        hw = emit.op("Slice", [shape, emit.const(_i64([2])), emit.const(_i64([4]))])
+        hw = emit.op("Slice", [shape, emit.const(_i64([2])), emit.const(_i64([2 + nd]))])
         x5 = emit.op("Reshape", [x, emit.op("Concat", [n, emit.const(_i64([g, -1])), hw], axis=0)])
-        x5 = emit.op("Transpose", [x5], perm=[2, 1, 0, 3, 4])                  # [C/g, g, N, H, W]
+        x5 = emit.op("Transpose", [x5], perm=[2, 1, 0, *(a + 1 for a in spatial)])   # [C/g, g, N, H, W]
         xt = emit.op("Reshape", [x5, emit.op("Concat", [emit.const(_i64([0, -1])), hw], axis=0)])
-    kernel = emit.op("Transpose", [dy], perm=[1, 0, 2, 3])                     # [O, N, Ho, Wo]
+    kernel = emit.op("Transpose", [dy], perm=[1, 0, *spatial])                 # [O, N, Ho, Wo]
     pads = _trailing_pads_trimmed(attrs, shapes)
     dw = emit.op("Conv", [xt, kernel], strides=list(attrs["dilations"]),
                  dilations=list(attrs["strides"]), pads=pads, group=g)
-    dw = emit.op("Slice", [dw, emit.const(_i64([0, 0])), emit.const(_i64([kh, kw])),
-                           emit.const(_i64([2, 3]))])
-    return [emit.op("Transpose", [dw], perm=[1, 0, 2, 3])]
+    dw = emit.op("Slice", [dw, emit.const(_i64([0] * nd)), emit.const(_i64(kernel_shape)),
+                           emit.const(_i64(spatial))])
+    return [emit.op("Transpose", [dw], perm=[1, 0, *spatial])]
 
 
 @lowering(SCATTER_ADD)
@@ -500,7 +503,7 @@ def _maxpool_indices_onnx(emit, inputs, attrs, draws):
 @lowering(MAXPOOL_GRAD)
 def _maxpool_grad_onnx(emit, inputs, attrs, draws):
     dy, idx, x = inputs
-    plain = not any(attrs["pads"]) and not attrs["ceil_mode"] and attrs["dilations"] == [1, 1]
+    plain = not any(attrs["pads"]) and not attrs["ceil_mode"] and all(d == 1 for d in attrs["dilations"])
     if plain and all(s >= k for s, k in zip(attrs["strides"], attrs["kernel_shape"])):
         # windows do not overlap: every input is some window's maximum at most
         # once, so placing (MaxUnpool) equals adding; measured 5x faster than
@@ -615,10 +618,9 @@ def _windows_grad_onnx(emit, inputs, attrs, draws):
 def _avgpool_grad_onnx(emit, inputs, attrs, draws):
     count, pads, out_pad = _avgpool_plan(attrs)
     c = attrs["input_shape"][0]
-    kh, kw = attrs["kernel_shape"]
     dy = inputs[0]
     g = emit.op("Div", [dy, emit.op("CastLike", [emit.const(count.astype(np.float32)), dy])])
-    ones = emit.op("CastLike", [emit.const(np.ones((c, 1, kh, kw), np.float32)), dy])
+    ones = emit.op("CastLike", [emit.const(np.ones((c, 1, *attrs["kernel_shape"]), np.float32)), dy])
     return [emit.op("ConvTranspose", [g, ones], strides=list(attrs["strides"]), pads=list(pads),
                     output_padding=out_pad, group=int(c))]
 

@@ -149,18 +149,31 @@ def _like(y, x) -> np.ndarray:
 
 
 def _pad_spatial(x: np.ndarray, pads, value) -> np.ndarray:
-    """Pad the two trailing axes of NCHW with ONNX pads [t, l, b, r]."""
-    t, l, b, r = pads
-    return np.pad(x, ((0, 0), (0, 0), (t, b), (l, r)), constant_values=value)
+    """Pad the spatial axes of NC... with ONNX pads [begins..., ends...]
+    ([t, l, b, r] for NCHW)."""
+    nd = len(pads) // 2
+    widths = [(0, 0)] * (x.ndim - nd) + [(pads[i], pads[nd + i]) for i in range(nd)]
+    return np.pad(x, widths, constant_values=value)
 
 
 def _windows(x: np.ndarray, kernel, strides, dilations) -> np.ndarray:
-    """[N, C, Ho, Wo, kh, kw] views of the (already padded) NCHW input."""
-    kh, kw = kernel
-    dh, dw = dilations
-    span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
-    win = np.lib.stride_tricks.sliding_window_view(x, span, axis=(2, 3))
-    return win[:, :, ::strides[0], ::strides[1], ::dh, ::dw]
+    """[N, C, *out, *kernel] views of the (already padded) NC... input
+    ([N, C, Ho, Wo, kh, kw] for NCHW)."""
+    nd = len(kernel)
+    span = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilations))
+    win = np.lib.stride_tricks.sliding_window_view(x, span, axis=tuple(range(2, 2 + nd)))
+    steps = tuple(slice(None, None, s) for s in strides) + tuple(slice(None, None, d) for d in dilations)
+    return win[(slice(None), slice(None), *steps)]
+
+
+def _spatial_axes(nd: int, first: int = 0) -> tuple:
+    """The last ``nd`` axes of a window view, or ``nd`` axes from ``first``."""
+    return tuple(range(first, first + nd)) if first else tuple(range(-nd, 0))
+
+
+def _crop(y: np.ndarray, sizes) -> np.ndarray:
+    """``y`` cut to ``sizes`` along its spatial axes (after N, C)."""
+    return y[(slice(None), slice(None), *(slice(0, s) for s in sizes))]
 
 
 # =============================================================================
@@ -400,15 +413,22 @@ def _check_window_attrs(op, attrs, nd=2):
             raise ValueError(f"{op}: {key} must be {nd} positive ints, got {attrs[key]}")
     pads = attrs["pads"]
     if len(pads) != 2 * nd or any(int(p) < 0 for p in pads):
-        raise ValueError(f"{op}: pads must be {2 * nd} non-negative ints "
-                         f"[top, left, bottom, right], got {pads}")
+        order = "[top, left, bottom, right]" if nd == 2 else "[begins..., ends...]"
+        raise ValueError(f"{op}: pads must be {2 * nd} non-negative ints {order}, got {pads}")
+
+
+def _need_spatial(op, t: TensorType, what: str = "input") -> int:
+    """The spatial rank of an NCHW or NCDHW operand (2 or 3)."""
+    if t.rank not in (4, 5):
+        raise ValueError(f"{op}: the {what} must be NCHW or NCDHW, got {t}")
+    return t.rank - 2
 
 
 def _spatial_out(t: TensorType, attrs, kernel, ceil=False):
-    pads, strides = attrs["pads"], attrs["strides"]
-    dil = attrs.get("dilations", [1, 1])
-    return tuple(_window_out(t.shape[2 + i], kernel[i], strides[i], pads[i], pads[i + 2],
-                             dil[i], ceil) for i in range(2))
+    pads, strides, nd = attrs["pads"], attrs["strides"], len(kernel)
+    dil = attrs.get("dilations", [1] * nd)
+    return tuple(_window_out(t.shape[2 + i], kernel[i], strides[i], pads[i], pads[i + nd],
+                             dil[i], ceil) for i in range(nd))
 
 
 # a convolution's window attributes (Conv, ConvTranspose and their gradients)
@@ -420,13 +440,13 @@ def _infer_conv(attrs, ins):
     if len(ins) not in (2, 3):
         raise ValueError(f"{op}: takes x, weight and an optional bias, got {len(ins)} operands")
     x, w = ins[0], ins[1]
-    _need_rank(op, x, 4, layout="NCHW")
-    _need_rank(op, w, 4, "weight", layout="out_channels, in_channels/group, kh, kw")
+    nd = _need_spatial(op, x)
+    _need_rank(op, w, nd + 2, "weight", layout="out_channels, in_channels/group, *kernel")
     _need_float(op, x)
     _same_dtype(op, ins)
-    _check_window_attrs(op, attrs)
+    _check_window_attrs(op, attrs, nd)
     group = int(attrs["group"])
-    c_out, c_per_group, kh, kw = w.shape
+    c_out, c_per_group, *kernel = w.shape
     c_in = x.shape[1]
     if isinstance(c_in, int) and isinstance(c_per_group, int) and c_in != c_per_group * group:
         raise ValueError(f"{op}: the input has {c_in} channels but the weight {w} expects "
@@ -435,32 +455,34 @@ def _infer_conv(attrs, ins):
         raise ValueError(f"{op}: {c_out} output channels do not divide into {group} groups")
     if len(ins) == 3 and ins[2].shape != (c_out,):
         raise ValueError(f"{op}: the bias must be [{c_out}], got {ins[2]}")
-    h, wd = _spatial_out(x, attrs, (kh, kw))
-    if 0 in (h, wd):
-        raise ValueError(f"{op}: the kernel {kh}x{kw} (dilation {attrs['dilations']}) does not fit "
-                         f"the input {x} with pads {attrs['pads']}")
-    return [TensorType(x.dtype, (x.shape[0], c_out, h, wd))]
+    out = _spatial_out(x, attrs, kernel)
+    if 0 in out:
+        raise ValueError(f"{op}: the kernel {'x'.join(map(str, kernel))} (dilation "
+                         f"{attrs['dilations']}) does not fit the input {x} with pads {attrs['pads']}")
+    return [TensorType(x.dtype, (x.shape[0], c_out, *out))]
 
 
 CONV = _nn("Conv", attrs=dict(CONV_ATTRS),
            infer=_infer_conv, operands=("x", "weight", "bias?"),
-           doc="2-D convolution of NCHW x with weight [O, C/group, kh, kw] (+ bias [O])")
+           doc="2-D convolution of NCHW x with weight [O, C/group, kh, kw] (+ bias [O]); "
+               "3-D of NCDHW x with [O, C/group, kd, kh, kw], the window attributes then 3 "
+               "(pads 6: begins, ends)")
 
 
 def _infer_conv_transpose(attrs, ins):
     dy, w = ins[0], ins[1]
-    n, _, ho, wo = dy.shape
+    n, nd = dy.shape[0], dy.rank - 2
     c = w.shape[1] * attrs["group"] if isinstance(w.shape[1], int) else UNKNOWN
     if len(ins) == 3:                  # sized like a Conv's input known only at run time
         return [TensorType(dy.dtype, (n, c, *ins[2].shape[2:]))]
     size = []
-    for i, o in enumerate((ho, wo)):
+    for i, o in enumerate(dy.shape[2:]):
         if not isinstance(o, int):
             size.append(UNKNOWN)
             continue
         span = (w.shape[2 + i] - 1) * attrs["dilations"][i] + 1
         size.append((o - 1) * attrs["strides"][i] + span + attrs["output_padding"][i]
-                    - attrs["pads"][i] - attrs["pads"][i + 2])
+                    - attrs["pads"][i] - attrs["pads"][i + nd])
     return [TensorType(dy.dtype, (n, c, *size))]
 
 
@@ -476,24 +498,24 @@ CONV_TRANSPOSE = _nn("ConvTranspose", attrs={**CONV_ATTRS, "output_padding": [0,
 def _conv_transpose_host(inputs, attrs, draws):
     dy, w = _f64(inputs[0]), _f64(inputs[1])
     x_t = _infer_conv_transpose(attrs, [TensorType.of(v) for v in inputs])[0]
-    n, c, h, wd = dy.shape[0], *x_t.shape[1:]
+    n, c, size = dy.shape[0], x_t.shape[1], x_t.shape[2:]
+    nd = len(size)
     pads, strides, dil, group = attrs["pads"], attrs["strides"], attrs["dilations"], attrs["group"]
-    hp, wp = h + pads[0] + pads[2], wd + pads[1] + pads[3]
-    dx = np.zeros((n, c, hp, wp))
+    dx = np.zeros((n, c, *(s + pads[i] + pads[nd + i] for i, s in enumerate(size))))
     o_g, c_g = w.shape[0] // group, c // group
-    kh, kw = w.shape[2:]
+    # contrib's axes [N, *out, cg, *kernel] -> [N, cg, *out] for one tap
+    to_nc = (0, nd + 1, *range(1, nd + 1))
     for g in range(group):
-        dyg = dy[:, g * o_g:(g + 1) * o_g]                        # [N, og, Ho, Wo]
-        wg = w[g * o_g:(g + 1) * o_g]                             # [og, cg, kh, kw]
-        contrib = np.tensordot(dyg, wg, axes=([1], [0]))          # [N, Ho, Wo, cg, kh, kw]
-        for i in range(kh):
-            for j in range(kw):
-                hs, ws = i * dil[0], j * dil[1]
-                dx[:, g * c_g:(g + 1) * c_g,
-                   hs:hs + strides[0] * dy.shape[2]:strides[0],
-                   ws:ws + strides[1] * dy.shape[3]:strides[1]] += \
-                    contrib[..., i, j].transpose(0, 3, 1, 2)
-    return [_like(dx[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd], inputs[0])]
+        dyg = dy[:, g * o_g:(g + 1) * o_g]                        # [N, og, *out]
+        wg = w[g * o_g:(g + 1) * o_g]                             # [og, cg, *kernel]
+        contrib = np.tensordot(dyg, wg, axes=([1], [0]))          # [N, *out, cg, *kernel]
+        for tap in np.ndindex(*w.shape[2:]):
+            at = tuple(slice(t * d, t * d + s * o, s)
+                       for t, d, s, o in zip(tap, dil, strides, dy.shape[2:]))
+            dx[(slice(None), slice(g * c_g, (g + 1) * c_g), *at)] += \
+                contrib[(Ellipsis, *tap)].transpose(to_nc)
+    inner = tuple(slice(pads[i], pads[i] + s) for i, s in enumerate(size))
+    return [_like(dx[(slice(None), slice(None), *inner)], inputs[0])]
 
 
 
@@ -502,16 +524,17 @@ def _conv_host(inputs, attrs, draws):
     x, w = np.asarray(inputs.x), np.asarray(inputs.weight)
     xp = _pad_spatial(_f64(x), attrs["pads"], 0.0)
     win = _windows(xp, w.shape[2:], attrs["strides"], attrs["dilations"])
-    group = int(attrs["group"])
+    group, nd = int(attrs["group"]), w.ndim - 2
     cg, og = x.shape[1] // group, w.shape[0] // group
     outs = []
     for g in range(group):
-        wg = _f64(w[g * og:(g + 1) * og])                      # [og, cg, kh, kw]
-        xg = win[:, g * cg:(g + 1) * cg]                         # [N, cg, Ho, Wo, kh, kw]
-        outs.append(np.tensordot(xg, wg, axes=([1, 4, 5], [1, 2, 3])))  # [N, Ho, Wo, og]
-    y = np.concatenate(outs, axis=-1).transpose(0, 3, 1, 2)
+        wg = _f64(w[g * og:(g + 1) * og])                      # [og, cg, *kernel]
+        xg = win[:, g * cg:(g + 1) * cg]                         # [N, cg, *out, *kernel]
+        outs.append(np.tensordot(xg, wg, axes=([1, *_spatial_axes(nd, 2 + nd)],
+                                               [1, *_spatial_axes(nd, 2)])))  # [N, *out, og]
+    y = np.moveaxis(np.concatenate(outs, axis=-1), -1, 1)
     if inputs.bias is not None:
-        y = y + _f64(inputs.bias).reshape(1, -1, 1, 1)
+        y = y + _f64(inputs.bias).reshape(1, -1, *[1] * nd)
     return [_like(y, x)]
 
 
@@ -590,17 +613,17 @@ def _infer_pool(name):
     def infer(attrs, ins):
         op = f"nn.{name}"
         x = ins[0]
-        _need_rank(op, x, 4, layout="NCHW")
+        nd = _need_spatial(op, x)
         _need_float(op, x)
-        _check_window_attrs(op, attrs)
+        _check_window_attrs(op, attrs, nd)
         k = attrs["kernel_shape"]
         pads = attrs["pads"]
-        if pads[0] >= k[0] or pads[2] >= k[0] or pads[1] >= k[1] or pads[3] >= k[1]:
+        if any(pads[i] >= k[i] or pads[nd + i] >= k[i] for i in range(nd)):
             raise ValueError(f"{op}: pads {pads} must be smaller than the kernel {k}")
-        h, w = _spatial_out(x, attrs, k, ceil=bool(attrs["ceil_mode"]))
-        if 0 in (h, w):
-            raise ValueError(f"{op}: the window {k[0]}x{k[1]} does not fit the input {x}")
-        return [TensorType(x.dtype, (*x.shape[:2], h, w))]
+        out = _spatial_out(x, attrs, k, ceil=bool(attrs["ceil_mode"]))
+        if 0 in out:
+            raise ValueError(f"{op}: the window {'x'.join(map(str, k))} does not fit the input {x}")
+        return [TensorType(x.dtype, (*x.shape[:2], *out))]
     return infer
 
 
@@ -613,20 +636,20 @@ AVGPOOL = _nn("AveragePool", attrs={**_POOL_ATTRS, "count_include_pad": 0},
 
 
 def _ceil_extra(x_shape, attrs, kernel, dil, out_shape):
-    """Extra end padding so that ceil-mode windows exist: (bottom, right)."""
-    extra = []
-    for i in range(2):
+    """Extra end padding so that ceil-mode windows exist: (bottom, right) for NCHW."""
+    extra, nd = [], len(kernel)
+    for i in range(nd):
         span = (kernel[i] - 1) * dil[i] + 1
         need = (out_shape[2 + i] - 1) * attrs["strides"][i] + span
-        have = x_shape[2 + i] + attrs["pads"][i] + attrs["pads"][i + 2]
+        have = x_shape[2 + i] + attrs["pads"][i] + attrs["pads"][i + nd]
         extra.append(max(0, need - have))
     return extra
 
 
 def _pool_pads(x, attrs, kernel, dil, out_shape):
-    t, l, b, r = attrs["pads"]
-    eb, er = _ceil_extra(x.shape, attrs, kernel, dil, out_shape)
-    return [t, l, b + eb, r + er], (eb, er)
+    nd, pads = len(kernel), list(attrs["pads"])
+    extra = _ceil_extra(x.shape, attrs, kernel, dil, out_shape)
+    return pads[:nd] + [p + e for p, e in zip(pads[nd:], extra)], tuple(extra)
 
 
 @MAXPOOL.host_batch
@@ -637,7 +660,7 @@ def _maxpool_host(inputs, attrs, draws):
     pads, _ = _pool_pads(x, attrs, kernel, dil, out_t.shape)
     xp = _pad_spatial(x, pads, -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min)
     win = _windows(xp, kernel, attrs["strides"], dil)
-    return [win.max(axis=(4, 5))[:, :, :out_t.shape[2], :out_t.shape[3]].astype(x.dtype)]
+    return [_crop(win.max(axis=_spatial_axes(len(kernel))), out_t.shape[2:]).astype(x.dtype)]
 
 
 @AVGPOOL.host_batch
@@ -645,19 +668,26 @@ def _avgpool_host(inputs, attrs, draws):
     x = np.asarray(inputs[0])
     kernel, strides = attrs["kernel_shape"], attrs["strides"]
     out_t = _infer_pool("AveragePool")(attrs, [TensorType.of(x)])[0]
-    pads, (eb, er) = _pool_pads(x, attrs, kernel, [1, 1], out_t.shape)
-    total = _windows(_pad_spatial(_f64(x), pads, 0.0), kernel, strides, (1, 1)).sum(axis=(4, 5))
-    # Which positions count: real elements, plus the declared pads when
-    # count_include_pad (never the extra ceil-mode padding).
-    ones = np.ones((1, 1, *x.shape[2:]))
+    count = avgpool_count(x.shape[2:], attrs, out_t.shape)
+    ones, axes = [1] * len(kernel), _spatial_axes(len(kernel))
+    pads, _ = _pool_pads(x, attrs, kernel, ones, out_t.shape)
+    total = _windows(_pad_spatial(_f64(x), pads, 0.0), kernel, strides, ones).sum(axis=axes)
+    return [_like(_crop(total, out_t.shape[2:]) / count, x)]
+
+
+def avgpool_count(size, attrs, out_shape) -> np.ndarray:
+    """How many elements each AveragePool window averages ([*out]): real
+    elements, plus the declared pads when count_include_pad (never the extra
+    ceil-mode padding)."""
+    kernel, nd = attrs["kernel_shape"], len(size)
+    ones = np.ones((1, 1, *size))
+    pads, extra = _pool_pads(ones, attrs, kernel, [1] * nd, out_shape)
     if attrs["count_include_pad"]:
-        ones = _pad_spatial(ones, attrs["pads"], 1.0)
-        ones = _pad_spatial(ones, (0, 0, eb, er), 0.0)
+        ones = _pad_spatial(_pad_spatial(ones, attrs["pads"], 1.0), [0] * nd + list(extra), 0.0)
     else:
         ones = _pad_spatial(ones, pads, 0.0)
-    count = _windows(ones, kernel, strides, (1, 1)).sum(axis=(4, 5))
-    y = (total / count)[:, :, :out_t.shape[2], :out_t.shape[3]]
-    return [_like(y, x)]
+    count = _windows(ones, kernel, attrs["strides"], [1] * nd).sum(axis=_spatial_axes(nd))
+    return _crop(count, out_shape[2:])[0, 0]
 
 
 # =============================================================================

@@ -36,7 +36,7 @@ from ..ir.types import UNKNOWN, TensorType, is_float
 from . import nn as NN
 from . import parallel as PARALLEL
 from . import train as TRAIN
-from .nn import _f64, _infer_pool, _like, _pad_spatial, _pool_pads, _windows
+from .nn import _crop, _f64, _infer_pool, _like, _pad_spatial, _pool_pads, _windows, avgpool_count
 
 FAMILY = "grad"
 DIALECT = Dialect("grad")
@@ -387,8 +387,8 @@ def _conv_out_padding(x: TensorType, dy: TensorType, w: TensorType, attrs) -> Op
     """Rows/columns at the end of x that no output position reached; None
     where that depends on a size known only at run time (a stride over 1)."""
     pads, strides, dil = attrs["pads"], attrs["strides"], attrs["dilations"]
-    out = []
-    for i in range(2):
+    out, nd = [], x.rank - 2
+    for i in range(nd):
         size, o = x.shape[2 + i], dy.shape[2 + i]
         if not isinstance(size, int) or not isinstance(o, int):
             if strides[i] > 1:
@@ -396,7 +396,7 @@ def _conv_out_padding(x: TensorType, dy: TensorType, w: TensorType, attrs) -> Op
             out.append(0)
             continue
         span = (w.shape[2 + i] - 1) * dil[i] + 1
-        out.append(size + pads[i] + pads[i + 2] - ((o - 1) * strides[i] + span))
+        out.append(size + pads[i] + pads[i + nd] - ((o - 1) * strides[i] + span))
     return out
 
 
@@ -421,14 +421,15 @@ def _conv_weight_host(inputs, attrs, draws):
     x, dy = _f64(inputs[0]), _f64(inputs[1])
     group, kernel = attrs["group"], attrs["kernel_shape"]
     xp = _pad_spatial(x, attrs["pads"], 0.0)
-    win = _windows(xp, kernel, attrs["strides"], attrs["dilations"])  # [N, C, Ho', Wo', kh, kw]
-    win = win[:, :, :dy.shape[2], :dy.shape[3]]
-    c_g, o_g = x.shape[1] // group, dy.shape[1] // group
+    win = _windows(xp, kernel, attrs["strides"], attrs["dilations"])  # [N, C, *out', *kernel]
+    win = _crop(win, dy.shape[2:])
+    c_g, o_g, nd = x.shape[1] // group, dy.shape[1] // group, len(kernel)
+    out, taps = "hwd"[:nd], "ijk"[:nd]
     outs = []
     for g in range(group):
         xg = win[:, g * c_g:(g + 1) * c_g]
         dyg = dy[:, g * o_g:(g + 1) * o_g]
-        outs.append(np.einsum("nchwij,nohw->ocij", xg, dyg))
+        outs.append(np.einsum(f"nc{out}{taps},no{out}->oc{taps}", xg, dyg))
     return [_like(np.concatenate(outs, axis=0), inputs[0])]
 
 
@@ -442,12 +443,14 @@ def _conv_grad(ctx, node, douts):
     if ctx.needs(0):
         pad = _conv_out_padding(ctx.type(x), ctx.type(dy), ctx.type(w), attrs)
         sized = [dy, w] if pad is not None else [dy, w, x]      # x's size read at run time
-        grads[0] = ctx.add("nn.ConvTranspose", sized, {**attrs, "output_padding": pad or [0, 0]})
+        nd = ctx.type(x).rank - 2
+        grads[0] = ctx.add("nn.ConvTranspose", sized, {**attrs, "output_padding": pad or [0] * nd})
     if ctx.needs(1):
         kernel = list(ctx.type(w).shape[2:])
         grads[1] = ctx.add("grad.ConvWeight", [x, dy], {**attrs, "kernel_shape": kernel})
     if len(operands) == 3 and ctx.needs(2):
-        grads[2] = ctx.add("nn.ReduceSum", [dy], {"axes": [0, 2, 3], "keepdims": 0})
+        grads[2] = ctx.add("nn.ReduceSum", [dy], {"axes": [0, *range(2, ctx.type(x).rank)],
+                                                  "keepdims": 0})
     return grads
 
 
@@ -545,16 +548,15 @@ def _maxpool_argmax(x: np.ndarray, attrs):
     kernel, dil = attrs["kernel_shape"], attrs["dilations"]
     out_t = _infer_pool("MaxPool")(attrs, [TensorType.of(x)])[0]
     pads, _ = _pool_pads(x, attrs, kernel, dil, out_t.shape)
-    n, c, h, w = x.shape
-    flat = np.arange(n * c * h * w, dtype=np.int64).reshape(x.shape)
+    flat = np.arange(x.size, dtype=np.int64).reshape(x.shape)
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp = _pad_spatial(x, pads, low)
     ip = _pad_spatial(flat, pads, -1)
-    wx = _windows(xp, kernel, attrs["strides"], dil)[:, :, :out_t.shape[2], :out_t.shape[3]]
-    wi = _windows(ip, kernel, attrs["strides"], dil)[:, :, :out_t.shape[2], :out_t.shape[3]]
-    sh = wx.shape
-    wx = wx.reshape(*sh[:4], -1)
-    wi = wi.reshape(*sh[:4], -1)
+    wx = _crop(_windows(xp, kernel, attrs["strides"], dil), out_t.shape[2:])
+    wi = _crop(_windows(ip, kernel, attrs["strides"], dil), out_t.shape[2:])
+    lead = wx.shape[:x.ndim]
+    wx = wx.reshape(*lead, -1)
+    wi = wi.reshape(*lead, -1)
     k = wx.argmax(axis=-1)[..., None]
     return (np.take_along_axis(wx, k, -1)[..., 0].astype(x.dtype),
             np.take_along_axis(wi, k, -1)[..., 0])
@@ -619,9 +621,9 @@ def _windows_grad_host(inputs, attrs, draws):
 
 
 def _tiling(node, xt) -> bool:
-    """Windows that tile the input: stride = kernel, no padding, floor mode."""
+    """Windows that tile an NCHW input: stride = kernel, no padding, floor mode."""
     a = node.attrs
-    return (list(a["strides"]) == list(a["kernel_shape"]) and not any(a["pads"]) and
+    return (xt.rank == 4 and list(a["strides"]) == list(a["kernel_shape"]) and not any(a["pads"]) and
             not a["ceil_mode"] and list(a["dilations"]) == [1, 1] and
             all(isinstance(d, int) for d in xt.shape[2:]))
 
@@ -639,8 +641,7 @@ def _maxpool_grad(ctx, node, douts):
 
 
 def _infer_avgpool_grad(attrs, ins):
-    c, h, w = attrs["input_shape"]
-    return [TensorType(ins[0].dtype, (ins[0].shape[0], c, h, w))]
+    return [TensorType(ins[0].dtype, (ins[0].shape[0], *attrs["input_shape"]))]
 
 
 AVGPOOL_GRAD = _grad("AveragePool", attrs={**NN.AVGPOOL.attrs, "input_shape": REQUIRED},
@@ -651,25 +652,17 @@ AVGPOOL_GRAD = _grad("AveragePool", attrs={**NN.AVGPOOL.attrs, "input_shape": RE
 
 
 def _avgpool_plan(attrs):
-    """(count [Ho, Wo], ConvTranspose pads, output_padding) for the static
-    input shape; the counts mirror nn.AveragePool's forward rule."""
-    c, h, w = attrs["input_shape"]
-    kernel, strides = attrs["kernel_shape"], attrs["strides"]
-    x_t = TensorType("f32", (1, c, h, w))
-    out_t = _infer_pool("AveragePool")(attrs, [x_t])[0]
-    x = np.zeros((1, 1, h, w))
-    pads, (eb, er) = _pool_pads(x, attrs, kernel, [1, 1], out_t.shape)
-    ones = np.ones((1, 1, h, w))
-    if attrs["count_include_pad"]:
-        ones = _pad_spatial(_pad_spatial(ones, attrs["pads"], 1.0), (0, 0, eb, er), 0.0)
-    else:
-        ones = _pad_spatial(ones, pads, 0.0)
-    count = _windows(ones, kernel, strides, (1, 1)).sum(axis=(4, 5))[0, 0]
-    count = count[:out_t.shape[2], :out_t.shape[3]]
+    """(count [*out], ConvTranspose pads, output_padding) for the static
+    input shape; the counts are nn.AveragePool's forward ones."""
+    size = attrs["input_shape"][1:]
+    kernel, strides, nd = attrs["kernel_shape"], attrs["strides"], len(size)
+    out_t = _infer_pool("AveragePool")(attrs, [TensorType("f32", (1, *attrs["input_shape"]))])[0]
+    count = avgpool_count(size, attrs, out_t.shape)
+    pads, _ = _pool_pads(np.zeros((1, 1, *size)), attrs, kernel, [1] * nd, out_t.shape)
     out_pad = []
-    for i, size in enumerate((h, w)):
+    for i, s in enumerate(size):
         need = (out_t.shape[2 + i] - 1) * strides[i] + kernel[i]
-        out_pad.append(max(0, size + pads[i] + pads[i + 2] - need))
+        out_pad.append(max(0, s + pads[i] + pads[i + nd] - need))
     return count, pads, out_pad
 
 
@@ -677,15 +670,15 @@ def _avgpool_plan(attrs):
 def _avgpool_grad_host(inputs, attrs, draws):
     dy = _f64(inputs[0])
     count, pads, _ = _avgpool_plan(attrs)
-    c, h, w = attrs["input_shape"]
-    kh, kw = attrs["kernel_shape"]
-    sh, sw = attrs["strides"]
-    dxp = np.zeros((dy.shape[0], c, h + pads[0] + pads[2], w + pads[1] + pads[3]))
+    c, *size = attrs["input_shape"]
+    strides, nd = attrs["strides"], len(size)
+    dxp = np.zeros((dy.shape[0], c, *(s + pads[i] + pads[nd + i] for i, s in enumerate(size))))
     g = dy / count
-    for i in range(kh):
-        for j in range(kw):
-            dxp[:, :, i:i + sh * g.shape[2]:sh, j:j + sw * g.shape[3]:sw] += g
-    return [_like(dxp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + w], inputs[0])]
+    for tap in np.ndindex(*attrs["kernel_shape"]):
+        at = tuple(slice(t, t + s * o, s) for t, s, o in zip(tap, strides, g.shape[2:]))
+        dxp[(slice(None), slice(None), *at)] += g
+    inner = tuple(slice(pads[i], pads[i] + s) for i, s in enumerate(size))
+    return [_like(dxp[(slice(None), slice(None), *inner)], inputs[0])]
 
 
 def static_sizes_missing(op: str, attrs: dict, operand_types: list) -> Optional[str]:
