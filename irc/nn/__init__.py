@@ -12,7 +12,7 @@ from .activation import (  # noqa: F401
 )
 from .basic import Dense, Dropout, Embedding, EmbeddingLookup, Flatten, Identity, Upsample  # noqa: F401
 from .cell import Cell, CellList, SequentialCell  # noqa: F401
-from .conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose  # noqa: F401
+from .conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose, Conv3d, Conv3dTranspose  # noqa: F401
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .metrics import (  # noqa: F401
     F1, MAE, MSE, ROC, Accuracy, BleuScore, ConfusionMatrix, ConfusionMatrixMetric, CosineSimilarity, Dice,
@@ -21,10 +21,12 @@ from .metrics import (  # noqa: F401
     get_metric_fn, get_metrics, names, rearrange_inputs,
 )
 from .normalization import (  # noqa: F401
-    BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm2d, LayerNorm, SyncBatchNorm,
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm2d, InstanceNorm3d, LayerNorm, SyncBatchNorm,
 )
 from .padding import Pad  # noqa: F401
-from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
+from .pooling import (  # noqa: F401
+    AdaptiveAvgPool2d, AdaptiveAvgPool3d, AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
 
 # Modules other parts of irc add to this namespace (losses, optimizers,

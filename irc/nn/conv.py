@@ -11,13 +11,14 @@ from .cell import Cell
 PAD_MODES = ("same", "valid", "pad")
 
 
-def positive_pair(value, what: str, cls: str = "Conv2d") -> tuple[int, int]:
-    """An int or a pair of ints, each positive, as a pair."""
+def positive_pair(value, what: str, cls: str = "Conv2d", nd: int = 2) -> tuple:
+    """An int or a pair of ints (3-D layers: a triple), each positive, as a tuple."""
     if isinstance(value, int) and not isinstance(value, bool):
-        value = (value, value)
-    if not (isinstance(value, tuple) and len(value) == 2
+        value = (value,) * nd
+    if not (isinstance(value, tuple) and len(value) == nd
             and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-        raise UserTypeError(f"{cls}: {what} must be an int or a pair of ints, got {value!r}",
+        several = "a pair" if nd == 2 else f"a tuple of {nd}"
+        raise UserTypeError(f"{cls}: {what} must be an int or {several} of ints, got {value!r}",
                             where=user_frame())
     if min(value) <= 0:
         raise UserValueError(f"{cls}: {what} must be positive, got {value!r}", where=user_frame())
@@ -43,10 +44,7 @@ class Conv2d(Cell):
             raise UnsupportedError("Conv2d: irc supports data_format='NCHW' only",
                                    where=user_frame())
         self.data_format = data_format
-        if in_channels % group or out_channels % group:
-            raise UserValueError(f"Conv2d: in_channels ({in_channels}) and out_channels "
-                                 f"({out_channels}) must both divide by group ({group})",
-                                 where=user_frame())
+        _check_groups("Conv2d", in_channels, out_channels, group)
         self.has_bias = bool(has_bias)
         shape = (out_channels, in_channels // group, *self.kernel_size)
         self.weight = make_param(default_weight_init(weight_init), shape, "weight")
@@ -65,7 +63,14 @@ class Conv2d(Cell):
                 f"has_bias={self.has_bias}")
 
 
-def _check_pad_mode(pad_mode, padding) -> str:
+def _check_groups(cls: str, in_channels, out_channels, group) -> None:
+    if in_channels % group or out_channels % group:
+        raise UserValueError(f"{cls}: in_channels ({in_channels}) and out_channels "
+                             f"({out_channels}) must both divide by group ({group})",
+                             where=user_frame())
+
+
+def _check_pad_mode(pad_mode, padding, nd: int = 2) -> str:
     if not isinstance(pad_mode, str):
         raise UserTypeError(f"pad_mode must be a str, got {type(pad_mode).__name__}",
                             where=user_frame())
@@ -73,18 +78,18 @@ def _check_pad_mode(pad_mode, padding) -> str:
     if mode not in PAD_MODES:
         raise UserValueError(f"pad_mode must be one of {', '.join(PAD_MODES)}, got {pad_mode!r}",
                              where=user_frame())
-    nonzero = padding not in (0, (0, 0), (0, 0, 0, 0))
+    nonzero = padding not in (0, (0,) * nd, (0,) * 2 * nd)
     if nonzero and mode != "pad":
         raise UserValueError(f"padding={padding!r} needs pad_mode='pad' (got {pad_mode!r})",
                              where=user_frame())
     if isinstance(padding, int):
         ok = padding >= 0
     else:
-        ok = isinstance(padding, tuple) and len(padding) in (2, 4) and all(
+        ok = isinstance(padding, tuple) and len(padding) in (nd, 2 * nd) and all(
             isinstance(p, int) and p >= 0 for p in padding)
     if not ok:
-        raise UserValueError(f"padding must be a non-negative int or a tuple of 2 or 4 of them, "
-                             f"got {padding!r}", where=user_frame())
+        raise UserValueError(f"padding must be a non-negative int or a tuple of {nd} or {2 * nd} of "
+                             f"them, got {padding!r}", where=user_frame())
     return mode
 
 
@@ -109,10 +114,7 @@ class Conv2dTranspose(Cell):
         if output_padding and self.pad_mode != "pad":
             raise UserValueError(f"{cls}: output_padding needs pad_mode='pad' (got {pad_mode!r})",
                                  where=user_frame())
-        if in_channels % group or out_channels % group:
-            raise UserValueError(f"{cls}: in_channels ({in_channels}) and out_channels "
-                                 f"({out_channels}) must both divide by group ({group})",
-                                 where=user_frame())
+        _check_groups(cls, in_channels, out_channels, group)
         self.has_bias = bool(has_bias)
         shape = (in_channels, out_channels // group, *self.kernel_size)
         self.weight = make_param(default_weight_init(weight_init), shape, "weight")
@@ -185,3 +187,73 @@ class Conv1dTranspose(_OverUnitHeight, Conv2dTranspose):
         super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode,
                          (0, 0, padding, padding) if pad_mode == "pad" else 0, 0, (1, dilation), group,
                          has_bias, weight_init, bias_init)
+
+
+class _Conv3dCommon(Cell):
+    """The checked arguments and parameters of Conv3d / Conv3dTranspose
+    (MindSpore's names, defaults and initialisers; NCDHW only)."""
+
+    def _setup(self, cls, in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation,
+               group, has_bias, weight_init, bias_init, data_format, transposed: bool):
+        self.in_channels = _positive_int(in_channels, "in_channels", cls)
+        self.out_channels = _positive_int(out_channels, "out_channels", cls)
+        self.kernel_size = positive_pair(kernel_size, "kernel_size", cls, 3)
+        self.stride = positive_pair(stride, "stride", cls, 3)
+        self.dilation = positive_pair(dilation, "dilation", cls, 3)
+        self.group = _positive_int(group, "group", cls)
+        self.pad_mode = _check_pad_mode(pad_mode, padding, 3)
+        self.padding = padding
+        if data_format != "NCDHW":
+            raise UnsupportedError(f"{cls}: irc supports data_format='NCDHW' only", where=user_frame())
+        self.data_format = data_format
+        _check_groups(cls, in_channels, out_channels, group)
+        self.has_bias = bool(has_bias)
+        shape = ((in_channels, out_channels // group) if transposed
+                 else (out_channels, in_channels // group)) + self.kernel_size
+        self.weight = make_param(default_weight_init(weight_init), shape, "weight")
+        fan_in = int(np.prod(shape[1:]))
+        self.bias = make_param(default_bias_init(bias_init, fan_in), (out_channels,),
+                               "bias") if has_bias else None
+
+    def extend_repr(self) -> str:
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
+                f"has_bias={self.has_bias}")
+
+
+class Conv3d(_Conv3dCommon):
+    """3-D convolution of NCDHW input; weight [out, in/group, kd, kh, kw];
+    padding an int or (head, tail, top, bottom, left, right)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 data_format="NCDHW", dtype=None):
+        super().__init__()
+        self._setup("Conv3d", in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                    dilation, group, has_bias, weight_init, bias_init, data_format, False)
+
+    def construct(self, x):
+        return ops.conv3d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
+                          self.dilation, self.group)
+
+
+class Conv3dTranspose(_Conv3dCommon):
+    """Transposed 3-D convolution of NCDHW input; weight [in, out/group, kd,
+    kh, kw]; Conv2dTranspose's output sizes per axis."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 dilation=1, group=1, output_padding=0, has_bias=False, weight_init=None,
+                 bias_init=None, data_format="NCDHW", dtype=None):
+        super().__init__()
+        cls = "Conv3dTranspose"
+        self._setup(cls, in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation,
+                    group, has_bias, weight_init, bias_init, data_format, True)
+        self.output_padding = output_padding
+        if output_padding and self.pad_mode != "pad":
+            raise UserValueError(f"{cls}: output_padding needs pad_mode='pad' (got {pad_mode!r})",
+                                 where=user_frame())
+
+    def construct(self, x):
+        return ops.conv_transpose3d(x, self.weight, self.bias, self.stride, self.pad_mode,
+                                    self.padding, self.output_padding, self.dilation, self.group)

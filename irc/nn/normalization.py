@@ -71,6 +71,27 @@ class BatchNorm2d(_BatchNorm):
     _layout = "NCHW"
 
 
+class BatchNorm3d(Cell):
+    """BatchNorm2d over NCDHW input seen as N, C, D*H, W (statistics per
+    channel over N, D, H, W), as MindSpore builds it: its parameters are its
+    ``bn2d``'s (checkpoints name them ``bn.bn2d.gamma``)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, dtype=None):
+        super().__init__()
+        self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init,
+                                moving_mean_init, moving_var_init, use_batch_statistics)
+
+    def construct(self, x):
+        t = type_of(x)
+        if t.rank != 5:
+            raise UserValueError(f"BatchNorm3d expects NCDHW input, got {t}", where=user_frame())
+        shape = x.shape
+        y = self.bn2d(ops.reshape(x, (shape[0], shape[1], -1, shape[4])))
+        return ops.reshape(y, shape)
+
+
 class BatchNorm1d(_BatchNorm):
     _rank = (2, 3)
     _layout = "NC or NCL"
@@ -178,6 +199,14 @@ class InstanceNorm2d(GroupNorm):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
                  beta_init="zeros"):
         super().__init__(num_features, num_features, eps, affine, gamma_init, beta_init)
+
+
+class InstanceNorm3d(InstanceNorm2d):
+    """InstanceNorm2d over NCDHW input."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=None):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init)
 
 
 def _standardised(x, axes, eps: float):

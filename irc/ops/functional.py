@@ -771,20 +771,23 @@ def bias_add(x, bias):
 # -----------------------------------------------------------------------------
 # convolution and pooling
 
-def _pair(v, name: str) -> tuple[int, int]:
+def _pair(v, name: str, nd: int = 2) -> tuple:
+    """An int or ``nd`` ints (a pair for 2-D windows, a triple for 3-D) as a tuple."""
     if isinstance(v, (int, np.integer)):
-        return int(v), int(v)
+        return (int(v),) * nd
     v = tuple(int(i) for i in v)
-    if len(v) == 4 and name in ("stride", "dilation") and v[:2] == (1, 1):
-        v = v[2:]   # MindSpore accepts (1, 1, h, w)
-    if len(v) != 2:
-        raise _error(f"{name} must be an int or a pair of ints, got {v}")
+    if len(v) == nd + 2 and name in ("stride", "dilation", "strides") and v[:2] == (1, 1):
+        v = v[2:]   # MindSpore accepts (1, 1, h, w) and (1, 1, d, h, w)
+    if len(v) != nd:
+        raise _error(f"{name} must be an int or {'a pair' if nd == 2 else f'a tuple of {nd}'} "
+                     f"of ints, got {v}")
     return v
 
 
 def same_pads(size_hw, kernel, stride, dilation, what: str) -> list[int]:
     """MindSpore's "same": out = ceil(in / stride); the odd pixel of padding
-    goes at the end.  Returns ONNX pads [top, left, bottom, right]."""
+    goes at the end.  Returns ONNX pads [top, left, bottom, right] (the
+    begins then the ends, per spatial axis)."""
     pads = []
     for size, k, s, d in zip(size_hw, kernel, stride, dilation):
         if k == 1 and s >= 1:       # a 1x1 window needs no padding at any size
@@ -795,15 +798,22 @@ def same_pads(size_hw, kernel, stride, dilation, what: str) -> list[int]:
                          f"got a dimension {size}")
         out = -(-size // s)
         pads.append(builtins.max(0, (out - 1) * s + (k - 1) * d + 1 - size))
-    return [pads[0] // 2, pads[1] // 2, pads[0] - pads[0] // 2, pads[1] - pads[1] // 2]
+    return [p // 2 for p in pads] + [p - p // 2 for p in pads]
 
 
-def explicit_pads(padding) -> list[int]:
-    """MindSpore padding (int, (h, w) or (top, bottom, left, right)) -> ONNX pads."""
+def explicit_pads(padding, nd: int = 2) -> list[int]:
+    """MindSpore padding (int, (h, w) or (top, bottom, left, right); in 3-D
+    (d, h, w) or (head, tail, top, bottom, left, right)) -> ONNX pads."""
     if isinstance(padding, (int, np.integer)):
-        p = int(padding)
-        return [p, p, p, p]
+        return [int(padding)] * (2 * nd)
     padding = tuple(int(p) for p in padding)
+    if nd == 3:
+        if len(padding) == 3:
+            return list(padding) * 2
+        if len(padding) == 6:
+            return list(padding[0::2]) + list(padding[1::2])
+        raise _error(f"padding must be an int, (d, h, w) or (head, tail, top, bottom, left, right); "
+                     f"got {padding}")
     if len(padding) == 2:
         return [padding[0], padding[1], padding[0], padding[1]]
     if len(padding) == 4:
@@ -814,15 +824,16 @@ def explicit_pads(padding) -> list[int]:
 
 def window_pads(x, pad_mode: str, padding, kernel, stride, dilation, what: str) -> list[int]:
     mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
-    t = type_of(x)
-    if t.rank != 4:
-        raise _error(f"{what}: the input must be NCHW (rank 4), got {t}")
+    t, nd = type_of(x), len(kernel)
+    if t.rank != nd + 2:
+        layout = "NCHW" if nd == 2 else "NCDHW"
+        raise _error(f"{what}: the input must be {layout} (rank {nd + 2}), got {t}")
     if mode == "same":
         return same_pads(t.shape[2:], kernel, stride, dilation, what)
     if mode == "valid":
-        return [0, 0, 0, 0]
+        return [0] * (2 * nd)
     if mode == "pad":
-        pads = explicit_pads(padding)
+        pads = explicit_pads(padding, nd)
         if builtins.min(pads) < 0:
             raise _error(f"{what}: padding must not be negative, got {padding}")
         return pads
@@ -831,12 +842,26 @@ def window_pads(x, pad_mode: str, padding, kernel, stride, dilation, what: str) 
 
 def conv2d(input, weight, bias=None, stride=1, pad_mode: str = "valid", padding=0,  # noqa: A002
            dilation=1, groups: int = 1):
+    return _conv(input, weight, bias, stride, pad_mode, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, pad_mode: str = "valid", padding=0,  # noqa: A002
+           dilation=1, groups: int = 1):
+    """3-D convolution of NCDHW input with weight [O, C/groups, kd, kh, kw];
+    padding an int, (d, h, w) or (head, tail, top, bottom, left, right)."""
+    return _conv(input, weight, bias, stride, pad_mode, padding, dilation, groups, 3, "conv3d")
+
+
+def _conv(input, weight, bias, stride, pad_mode, padding, dilation, groups, nd: int, what: str):  # noqa: A002
     x = _as_tensor(input)
-    kernel = tuple(type_of(weight).shape[2:])
-    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
-    if pad_mode != "pad" and padding not in (0, (0, 0), (0, 0, 0, 0)):
-        raise _error(f"conv2d: padding={padding} needs pad_mode='pad' (got {pad_mode!r})")
-    pads = window_pads(x, pad_mode, padding, kernel, stride, dilation, "conv2d")
+    wt = type_of(weight)
+    if wt.rank != nd + 2:
+        raise _error(f"{what}: the weight must have rank {nd + 2}, got {wt}")
+    kernel = tuple(wt.shape[2:])
+    stride, dilation = _pair(stride, "stride", nd), _pair(dilation, "dilation", nd)
+    if pad_mode != "pad" and padding not in (0, (0,) * nd, (0,) * 2 * nd):
+        raise _error(f"{what}: padding={padding} needs pad_mode='pad' (got {pad_mode!r})")
+    pads = window_pads(x, pad_mode, padding, kernel, stride, dilation, what)
     ins = [x, weight] + ([bias] if bias is not None else [])
     return _one("nn.Conv", ins, {"strides": list(stride), "pads": pads,
                                  "dilations": list(dilation), "group": int(groups)})
@@ -849,28 +874,40 @@ def conv_transpose2d(input, weight, bias=None, stride=1, pad_mode: str = "valid"
     in * stride), "pad" (in - 1) * stride + span less the padding; then
     ``output_padding`` rows and columns of zeros at the bottom and right,
     as MindSpore's Conv2dTranspose pads its result."""
+    return _conv_transpose(input, weight, bias, stride, pad_mode, padding, output_padding, dilation,
+                           groups, 2, "conv_transpose2d")
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, pad_mode: str = "valid",  # noqa: A002
+                     padding=0, output_padding=0, dilation=1, groups: int = 1):
+    """conv_transpose2d's rules over NCDHW input (weight [C_in, O/groups, kd, kh, kw])."""
+    return _conv_transpose(input, weight, bias, stride, pad_mode, padding, output_padding, dilation,
+                           groups, 3, "conv_transpose3d")
+
+
+def _conv_transpose(input, weight, bias, stride, pad_mode, padding, output_padding,  # noqa: A002
+                    dilation, groups, nd: int, what: str):
     x, w = _as_tensor(input), _as_tensor(weight)
     kernel = tuple(type_of(w).shape[2:])
-    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
-    pads, grow = [0, 0, 0, 0], [0, 0]
+    stride, dilation = _pair(stride, "stride", nd), _pair(dilation, "dilation", nd)
+    pads, grow = [0] * (2 * nd), [0] * nd
     if pad_mode == "pad":
-        pads = explicit_pads(padding)
+        pads = explicit_pads(padding, nd)
     else:
         for i, (k, s, d) in enumerate(zip(kernel, stride, dilation)):
             short = s - ((k - 1) * d + 1)       # rows a stride past the kernel leaves out
             if pad_mode == "same" and short <= 0:
-                pads[i], pads[i + 2] = -short // 2, -short - (-short // 2)
+                pads[i], pads[i + nd] = -short // 2, -short - (-short // 2)
             elif short > 0:
                 grow[i] = short                 # zeros: no window reaches them
     y = _one("nn.ConvTranspose", [x, w], {"strides": list(stride), "pads": pads,
                                           "dilations": list(dilation), "group": int(groups),
                                           "output_padding": grow})
     if bias is not None:
-        y = add(y, reshape(bias, (1, -1, 1, 1)))
-    extra = _pair(output_padding, "output_padding") if output_padding else (0, 0)
+        y = add(y, reshape(bias, (1, -1) + (1,) * nd))
+    extra = _pair(output_padding, "output_padding", nd) if output_padding else (0,) * nd
     if builtins.any(extra):
-        y = pad_axes(y, [(0, 0), (0, 0), (0, extra[0]), (0, extra[1])], "constant", 0.0,
-                     "conv_transpose2d")
+        y = pad_axes(y, [(0, 0), (0, 0), *((0, e) for e in extra)], "constant", 0.0, what)
     return y
 
 
@@ -951,16 +988,21 @@ def _float_pair(v) -> tuple[float, float]:
 
 
 def pool2d(op: str, x, kernel_size, stride, pad_mode: str = "valid", padding=0,
-           ceil_mode: bool = False, count_include_pad: bool = True, what: str = "pool"):
-    """Max/average pooling with MindSpore's pad modes (op: nn.MaxPool / nn.AveragePool)."""
+           ceil_mode: bool = False, count_include_pad: bool = True, what: str = "pool", nd: int = 2):
+    """Max/average pooling with MindSpore's pad modes (op: nn.MaxPool / nn.AveragePool);
+    ``nd`` = 3 pools NCDHW input."""
     x = _as_tensor(x)
-    kernel, stride = _pair(kernel_size, "kernel_size"), _pair(stride, "stride")
-    pads = window_pads(x, pad_mode, padding, kernel, stride, (1, 1), what)
+    kernel, stride = _pair(kernel_size, "kernel_size", nd), _pair(stride, "stride", nd)
+    pads = window_pads(x, pad_mode, padding, kernel, stride, (1,) * nd, what)
     attrs = {"kernel_shape": list(kernel), "strides": list(stride), "pads": pads,
              "ceil_mode": int(bool(ceil_mode))}
+    if op == "nn.MaxPool" and nd != 2:
+        attrs["dilations"] = [1] * nd           # the op's default is 2-D's
     if op == "nn.AveragePool":
-        # "same" averages over the real pixels only; "pad" follows count_include_pad.
-        include = bool(count_include_pad) and pad_mode.lower() == "pad"
+        # 2-D "same" averages over the real pixels only; "pad" (and 3-D's
+        # "same", as MindSpore's AvgPool3D) follows count_include_pad.
+        counted = ("pad",) if nd == 2 else ("pad", "same")
+        include = bool(count_include_pad) and pad_mode.lower() in counted
         attrs["count_include_pad"] = int(include)
     return _one(op, [x], attrs)
 
@@ -984,26 +1026,57 @@ def avg_pool2d(x, kernel_size=1, stride=1, padding=0, ceil_mode: bool = False,
                   count_include_pad, what="avg_pool2d")
 
 
+def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """Max over kd x kh x kw windows of NCDHW input; padding an int or (d, h, w)."""
+    if return_indices:
+        raise _unsupported("max_pool3d: return_indices=True is not supported")
+    if _pair(dilation, "dilation", 3) != (1, 1, 1):
+        raise _unsupported("max_pool3d: only dilation=1 is supported")
+    stride = kernel_size if stride is None else stride
+    return pool2d("nn.MaxPool", x, kernel_size, stride, "pad", padding, ceil_mode,
+                  what="max_pool3d", nd=3)
+
+
+def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=0):
+    """Mean over kd x kh x kw windows of NCDHW input (MindSpore's divisor_override 0: none)."""
+    if divisor_override:
+        raise _unsupported("avg_pool3d: divisor_override is not supported")
+    return pool2d("nn.AveragePool", input_x, kernel_size, stride, "pad", padding, ceil_mode,
+                  count_include_pad, what="avg_pool3d", nd=3)
+
+
 def adaptive_avg_pool2d(input, output_size):  # noqa: A002 -- MindSpore's name
     """Average over output_size (h, w) bins of the last two axes; bin i spans
     [floor(i * in / out), ceil((i + 1) * in / out)).  A size None keeps the
     input's.  Bins that tile the axis evenly are one AveragePool."""
+    return _adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input, output_size):  # noqa: A002 -- MindSpore's name
+    """adaptive_avg_pool2d's bins over the last three axes (CDHW or NCDHW)."""
+    return _adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+def _adaptive_avg_pool(input, output_size, nd: int, what: str):  # noqa: A002
     x = _as_tensor(input)
     t = type_of(x)
-    if t.rank not in (3, 4):
-        raise _error(f"adaptive_avg_pool2d: the input must be CHW or NCHW, got {t}")
-    sizes = adaptive_output_size(output_size, "adaptive_avg_pool2d")
-    in_hw = t.shape[-2:]
+    if t.rank not in (nd + 1, nd + 2):
+        layouts = "CHW or NCHW" if nd == 2 else "CDHW or NCDHW"
+        raise _error(f"{what}: the input must be {layouts}, got {t}")
+    sizes = adaptive_output_size(output_size, what, nd)
+    in_hw = t.shape[-nd:]
     out_hw = [o if o is not None else i for o, i in zip(sizes, in_hw)]
     if not builtins.all(isinstance(d, int) for d in in_hw):
-        raise _error(f"adaptive_avg_pool2d: the image size must be known at compile time, got {t}")
-    if tuple(out_hw) == (1, 1):
-        return mean(x, (-2, -1), True)
-    if builtins.all(i % o == 0 for i, o in zip(in_hw, out_hw)) and t.rank == 4:
+        raise _error(f"{what}: the image size must be known at compile time, got {t}")
+    if tuple(out_hw) == (1,) * nd:
+        return mean(x, tuple(range(-nd, 0)), True)
+    if builtins.all(i % o == 0 for i, o in zip(in_hw, out_hw)) and t.rank == nd + 2:
         kernel = tuple(i // o for i, o in zip(in_hw, out_hw))
-        return pool2d("nn.AveragePool", x, kernel, kernel, what="adaptive_avg_pool2d")
+        return pool2d("nn.AveragePool", x, kernel, kernel, what=what, nd=nd)
     # Rectangular bins: averaging rows then columns is averaging the rectangle.
-    for axis, (i, o) in zip((t.rank - 2, t.rank - 1), zip(in_hw, out_hw)):
+    for axis, (i, o) in zip(range(t.rank - nd, t.rank), zip(in_hw, out_hw)):
         if i != o:
             x = concat([mean(_one("nn.Slice", [x], {"starts": [start], "ends": [end],
                                                     "axes": [axis], "steps": [1]}), axis, True)
@@ -1011,11 +1084,12 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002 -- MindSpore's name
     return x
 
 
-def adaptive_output_size(output_size, what: str) -> tuple:
-    """MindSpore's output_size: an int, or a pair of ints or None."""
-    pair = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
-    if len(pair) != 2:
-        raise _error(f"{what}: output_size must be an int or a pair, got {output_size!r}")
+def adaptive_output_size(output_size, what: str, nd: int = 2) -> tuple:
+    """MindSpore's output_size: an int, or a pair (3-D: a triple) of ints or None."""
+    pair = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * nd
+    if len(pair) != nd:
+        raise _error(f"{what}: output_size must be an int or {'a pair' if nd == 2 else 'a triple'}, "
+                     f"got {output_size!r}")
     for d in pair:
         if d is not None and (isinstance(d, bool) or not isinstance(d, (int, np.integer))):
             raise _type_error(f"{what}: output_size must hold ints or None, got {output_size!r}")

@@ -507,11 +507,13 @@ class Conv2D(Primitive):
     """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0,
     stride=1, dilation=1, group=1)(x, weight)``."""
 
+    _layout = "NCHW"
+
     def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
                  dilation=1, group=1, data_format="NCHW"):
         super().__init__()
-        if data_format != "NCHW":
-            raise UnsupportedError("Conv2D: irc supports data_format='NCHW' only",
+        if data_format != self._layout:
+            raise UnsupportedError(f"{type(self).__name__}: irc supports data_format='{self._layout}' only",
                                    where=user_frame())
         self.out_channel, self.kernel_size = out_channel, kernel_size
         self.pad_mode, self.pad = pad_mode, pad
@@ -520,6 +522,59 @@ class Conv2D(Primitive):
     def __call__(self, x, weight):
         return F.conv2d(x, weight, None, self.stride, self.pad_mode, self.pad, self.dilation,
                         self.group)
+
+
+class Conv3D(Conv2D):
+    """``Conv3D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0,
+    stride=1, dilation=1, group=1)(x, weight)`` over NCDHW input."""
+    _layout = "NCDHW"
+
+    def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
+                 dilation=1, group=1, data_format="NCDHW"):
+        super().__init__(out_channel, kernel_size, mode, pad_mode, pad, stride, dilation, group,
+                         data_format)
+
+    def __call__(self, x, weight):
+        return F.conv3d(x, weight, None, self.stride, self.pad_mode.lower(), self.pad, self.dilation,
+                        self.group)
+
+
+class _Pool3D(Primitive):
+    """MindSpore's MaxPool3D / AvgPool3D: pad_mode "valid", "same" or "pad"
+    (with ``pad``: an int, (d, h, w) or (head, tail, top, bottom, left, right))."""
+    _op = "nn.MaxPool"
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", pad=0, ceil_mode=False,
+                 count_include_pad=True, data_format="NCDHW"):
+        super().__init__()
+        if data_format != "NCDHW":
+            raise UnsupportedError(f"{type(self).__name__}: irc supports data_format='NCDHW' only",
+                                   where=user_frame())
+        self.kernel_size, self.strides, self.pad_mode = kernel_size, strides, pad_mode
+        self.pad, self.ceil_mode, self.count_include_pad = pad, bool(ceil_mode), count_include_pad
+
+    def __call__(self, x):
+        return F.pool2d(self._op, x, self.kernel_size, self.strides, self.pad_mode, self.pad,
+                        self.ceil_mode, self.count_include_pad, what=type(self).__name__, nd=3)
+
+
+class MaxPool3D(_Pool3D):
+    _op = "nn.MaxPool"
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="VALID", pad_list=0, ceil_mode=None,
+                 data_format="NCDHW"):
+        super().__init__(kernel_size, strides, pad_mode, pad_list, ceil_mode, True, data_format)
+
+
+class AvgPool3D(_Pool3D):
+    _op = "nn.AveragePool"
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", pad=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=0, data_format="NCDHW"):
+        super().__init__(kernel_size, strides, pad_mode, pad, ceil_mode, count_include_pad,
+                         data_format)
+        if divisor_override:
+            raise UnsupportedError("AvgPool3D: divisor_override is not supported", where=user_frame())
 
 
 class _Pool(Primitive):
