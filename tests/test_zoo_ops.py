@@ -476,3 +476,56 @@ def test_summary_ops_record_eager_values_as_mindspore(capsys):
     (the model zoo's YOLOX makes a ScalarSummary in its loss cell)."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "summary_ops_eager.py")
+
+
+def test_boxes_and_roi_align_as_mindspore(capsys):
+    """tests/mindspore_style/box_roi_align.py: BoundingBoxEncode/Decode,
+    ROIAlign and its gradient (eager and GRAPH_MODE), and GRAPH_MODE's
+    augmented assignment of a Tensor a Cell holds (what each call added
+    stays) beside PyNative's (a new tensor), as the model zoo's Faster R-CNN
+    meets them."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "box_roi_align.py", rel=1e-5, abs=2e-5)
+
+
+def test_roi_align_in_a_trained_network_and_its_refusals():
+    """ROIAlign compiled inside a training step gives the eager value and
+    gradient; roi_end_mode=0's gradient is its own forward's (MindSpore
+    2.10's ROIAlignGrad takes roi_end_mode 1 whatever the forward's);
+    sample_num <= 0 (a grid sized per roi) is refused, and bad arguments
+    as MindSpore refuses them."""
+    rng = np.random.RandomState(0)
+    f = ms.Tensor(rng.randn(2, 3, 6, 8).astype(np.float32))
+    rois = ms.Tensor(np.array([[0, 1, 1, 14, 10], [1, 0, 0, 3, 3], [1, 4, 2, 30, 9]], np.float32))
+    for mode in (0, 1):
+        op = ops.ROIAlign(2, 2, 0.25, 2, mode)
+        w = ms.Tensor(np.arange(36, dtype=np.float32).reshape(3, 3, 2, 2))
+        loss = lambda x, r, op=op, w=w: (op(x, r) * w).sum()  # noqa: E731
+        eager = ms.grad(loss)(f, rois).asnumpy()
+        compiled = ms.jit(ms.grad(loss))(f, rois).asnumpy()
+        np.testing.assert_allclose(compiled, eager, rtol=1e-5, atol=1e-6)
+        # the gradient is the forward's transpose: <grad, e> = d/dt loss(f + t e)
+        e = rng.randn(2, 3, 6, 8).astype(np.float32)
+        step = 1e-2
+        numeric = (float(loss(ms.Tensor(f.asnumpy() + step * e), rois).asnumpy())
+                   - float(loss(ms.Tensor(f.asnumpy() - step * e), rois).asnumpy())) / (2 * step)
+        assert abs(numeric - float((eager * e).sum())) < 1e-2 * max(1.0, abs(numeric))
+    with pytest.raises(UserError, match="sample_num"):
+        ops.ROIAlign(2, 2, 0.25, 0)(f, rois)
+    with pytest.raises(TypeError, match="spatial_scale"):
+        ops.ROIAlign(2, 2, 1, 2)
+    with pytest.raises(ValueError, match="roi_end_mode"):
+        ops.ROIAlign(2, 2, 0.25, 2, 2)
+
+
+def test_scatter_nd_of_small_integers_compiles():
+    """ScatterNd of uint8 / bool updates (Faster R-CNN's RPN labels are
+    uint8): one one-hot MatMul in int32, cast back, duplicates summed and
+    wrapping as MindSpore 2.10's (200 + 100 -> 44)."""
+    idx = ms.Tensor(np.array([[1], [3], [1]], np.int32))
+    for dtype, values, want in ((np.uint8, [200, 7, 100], [0, 44, 0, 7, 0]), (np.bool_, [True, False, True],
+                                                                          [False, True, False, False, False])):
+        up = ms.Tensor(np.array(values, dtype))
+        eager = ops.scatter_nd(idx, up, (5,)).asnumpy()
+        compiled = ms.jit(lambda i, u: ops.ScatterNd()(i, u, (5,)))(idx, up).asnumpy()
+        assert eager.dtype == compiled.dtype == dtype and eager.tolist() == compiled.tolist() == want

@@ -229,6 +229,26 @@ class Tensor:
         if isinstance(self, Parameter):
             self._version += 1     # its compiled steps upload it again
 
+    # -- augmented assignment ---------------------------------------------------------
+    # PyNative (and eager code): ``t += x`` binds a new Tensor, t's own data kept, as
+    # MindSpore's.  MindSpore 2.10's GRAPH_MODE makes it in place: a Tensor made outside
+    # the construct (a Cell's ``self.loss = zeros(1)``, taken as ``loss = self.loss``)
+    # keeps what each call added, call after call (the model zoo's Faster R-CNN reports
+    # its RPN loss summed over the steps so far).  Traced in GRAPH_MODE, irc holds such a
+    # tensor as a state of the compiled network, read at the first ``+=`` and written
+    # with the last result the chain of augmented assignments gives it.
+    def __iadd__(self, other):
+        return _augmented(self, other, "add")
+
+    def __isub__(self, other):
+        return _augmented(self, other, "sub")
+
+    def __imul__(self, other):
+        return _augmented(self, other, "mul")
+
+    def __itruediv__(self, other):
+        return _augmented(self, other, "div")
+
     # -- methods (through irc.ops, so they trace) -----------------------------------
     def astype(self, dtype) -> "Tensor":
         from .. import ops
@@ -388,6 +408,33 @@ class Tensor:
     __hash__ = object.__hash__
 
 
+def _augmented(tensor, other, op: str):
+    from .. import ops
+    from ..ops import _dispatch
+    combine = getattr(ops, op)
+    tracer = _dispatch.tracer()
+    if tracer is None or isinstance(tensor, Parameter):
+        return combine(tensor, other)
+    from ..context import in_graph_mode
+    if not in_graph_mode():
+        return combine(tensor, other)
+    state = tensor.__dict__.get("_inplace_state")     # an earlier result of the chain
+    if state is None:
+        if _dispatch.is_symbolic(tensor) or tensor.__dict__.get("_made_in") is tracer:
+            return combine(tensor, other)      # a value of this call: nothing outlives it
+        state = tensor.__dict__.get("_inplace_param")
+        if state is None:
+            state = Parameter(Tensor(np.array(tensor.asnumpy())), name="inplace_state", requires_grad=False)
+            tensor._inplace_param = state
+            tensor.__dict__.pop("_data", None)
+            tensor.__class__ = _StateTensor    # Python reads it from the state, as MindSpore's shows the sum
+        tensor = state
+    result = combine(tensor, other)
+    tracer.assign(state, result)
+    result._inplace_state = state
+    return result
+
+
 class Parameter(Tensor):
     """``Parameter(default_input, name=None, requires_grad=True)``: a Cell's weight.
 
@@ -545,6 +592,22 @@ Tensor.is_floating_point = lambda self: self.dtype in mstype.float_type
 Tensor.is_signed = lambda self: self.dtype in mstype.signed_type
 Tensor.numpy = Tensor.asnumpy
 Tensor.tolist = lambda self: self.asnumpy().tolist()
+
+
+class _StateTensor(Tensor):
+    """A Tensor that GRAPH_MODE's augmented assignment made a state of the
+    compiled network (``_augmented``): its data is the state Parameter's."""
+
+    @property
+    def _data(self) -> np.ndarray:
+        return self.__dict__["_inplace_param"]._data
+
+    @_data.setter
+    def _data(self, value: np.ndarray) -> None:
+        self.__dict__["_inplace_param"]._data = value
+
+    def _own(self) -> np.ndarray:
+        return self.__dict__["_inplace_param"]._own()
 
 
 class ParameterTuple(tuple):

@@ -57,7 +57,7 @@ from .operations import (  # noqa: F401
     Erfc, Erfinv, Lgamma, Digamma, Gcd, Lcm, Fmax, Fmin, NonZero, MaskedSelect, IndexFill, IndexAdd, Renorm,
     IsClose, NanToNum, TensorScatterAdd, TensorScatterSub, TensorScatterMul, TensorScatterDiv, TensorScatterMax,
     TensorScatterMin, TensorScatterElements, UnsortedSegmentSum, UnsortedSegmentMax, UnsortedSegmentMin,
-    UnsortedSegmentProd, UniqueConsecutive, BoundingBoxEncode, BoundingBoxDecode, SearchSorted, Bucketize,
+    UnsortedSegmentProd, UniqueConsecutive, BoundingBoxEncode, BoundingBoxDecode, ROIAlign, SearchSorted, Bucketize,
     ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMax, ScatterMin, ScatterUpdate, ScatterNdAdd,
     ScatterNdSub, ScatterNdMul, ScatterNdDiv, ScatterNdMax, ScatterNdMin,
 )

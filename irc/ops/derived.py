@@ -26,7 +26,7 @@ from .functional import (
     floor_div, floor_mod, gather, greater, greater_equal, less, less_equal, log, log1p, matmul,
     maximum, mean, minimum, mul, neg, not_equal, ones_like, pow, relu, reshape, sigmoid,
     sign, sin, softmax, softplus, split, sqrt, square, squeeze, std, sub, sum, tanh, transpose,
-    var, where, zeros_like, logical_and, one_hot,
+    var, where, zeros_like, logical_and, one_hot, stop_gradient, round as _round_half_even,
 )
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -800,9 +800,14 @@ def scatter_nd(indices, updates, shape):
     rows = math.prod(shape[:depth])
     strides = [math.prod(shape[a + 1:depth]) for a in range(depth)]
     flat = sum(mul(cast(index, "i64"), _constant(strides, "i64")), -1)            # [...]
-    picks = reshape(cast(one_hot(reshape(flat, (-1,)), rows), type_of(values).dtype), (-1, rows))
-    sent = reshape(values, (type_of(picks).shape[0], -1))
-    return reshape(matmul(transpose(picks, (1, 0)), sent), shape)
+    dtype = type_of(values).dtype
+    # ONNX's MatMul takes no 8/16-bit integers or bools: those sum in int32 and are cast back
+    # (wrapping, a bool true where any was), as MindSpore's kernel adds them in their own type
+    work = "i32" if dtype in ("bool", "i8", "i16", "u8", "u16") else dtype
+    picks = reshape(cast(one_hot(reshape(flat, (-1,)), rows), work), (-1, rows))
+    sent = reshape(cast(values, work) if work != dtype else values, (type_of(picks).shape[0], -1))
+    out = reshape(matmul(transpose(picks, (1, 0)), sent), shape)
+    return cast(out, dtype) if work != dtype else out
 
 
 def iou(anchor_boxes, gt_boxes, mode: str = "iou"):
@@ -838,6 +843,96 @@ def check_valid(bboxes, img_metas):
     for cond in inside[1:]:
         out = logical_and(out, cond)
     return out
+
+
+def _roi_align(features, rois, pooled_height: int, pooled_width: int, spatial_scale: float, sample_num: int = 2,
+              roi_end_mode: int = 1):
+    """MindSpore's ROIAlign: for each roi (batch index, x1, y1, x2, y2) of
+    [R, 5], the mean of sample_num x sample_num bilinear samples of
+    ``features`` [N, C, H, W] in each of its pooled_height x pooled_width
+    bins, as its CPU kernel places them (the box scaled by spatial_scale,
+    its end +roi_end_mode first; a sample outside [-1, H] x [-1, W] counts
+    as zero; coordinates clamped at 0 and the last row/column).  A sample's
+    weights split into a row weight and a column weight, so the pooling is
+    two matrix products: [R * PH, N * H] rows (the roi's image picked by
+    its batch index) times the features, then per roi times its [W, PW]
+    columns; the gradient is theirs (none for the rois, as MindSpore's).
+    A roi whose x1 and x2 are both within 0.001 of 0 is skipped by
+    MindSpore's kernel (its output left as the memory was): zeros here."""
+    for name, value in (("pooled_height", pooled_height), ("pooled_width", pooled_width),
+                        ("sample_num", sample_num), ("roi_end_mode", roi_end_mode)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise _type_error(f"For 'ROIAlign', the type of '{name}' should be 'int', but got "
+                              f"'{type(value).__name__}'")
+    if roi_end_mode not in (0, 1):
+        raise _error(f"For 'ROIAlign', 'roi_end_mode' must be 0 or 1, got {roi_end_mode}")
+    if sample_num <= 0:
+        raise _unsupported("ROIAlign with sample_num <= 0 (a sampling grid sized by each roi) is not "
+                           "supported by irc; give a positive sample_num")
+    x = _as_tensor(features, "features")
+    r = stop_gradient(_as_tensor(rois, "rois"))
+    if _rank(x) != 4:
+        raise _error(f"For 'ROIAlign', 'features' must be [N, C, H, W], got {type_of(x)}")
+    if _rank(r) != 2 or type_of(r).shape[1] != 5:
+        raise _error(f"For 'ROIAlign', 'rois' must be [R, 5] (batch index, x1, y1, x2, y2), got {type_of(r)}")
+    n, c, h, w = (_static(x, a, "ROIAlign") for a in builtins.range(4))
+    nrois = _static(r, 0, "ROIAlign")
+    ph_n, pw_n, grid = int(pooled_height), int(pooled_width), int(sample_num)
+    dtype = type_of(x).dtype
+    r = cast(r, dtype)
+
+    def k(v):
+        return _constant(v, dtype)
+
+    index, x1, y1, x2, y2 = split(r, 1, 1)                                  # each [R, 1]
+    batch = cast(_round_half_even(add(index, k(0.00007))), "i32")
+    scale = k(builtins.float(spatial_scale))
+    start_w, start_h = mul(x1, scale), mul(y1, scale)
+    shift = k(builtins.float(roi_end_mode))
+    end_w, end_h = mul(add(x2, shift), scale), mul(add(y2, shift), scale)
+    roi_w, roi_h = sub(end_w, start_w), sub(end_h, start_h)
+    if roi_end_mode == 0:
+        roi_w, roi_h = maximum(roi_w, k(1.0)), maximum(roi_h, k(1.0))
+    bin_h, bin_w = div(roi_h, k(builtins.float(ph_n))), div(roi_w, k(builtins.float(pw_n)))
+    skip = logical_and(logical_and(less(x1, k(0.001)), less(x2, k(0.001))),
+                       logical_and(greater(x1, k(-0.001)), greater(x2, k(-0.001))))
+
+    def weights(start, bin_size, pooled, size):
+        """[R, pooled, size] interpolation weights of each bin's samples along one axis, and whether each
+        sample lies inside [-1, size]: [R, pooled, grid]."""
+        cells = k(np.arange(pooled, dtype=np.float32).reshape(1, pooled, 1))
+        steps = k((np.arange(grid, dtype=np.float32) + np.float32(0.5)).reshape(1, 1, grid))
+        start3, bin3 = reshape(start, (nrois, 1, 1)), reshape(bin_size, (nrois, 1, 1))
+        pos = add(add(start3, mul(cells, bin3)), div(mul(steps, bin3), k(builtins.float(grid))))
+        inside = logical_and(greater_equal(pos, k(-1.0)), less_equal(pos, k(builtins.float(size))))
+        pos = maximum(pos, k(0.0))
+        low = floor(pos)
+        last = greater_equal(low, k(builtins.float(size - 1)))
+        low = where(last, k(builtins.float(size - 1)), low)
+        pos = where(last, low, pos)
+        high = where(last, low, add(low, k(1.0)))
+        frac = sub(pos, low)
+        keep = cast(inside, dtype)
+        w_low, w_high = mul(sub(k(1.0), frac), keep), mul(frac, keep)
+        span = k(np.arange(size, dtype=np.float32).reshape(1, 1, 1, size))
+        low4, high4 = expand_dims(low, 3), expand_dims(high, 3)
+        mat = add(where(equal(span, low4), expand_dims(w_low, 3), k(0.0)),
+                  where(equal(span, high4), expand_dims(w_high, 3), k(0.0)))
+        return sum(mat, 2), inside                                           # [R, pooled, size]
+
+    rows, inside_y = weights(start_h, bin_h, ph_n, h)
+    cols, inside_x = weights(start_w, bin_w, pw_n, w)
+    # MindSpore zeroes a sample when either coordinate is outside: each axis's weights carry its
+    # own test, their product both
+    rows = where(reshape(skip, (nrois, 1, 1)), k(0.0), rows)
+    picked = equal(reshape(batch, (nrois, 1, 1)), _constant(np.arange(n, dtype=np.int32).reshape(1, 1, n), "i32"))
+    rows = mul(expand_dims(rows, 2), expand_dims(cast(picked, dtype), 3))    # [R, PH, N, H]
+    flat = reshape(transpose(x, (0, 2, 1, 3)), (n * h, c * w))             # [N * H, C * W]
+    pooled_rows = matmul(reshape(rows, (nrois * ph_n, n * h)), flat)         # [R * PH, C * W]
+    pooled_rows = reshape(transpose(reshape(pooled_rows, (nrois, ph_n, c, w)), (0, 2, 1, 3)),
+                          (nrois, c * ph_n, w))
+    out = matmul(pooled_rows, transpose(cols, (0, 2, 1)))                    # [R, C * PH, PW]
+    return div(reshape(out, (nrois, c, ph_n, pw_n)), k(builtins.float(grid * grid)))
 
 
 def _nms_with_mask(bboxes, iou_threshold: float):

@@ -1017,6 +1017,35 @@ class IOU(Primitive):
     ("ScatterNd", D.scatter_nd), ("CheckValid", D.check_valid)))
 
 
+class ROIAlign(Primitive):
+    """``ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2,
+    roi_end_mode=1)(features, rois)``: MindSpore's RoI pooling of [N, C, H, W]
+    features for [R, 5] rois (batch index, x1, y1, x2, y2) into
+    [R, C, pooled_height, pooled_width], each bin the mean of
+    sample_num x sample_num bilinear samples; a gradient for the features
+    (none for the rois), as MindSpore's."""
+
+    def __init__(self, pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1):
+        super().__init__()
+        for name, value, kind in (("pooled_height", pooled_height, int), ("pooled_width", pooled_width, int),
+                                  ("spatial_scale", spatial_scale, float), ("sample_num", sample_num, int),
+                                  ("roi_end_mode", roi_end_mode, int)):
+            if isinstance(value, bool) or not isinstance(value, kind):
+                raise UserTypeError(f"For 'ROIAlign', the type of '{name}' should be '{kind.__name__}', but got "
+                                    f"'{type(value).__name__}'", where=user_frame())
+        if roi_end_mode not in (0, 1):
+            raise UserValueError(f"For 'ROIAlign', the 'roi_end_mode' must be in range of [0, 1], but got "
+                                 f"{roi_end_mode}", where=user_frame())
+        self.pooled_height, self.pooled_width, self.spatial_scale = pooled_height, pooled_width, spatial_scale
+        self.sample_num, self.roi_end_mode = sample_num, roi_end_mode
+        for name in ("pooled_height", "pooled_width", "spatial_scale", "sample_num", "roi_end_mode"):
+            self.add_prim_attr(name, getattr(self, name))
+
+    def __call__(self, features, rois):
+        return D._roi_align(features, rois, self.pooled_height, self.pooled_width, self.spatial_scale,
+                            self.sample_num, self.roi_end_mode)
+
+
 class NMSWithMask(Primitive):
     """``NMSWithMask(iou_threshold=0.5)(bboxes)``: MindSpore's CPU kernel on
     [N, 5] (x1, y1, x2, y2, score) boxes: (the boxes sorted by descending
