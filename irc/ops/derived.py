@@ -928,11 +928,26 @@ def _roi_align(features, rois, pooled_height: int, pooled_width: int, spatial_sc
     picked = equal(reshape(batch, (nrois, 1, 1)), _constant(np.arange(n, dtype=np.int32).reshape(1, 1, n), "i32"))
     rows = mul(expand_dims(rows, 2), expand_dims(cast(picked, dtype), 3))    # [R, PH, N, H]
     flat = reshape(transpose(x, (0, 2, 1, 3)), (n * h, c * w))             # [N * H, C * W]
-    pooled_rows = matmul(reshape(rows, (nrois * ph_n, n * h)), flat)         # [R * PH, C * W]
-    pooled_rows = reshape(transpose(reshape(pooled_rows, (nrois, ph_n, c, w)), (0, 2, 1, 3)),
-                          (nrois, c * ph_n, w))
-    out = matmul(pooled_rows, transpose(cols, (0, 2, 1)))                    # [R, C * PH, PW]
+    rows = reshape(rows, (nrois, ph_n, n * h))
+    cols = transpose(cols, (0, 2, 1))                                        # [R, W, PW]
+    # the rows' product is [R * PH, C * W]: at Faster R-CNN's full size (1280
+    # rois, 256 channels, 320 columns) 2.9 GB, so the rois go in chunks whose
+    # product stays near 128 MB, each consumed before the next is made
+    chunk = builtins.max(1, _ROI_CHUNK_ELEMENTS // (ph_n * c * w))
+    outs = []
+    for first in builtins.range(0, nrois, chunk):
+        count = builtins.min(chunk, nrois - first)
+        part_rows, part_cols = ((rows, cols) if count == nrois else
+                                (narrow(rows, 0, first, count), narrow(cols, 0, first, count)))
+        pooled_rows = matmul(reshape(part_rows, (count * ph_n, n * h)), flat)       # [r * PH, C * W]
+        pooled_rows = reshape(transpose(reshape(pooled_rows, (count, ph_n, c, w)), (0, 2, 1, 3)),
+                              (count, c * ph_n, w))
+        outs.append(matmul(pooled_rows, part_cols))                                 # [r, C * PH, PW]
+    out = outs[0] if len(outs) == 1 else concat(tuple(outs), 0)
     return div(reshape(out, (nrois, c, ph_n, pw_n)), k(builtins.float(grid * grid)))
+
+
+_ROI_CHUNK_ELEMENTS = 1 << 25
 
 
 def _nms_with_mask(bboxes, iou_threshold: float):
