@@ -187,3 +187,11 @@ def test_train_beside_mindspore(capsys):
     trained by Model.train, its losses MindSpore's."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "nn_more_train.py", rel=2e-5, abs=1e-6)
+
+
+def test_grid_sample_as_mindspore(capsys):
+    """tests/mindspore_style/grid_sample.py: every mode, padding and
+    align_corners, the gradients for the input and the grid, jitted, as
+    MindSpore 2.10's (irc answered "not supported")."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "grid_sample.py", rel=1e-5, abs=2e-4)

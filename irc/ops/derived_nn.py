@@ -529,6 +529,71 @@ def multilabel_margin_loss(input, target, reduction="mean"):  # noqa: A002
     return _reduced(loss, reduction, "multilabel_margin_loss")
 
 
+def _grid_coordinate(g, size: int, align_corners: bool, padding_mode: str):
+    """Normalised coordinates [-1, 1] of one axis as pixel positions, then
+    kept inside as ``padding_mode`` says (PyTorch's and MindSpore's rules)."""
+    from .functional import floor, floor_mod, maximum, minimum
+    pos = (mul(add(g, 1.0), (size - 1) / 2.0) if align_corners
+           else div(sub(mul(add(g, 1.0), float(size)), 1.0), 2.0))
+    if padding_mode == "reflection":
+        low, high = (0.0, 2.0 * (size - 1)) if align_corners else (-1.0, 2.0 * size - 1.0)
+        if high == low:
+            return zeros_like(pos)
+        lowest, span = low / 2.0, (high - low) / 2.0
+        distance = abs(sub(pos, lowest))
+        extra = floor_mod(distance, span)
+        flips = floor(div(distance, span))
+        even = equal(floor_mod(flips, 2.0), 0.0)
+        pos = where(even, add(extra, lowest), add(sub(span, extra), lowest))
+    if padding_mode in ("border", "reflection"):
+        pos = minimum(maximum(pos, 0.0), float(size - 1))
+    return pos
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):  # noqa: A002
+    """``input`` [N, C, H, W] sampled at ``grid`` [N, Ho, Wo, 2] (x, y in
+    [-1, 1]): bilinear or nearest (ties to even), outside the image zeros,
+    the border's value or its reflection.  The four neighbours are gathered
+    from the flattened image, so it trains for input and grid."""
+    from .functional import floor, logical_and, maximum, minimum, round as round_
+    x = _float(_as_tensor(input))
+    g = _as_tensor(grid)
+    if _rank(x) != 4 or _rank(g) != 4 or type_of(g).shape[-1] != 2:
+        raise _unsupported("grid_sample: irc samples 4-D input [N, C, H, W] at a grid [N, Ho, Wo, 2]")
+    if mode not in ("bilinear", "nearest"):
+        raise _error(f"For 'grid_sample', 'mode' must be 'bilinear' or 'nearest', got {mode!r}")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise _error(f"For 'grid_sample', 'padding_mode' must be 'zeros', 'border' or 'reflection', "
+                     f"got {padding_mode!r}")
+    n, c, h, w = (_static(x, a, "grid_sample") for a in builtins.range(4))
+    ho, wo = _static(g, 1, "grid_sample"), _static(g, 2, "grid_sample")
+    corners = bool(align_corners)
+    gx, gy = (reshape(_take(g, 3, i, i + 1), (n, ho * wo)) for i in (0, 1))
+    px, py = _grid_coordinate(gx, w, corners, padding_mode), _grid_coordinate(gy, h, corners, padding_mode)
+    flat = reshape(x, (n, c, h * w))
+
+    def value_at(ix, iy):
+        """The pixels at integer positions (float tensors) [N, Ho*Wo], zeros outside: [N, C, Ho*Wo]."""
+        inside = logical_and(logical_and(greater(ix, -1.0), greater(float(w), ix)),
+                             logical_and(greater(iy, -1.0), greater(float(h), iy)))
+        cx, cy = minimum(maximum(ix, 0.0), float(w - 1)), minimum(maximum(iy, 0.0), float(h - 1))
+        index = cast(add(mul(cy, float(w)), cx), "i32")
+        picked = gather_elements(flat, 2, broadcast_to(expand_dims(index, 1), (n, c, ho * wo)))
+        return mul(picked, expand_dims(cast(inside, type_of(x).dtype), 1))
+
+    if mode == "nearest":
+        out = value_at(round_(px), round_(py))
+    else:
+        x0, y0 = floor(px), floor(py)
+        fx, fy = sub(px, x0), sub(py, y0)
+        x1, y1 = add(x0, 1.0), add(y0, 1.0)
+        wx0, wy0 = expand_dims(sub(1.0, fx), 1), expand_dims(sub(1.0, fy), 1)
+        wx1, wy1 = expand_dims(fx, 1), expand_dims(fy, 1)
+        out = add(add(mul(value_at(x0, y0), mul(wx0, wy0)), mul(value_at(x1, y0), mul(wx1, wy0))),
+                  add(mul(value_at(x0, y1), mul(wx0, wy1)), mul(value_at(x1, y1), mul(wx1, wy1))))
+    return reshape(out, (n, c, ho, wo))
+
+
 __all__ = [name for name, value in list(globals().items())
            if not name.startswith("_") and callable(value) and getattr(value, "__module__", None) == __name__
            and name not in ("channel_dropout", "image_patches", "margin_hinges")]
