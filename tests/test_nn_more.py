@@ -195,3 +195,11 @@ def test_grid_sample_as_mindspore(capsys):
     MindSpore 2.10's (irc answered "not supported")."""
     from printout import prints_as_mindspore
     prints_as_mindspore(capsys, "grid_sample.py", rel=1e-5, abs=2e-4)
+
+
+def test_crop_and_resize_as_mindspore(capsys):
+    """tests/mindspore_style/crop_and_resize.py: both methods, boxes partly
+    outside, a one-row crop, the image's gradient, jitted (irc answered "not
+    supported")."""
+    from printout import prints_as_mindspore
+    prints_as_mindspore(capsys, "crop_and_resize.py", rel=1e-5, abs=1e-5)

@@ -594,6 +594,64 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     return reshape(out, (n, c, ho, wo))
 
 
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", extrapolation_value=0.0):
+    """Crops of ``image`` [N, H, W, C] at ``boxes`` [B, 4] (y1, x1, y2, x2 as
+    fractions of H - 1 and W - 1) of the images ``box_indices`` [B], each
+    resized to ``crop_size`` (h, w): [B, h, w, C] float32, bilinear or nearest
+    (half away from zero), ``extrapolation_value`` outside the image (TF's and
+    MindSpore's CropAndResize).  Gathered, so it trains for the image."""
+    from .functional import ceil, floor, greater_equal, less_equal, logical_and, maximum, minimum
+    x = _float(_as_tensor(image))
+    b = cast(stop_gradient(_as_tensor(boxes)), "f32")
+    if _rank(x) != 4 or _rank(b) != 2 or type_of(b).shape[-1] != 4:
+        raise _error("For 'CropAndResize', 'image' must be [N, H, W, C] and 'boxes' [B, 4]")
+    if method not in ("bilinear", "nearest"):
+        raise _error(f"For 'CropAndResize', 'method' must be 'bilinear' or 'nearest', got {method!r}")
+    if not isinstance(crop_size, (tuple, list)) or len(crop_size) != 2 or any(
+            isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0 for v in crop_size):
+        raise _error(f"For 'CropAndResize', 'crop_size' must be two positive ints, got {crop_size!r}")
+    n, h, w, c = (_static(x, a, "CropAndResize") for a in builtins.range(4))
+    nb = _static(b, 0, "CropAndResize")
+    ch, cw = (int(v) for v in crop_size)
+    y1, x1, y2, x2 = (_take(b, 1, i, i + 1) for i in builtins.range(4))       # each [B, 1]
+
+    def positions(start, end, crop: int, size: int):
+        """[B, crop] sample positions along one axis, and whether each is inside [0, size - 1]."""
+        if crop > 1:
+            steps = _constant(np.arange(crop, dtype=np.float32).reshape(1, crop), "f32")
+            pos = add(mul(start, float(size - 1)), mul(steps, div(mul(sub(end, start), float(size - 1)),
+                                                                  float(crop - 1))))
+        else:
+            pos = mul(mul(add(start, end), 0.5), float(size - 1))
+        inside = logical_and(greater_equal(pos, 0.0), less_equal(pos, float(size - 1)))
+        return pos, inside
+
+    py, in_y = positions(y1, y2, ch, h)
+    px, in_x = positions(x1, x2, cw, w)
+    images = gather(reshape(x, (n, h * w, c)), cast(_as_tensor(box_indices), "i32"), 0)   # [B, H * W, C]
+
+    def value_at(iy, ix):
+        """Pixels at integer rows [B, h] and columns [B, w], clamped: [B, h, w, C]."""
+        cy, cx = minimum(maximum(iy, 0.0), float(h - 1)), minimum(maximum(ix, 0.0), float(w - 1))
+        index = cast(add(mul(expand_dims(cy, 2), float(w)), expand_dims(cx, 1)), "i32")      # [B, h, w]
+        index = broadcast_to(expand_dims(reshape(index, (nb, ch * cw)), 2), (nb, ch * cw, c))
+        return reshape(gather_elements(images, 1, index), (nb, ch, cw, c))
+
+    if method == "nearest":
+        def half_away(v):     # C's roundf
+            return mul(sign(v), floor(add(abs(v), 0.5)))
+        out = value_at(half_away(py), half_away(px))
+    else:
+        top, left = floor(py), floor(px)
+        bottom, right = ceil(py), ceil(px)
+        fy, fx = expand_dims(expand_dims(sub(py, top), 2), 3), expand_dims(expand_dims(sub(px, left), 1), 3)
+        upper = add(value_at(top, left), mul(sub(value_at(top, right), value_at(top, left)), fx))
+        lower = add(value_at(bottom, left), mul(sub(value_at(bottom, right), value_at(bottom, left)), fx))
+        out = add(upper, mul(sub(lower, upper), fy))
+    inside = expand_dims(logical_and(expand_dims(in_y, 2), expand_dims(in_x, 1)), 3)        # [B, h, w, 1]
+    return where(inside, out, float(extrapolation_value))
+
+
 __all__ = [name for name, value in list(globals().items())
            if not name.startswith("_") and callable(value) and getattr(value, "__module__", None) == __name__
            and name not in ("channel_dropout", "image_patches", "margin_hinges")]
