@@ -140,16 +140,11 @@ def _hsv_to_rgb(h, s, v):
 
 
 class _PlanesConverted:
-    """A 3-channel numpy image (CHW, or HWC with ``is_hwc``) through a
-    per-pixel conversion of its three planes, float64."""
-    name = ""
+    """A 3-channel numpy image (CHW, or HWC with ``is_hwc``) through the
+    per-pixel conversion ``convert`` of its three planes, float64."""
 
-    def __init__(self, is_hwc=False):
-        self.is_hwc = bool(is_hwc)
-
-    @staticmethod
-    def convert(a, b, c):
-        raise NotImplementedError
+    def __init__(self, name: str, convert, is_hwc: bool):
+        self.name, self.convert, self.is_hwc = name, convert, bool(is_hwc)
 
     def __call__(self, img):
         out = np.stack(self.convert(*_planes(self.name, img, self.is_hwc)))
@@ -158,14 +153,16 @@ class _PlanesConverted:
 
 class RgbToHsv(_PlanesConverted):
     """An RGB numpy image (floats in [0, 1]) as HSV."""
-    name = "RgbToHsv"
-    convert = staticmethod(_rgb_to_hsv)
+
+    def __init__(self, is_hwc=False):
+        super().__init__("RgbToHsv", _rgb_to_hsv, is_hwc)
 
 
 class HsvToRgb(_PlanesConverted):
     """An HSV numpy image as RGB."""
-    name = "HsvToRgb"
-    convert = staticmethod(_hsv_to_rgb)
+
+    def __init__(self, is_hwc=False):
+        super().__init__("HsvToRgb", _hsv_to_rgb, is_hwc)
 
 
 class LinearTransformation:
