@@ -386,12 +386,20 @@ def mean(a, axis=None, keepdims=False, dtype=None):
     return _cast_to(_ops().cast(y, x.dtype) if _is_int(x) and dtype is None else y, dtype)
 
 
+def _no_mask(name: str, mask) -> None:
+    if mask is not True:
+        raise UnsupportedError(f"mindspore.numpy.{name}: a 'where' mask is not supported by irc",
+                               where=user_frame(), hint="select the elements first (mnp.where(mask, a, fill))")
+
+
 def amax(a, axis=None, keepdims=False, initial=None, where=True):
+    _no_mask("amax", where)
     y = _ops().amax(_t(a), _axes(axis), keepdims)
     return y if initial is None else _ops().maximum(y, initial)
 
 
 def amin(a, axis=None, keepdims=False, initial=None, where=True):
+    _no_mask("amin", where)
     y = _ops().amin(_t(a), _axes(axis), keepdims)
     return y if initial is None else _ops().minimum(y, initial)
 
@@ -472,17 +480,8 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
-    """ops.diff, a scalar prepend/append broadcast along the axis first (numpy's)."""
-    x = _t(a)
-    ends = []
-    for end in (prepend, append):
-        if end is not None:
-            end = _t(end)
-            if not len(end.shape):
-                end = _ops().broadcast_to(end, tuple(1 if i == axis % len(x.shape) else d
-                                                     for i, d in enumerate(x.shape)))
-        ends.append(end)
-    return _ops().diff(x, n, axis, *ends)
+    return _ops().diff(_t(a), n, axis, None if prepend is None else _t(prepend),
+                       None if append is None else _t(append))
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
@@ -719,16 +718,14 @@ def array_equal(a1, a2, equal_nan=False):
     a1, a2 = _t(a1), _t(a2)
     if tuple(a1.shape) != tuple(a2.shape):
         return Tensor(np.array(False))
-    return _ops().all(_ops().equal(a1, a2))
+    same = _ops().equal(a1, a2)
+    if equal_nan:
+        same = _ops().logical_or(same, _ops().logical_and(_ops().isnan(a1), _ops().isnan(a2)))
+    return _ops().all(same)
 
 
 def trapz(y, x=None, dx=1.0, axis=-1):
-    y = _t(y)
-    size = y.shape[axis]
-    ends = _ops().narrow(y, axis, 1, size - 1) + _ops().narrow(y, axis, 0, size - 1)
-    if x is None:
-        return sum(ends * (dx / 2.0), axis)
-    return sum(ends * diff(_t(x), axis=axis if len(_t(x).shape) > 1 else -1) / 2.0, axis)
+    return _ops().trapz(_t(y), None if x is None else _t(x), dx=dx, dim=axis)
 
 
 def vander(x, N=None, increasing=False):  # noqa: N803 -- numpy's names

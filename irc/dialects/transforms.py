@@ -154,7 +154,11 @@ FILL = define("transforms.Fill", kind=MAP, family=FAMILY, operands=("input",), t
 @FILL.host_batch
 def _fill_batch(inputs, attrs, draws):
     x = np.asarray(inputs[0])
-    return [np.full(x.shape, _value_for("Fill", x, attrs["fill_value"]), dtype=x.dtype)]
+    value = _value_for("Fill", x, attrs["fill_value"])
+    # A string column's dtype is as wide as its longest element: widen it so a
+    # longer fill value is not cut short.
+    dtype = np.result_type(x.dtype, np.asarray(value).dtype) if _is_text(x) else x.dtype
+    return [np.full(x.shape, value, dtype=dtype)]
 
 
 _RELATIONS = {"EQ": np.equal, "NE": np.not_equal, "GT": np.greater, "GE": np.greater_equal,

@@ -103,7 +103,7 @@ class AvgPool3d(_Pool2d):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, "NCDHW")
-        if divisor_override:
+        if divisor_override is not None:
             raise UnsupportedError("AvgPool3d: divisor_override is not supported",
                                    where=user_frame())
         self.count_include_pad = bool(count_include_pad)

@@ -29,7 +29,7 @@ from .derived import (
 from .functional import (
     _as_tensor, _constant, _error, _promote_pair, _type_error, abs, add, amax, amin, broadcast_to,
     cast, concat, cos, cumsum, div, equal, erf, exp, expand_dims, flip, floor, floor_mod, gather,
-    greater, less, less_equal, log, logical_and, logical_not, logical_or, matmul,
+    greater, isnan, less, less_equal, log, logical_and, logical_not, logical_or, matmul,
     maximum, minimum, mul, neg, not_equal, one_hot, pow, rand, reshape, sign, sin, sqrt, square,
     stack, standard_normal, stop_gradient, sub, sum, transpose, where, zeros_like,
 )
@@ -49,10 +49,6 @@ def _limits(dtype: str):
     return limits.min, limits.max
 
 
-def _isnan(x):
-    return not_equal(x, x)
-
-
 # -----------------------------------------------------------------------------
 # elementwise math
 
@@ -63,7 +59,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A00
         x, y = cast(x, "f32"), cast(y, "f32")
     near = less_equal(abs(sub(x, y)), add(mul(abs(y), float(rtol)), float(atol)))
     close = logical_or(equal(x, y), near)
-    return logical_or(close, logical_and(_isnan(x), _isnan(y))) if equal_nan else close
+    return logical_or(close, logical_and(isnan(x), isnan(y))) if equal_nan else close
 
 
 def erfc(input):  # noqa: A002
@@ -159,7 +155,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None):  # noqa: A002
     if not is_float(dtype):
         return x
     lowest, highest = _limits(dtype)
-    x = where(_isnan(x), _constant(0.0 if nan is None else nan, dtype), x)
+    x = where(isnan(x), _constant(0.0 if nan is None else nan, dtype), x)
     x = where(equal(x, float("inf")), _constant(highest if posinf is None else posinf, dtype), x)
     return where(equal(x, float("-inf")), _constant(lowest if neginf is None else neginf, dtype), x)
 
@@ -168,7 +164,7 @@ def _nan_ignoring(pick, input, other):
     x, y = _promote_pair(input, other)
     if not is_float(_dtype(x)):
         return pick(x, y)
-    return where(_isnan(x), y, where(_isnan(y), x, pick(x, y)))
+    return where(isnan(x), y, where(isnan(y), x, pick(x, y)))
 
 
 def fmax(input, other):  # noqa: A002
@@ -248,7 +244,7 @@ def diff(x, n=1, axis=-1, prepend=None, append=None):
     axis = _axis(axis, _rank(x), "diff")
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
-        x = concat([broadcast_to(_as_tensor(p), tuple(type_of(x).shape[:axis]) + (-1,)
+        x = concat([broadcast_to(_as_tensor(p), tuple(type_of(x).shape[:axis]) + (1,)
                                  + tuple(type_of(x).shape[axis + 1:])) if _rank(_as_tensor(p)) == 0
                     else _as_tensor(p) for p in parts], axis)
     for _ in range(n):
@@ -312,7 +308,7 @@ def nanmean(input, axis=None, keepdims=False, *, dtype=None):  # noqa: A002
     """The mean of the numbers that are not NaN."""
     x = _float(input)
     axes = None if axis is None else ([int(axis)] if isinstance(axis, int) else [int(a) for a in axis])
-    nan = _isnan(x)
+    nan = isnan(x)
     total = sum(where(nan, zeros_like(x), x), axes, keepdims)
     out = div(total, sum(cast(logical_not(nan), _dtype(x)), axes, keepdims))
     return out if dtype is None else cast(out, dtype)
@@ -978,7 +974,7 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
         raise _error(f"For 'BoundingBoxDecode', max_shape must be (height, width), got {max_shape!r}")
     a, d = _float(anchor_box), _float(deltas)
     dx, dy, dw, dh = (add(mul(reshape(t, (-1,)), s), m) for t, m, s in zip(_split4(d), means, stds))
-    limit = abs(math.log(wh_ratio_clip))
+    limit = builtins.abs(math.log(wh_ratio_clip))    # a Python number (ops' abs is a Tensor's)
     dw, dh = (minimum(maximum(t, -limit), limit) for t in (dw, dh))
     px, py, pw, ph = _box_sides(a)
     gw, gh = mul(pw, exp(dw)), mul(ph, exp(dh))
