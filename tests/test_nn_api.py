@@ -767,3 +767,19 @@ def test_a_parameter_of_a_python_number_is_32_bit_as_mindspore():
     assert irc.Tensor(3).dtype == irc.int64
     with pytest.raises(ValueError, match="can not be `bool`"):
         irc.Parameter(True, name="flag")
+
+
+def test_forward_hooks_run_once_around_a_graph_mode_forward():
+    """MindSpore runs a Cell's forward pre-hook and hook once per call; the
+    compiled GRAPH_MODE forward must not trace them into its graph as well
+    (they ran twice: (x + 2) * 4 for (x + 1) * 2)."""
+    irc.set_context(mode=irc.GRAPH_MODE)
+    net, calls = nn.Dense(3, 2), []
+    net.set_train(False)
+    net.register_forward_pre_hook(lambda cell, inputs: (inputs[0] + 1,))
+    net.register_forward_hook(lambda cell, inputs, out: calls.append(1) or out * 2)
+    x = np.ones((1, 3), np.float32)
+    want = ((x + 1) @ net.weight.asnumpy().T + net.bias.asnumpy()) * 2
+    for _ in range(2):          # the first call compiles, the second reuses it
+        np.testing.assert_allclose(net(Tensor(x)).asnumpy(), want, rtol=1e-6)
+    assert len(calls) == 2

@@ -508,8 +508,10 @@ def _compiled_forward(cell: Cell):
     compiled = cell.__dict__.get("_irc_graph_forward")
     if compiled is None:
         from ..train.functional import JitFunction
-        jit = JitFunction(lambda *inputs: Cell.__call__(cell, *inputs), f"{type(cell).__name__}.construct",
-                          phase=lambda: cell.phase)
+        # The traced body is construct alone: Cell.__call__ runs the forward
+        # hooks around the compiled call, so tracing them too would run them twice.
+        jit = JitFunction(lambda *inputs: _dispatch.tracer().call_cell(cell, inputs, {}),
+                          f"{type(cell).__name__}.construct", phase=lambda: cell.phase)
         compiled = _ForwardOrEager(cell, jit)
         object.__setattr__(cell, "_irc_graph_forward", compiled)
     return None if compiled.eager else compiled

@@ -414,9 +414,9 @@ def _train_network(model):
         return model.network
     step = model.__dict__.get("_irc_train_network")
     if step is None:
-        from ..nn.wrap import TrainOneStepCell, WithLossCell
-        step = model._train_cell or TrainOneStepCell(WithLossCell(model.network, model._loss_fn),
-                                                     model._optimizer)
+        from .model import _train_cell      # the one builder: a loss scale's sens included
+        step = model._train_cell or _train_cell(model.network, model._loss_fn, model._optimizer,
+                                                model._loss_scale_manager)
         model.__dict__["_irc_train_network"] = step
     return step
 
